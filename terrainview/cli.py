@@ -1,0 +1,96 @@
+"""The ``terrainview`` command: the viewer (default), ``render`` and ``export``.
+
+Every command shares the scene options of ``SceneSettings`` and ``--scene FILE``; options given on the
+command line override the scene file. Bad input ends with one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from . import __version__
+from .files import OutputError
+from .scene import SceneError, load_scene
+from .settings import SceneSettings, SettingsError
+
+USAGE_ERRORS = (SettingsError, OutputError, SceneError)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a usage error is a single line (``terrainview: error: ...``) and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Give an existing parser (moderngl-window's) the one-line error behaviour."""
+    parser.error = lambda message: parser.exit(2, f"terrainview: error: {message}\n")  # type: ignore[method-assign]
+    return parser
+
+
+def add_scene_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scene", metavar="FILE", help="load a scene (TOML, or a PNG written by terrainview); "
+                        "options given here override it")
+    SceneSettings.add_arguments(parser)
+
+
+def settings_from_args(args: argparse.Namespace) -> SceneSettings:
+    """The scene file's settings (or the defaults) with the command line's options applied."""
+    base = None
+    if getattr(args, "scene", None):
+        base, warnings = load_scene(args.scene)
+        for warning in warnings:
+            print(f"terrainview: warning: {warning}", file=sys.stderr)
+    return SceneSettings.from_namespace(args, base)
+
+
+def _render(argv: Sequence[str]) -> int:
+    from .render import add_render_arguments, render_command
+
+    parser = OneLineParser(prog="terrainview render", description="Render one frame to a PNG, no display needed.")
+    add_render_arguments(parser)
+    add_scene_arguments(parser)
+    args = parser.parse_args(argv)
+    return render_command(args, settings_from_args(args))
+
+
+def _export(argv: Sequence[str]) -> int:
+    from .export import add_export_arguments, export_command
+
+    parser = OneLineParser(prog="terrainview export", description="Write the surface heightmap or mesh to a file.")
+    add_export_arguments(parser)
+    add_scene_arguments(parser)
+    args = parser.parse_args(argv)
+    return export_command(args, settings_from_args(args))
+
+
+def _view(argv: Sequence[str]) -> int:
+    from .app import run_viewer
+
+    return run_viewer(list(argv))
+
+
+COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {"render": _render, "export": _export}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] in (["--version"], ["-V"]):
+        print(f"terrainview {__version__}")
+        return 0
+    command = COMMANDS.get(argv[0]) if argv else None
+    try:
+        return command(argv[1:]) if command else _view(argv)
+    except USAGE_ERRORS as error:
+        print(f"terrainview: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("terrainview: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,182 @@
+"""Scene settings: one frozen dataclass with every option, validated in one place.
+
+The command line, the options panel and saved scenes all go through ``SceneSettings``: each field's
+metadata (flag, range, help) drives argparse and the panel's widgets, and ``__post_init__`` validates.
+Change a setting with ``settings.replace(name=value)``, which validates again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import fractal
+
+MODES = ("1d", "lines", "rendered", "clouds", "teximage")
+MODE_LABELS = {
+    "1d": "1D midpoint displacement",
+    "lines": "2D mesh / lines",
+    "rendered": "2D mesh / rendered",
+    "clouds": "2D mesh / clouds",
+    "teximage": "2D mesh / teximage",
+}
+GENERATORS = ("diamond-square", "fault")
+TEXTURES = ("teximage", "blend", "bands")
+SHADINGS = ("none", "slope")
+MAX_TILE = 8
+
+
+class SettingsError(ValueError):
+    """A setting out of range or of the wrong kind; the message names the option, its value and the range."""
+
+
+def _option(default: Any, help: str, *, low: float | None = None, high: float | None = None,
+            choices: tuple[str, ...] | None = None, group: str = "scene", **extra: Any) -> Any:
+    metadata = {"help": help, "low": low, "high": high, "choices": choices, "group": group, **extra}
+    return field(default=default, metadata=metadata)
+
+
+@dataclass(frozen=True)
+class SceneSettings:
+    # The original's "View Options" (SPEC table) and their defaults.
+    mode: str = _option("lines", "render type", choices=MODES)
+    iterations: int = _option(2, "surface iterations (1-12; 1-16 in 1d mode)", low=1, high=fractal.MAX_ITERATIONS_2D)
+    h: float = _option(0.7, "surface roughness H", low=0.0, high=1.0)
+    cloud_iterations: int = _option(5, "cloud iterations", low=1, high=fractal.MAX_ITERATIONS_2D)
+    cloud_h: float = _option(0.7, "cloud roughness H", low=0.0, high=1.0)
+    teximage_iterations: int = _option(8, "teximage iterations", low=1, high=fractal.MAX_ITERATIONS_2D)
+    teximage_h: float = _option(0.7, "teximage roughness H", low=0.0, high=1.0)
+    tile: int = _option(1, "draw tile x tile copies of the surface", low=1, high=MAX_TILE)
+    seed: int = _option(0, "random seed of surface, clouds and teximage", low=0, high=fractal.MAX_SEED)
+    height_scale: float = _option(1.0, "height scale (0 < X <= 100)", low=0.0, high=fractal.MAX_HEIGHT_SCALE,
+                                  low_exclusive=True)
+    invert: bool = _option(False, "lines: white on black instead of black on white",
+                           flag="--invert", off_flag="--no-invert")
+    antialias: bool = _option(True, "lines: antialiased lines", flag="--aa", off_flag="--no-aa")
+    linear: bool = _option(True, "rendered: linear texture filtering", flag="--linear", off_flag="--nearest")
+    # Generators and texturing from the companion articles.
+    generator: str = _option("diamond-square", "surface generator", choices=GENERATORS)
+    fault_iterations: int = _option(200, "fault formation: number of fault lines", low=1, high=5000)
+    blur: float = _option(0.0, "fault formation: Gaussian blur sigma in cells (0 = off)", low=0.0, high=16.0)
+    seed_image: str = _option("", "grey-scale image whose values seed the first passes", metavar="FILE")
+    seed_passes: int = _option(2, "passes taken from --seed-image before diamond-square adds detail",
+                               low=1, high=8)
+    texture: str = _option("teximage", "surface texture in rendered mode", choices=TEXTURES)
+    shading: str = _option("none", "slope shading of the surface", choices=SHADINGS)
+    water_level: float | None = _option(None, "height of a translucent water plane (off when absent)",
+                                        low=-100.0, high=100.0, optional=True)
+    # The camera: view = translate(0, ytrans, ztrans) * rotateX(pitch) * rotateY(yrot).
+    yrot: float = _option(0.0, "camera yaw in degrees", low=-1e6, high=1e6, group="camera")
+    ytrans: float = _option(-0.5, "camera Y translation", low=-100.0, high=100.0, group="camera")
+    ztrans: float = _option(-3.0, "camera Z translation", low=-100.0, high=100.0, group="camera")
+    pitch: float = _option(0.0, "camera pitch in degrees (-80 to 80)", low=-80.0, high=80.0, group="camera")
+
+    def __post_init__(self) -> None:
+        for spec in dataclasses.fields(self):
+            _validate(spec, getattr(self, spec.name))
+        if self.mode != "1d" and self.iterations > fractal.MAX_ITERATIONS_2D:
+            raise SettingsError(
+                f"iterations: {self.iterations} is only allowed in 1d mode; 2D modes take 1 to "
+                f"{fractal.MAX_ITERATIONS_2D}"
+            )
+
+    def replace(self, **changes: Any) -> SceneSettings:
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    # --- argparse ------------------------------------------------------------------------------------------
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        """Add every scene option; unset options stay out of the namespace so a scene file can fill them."""
+        group = parser.add_argument_group("scene options")
+        for spec in dataclasses.fields(cls):
+            meta = spec.metadata
+            if spec.type == "bool" or isinstance(spec.default, bool):
+                group.add_argument(meta["flag"], dest=spec.name, action="store_true", default=argparse.SUPPRESS,
+                                   help=meta["help"] + (" (default)" if spec.default else ""))
+                group.add_argument(meta["off_flag"], dest=spec.name, action="store_false",
+                                   default=argparse.SUPPRESS,
+                                   help="the opposite" + (" (default)" if not spec.default else ""))
+                continue
+            flag = "--" + spec.name.replace("_", "-")
+            kwargs: dict[str, Any] = {"dest": spec.name, "default": argparse.SUPPRESS,
+                                      "help": f"{meta['help']} (default: {spec.default})"}
+            if meta["choices"]:
+                kwargs["choices"] = meta["choices"]
+            else:
+                kwargs["type"] = _ARG_TYPES[base_type(spec)]
+                kwargs["metavar"] = meta.get("metavar", spec.name.split("_")[-1].upper())
+            group.add_argument(flag, **kwargs)
+
+    @classmethod
+    def from_namespace(cls, namespace: argparse.Namespace, base: SceneSettings | None = None) -> SceneSettings:
+        """The settings of ``base`` (defaults when None) with every option given on the command line applied."""
+        names = {spec.name for spec in dataclasses.fields(cls)}
+        given = {name: value for name, value in vars(namespace).items() if name in names}
+        return (base or cls()).replace(**given)
+
+
+def base_type(spec: dataclasses.Field) -> str:
+    """The Python type name of a setting (optional numbers count as float)."""
+    return type(spec.default).__name__ if spec.default is not None else "float"
+
+
+def _parse_int(text: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+
+
+def _parse_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+    return value
+
+
+_ARG_TYPES = {"int": _parse_int, "float": _parse_float, "str": str}
+
+
+def _validate(spec: dataclasses.Field, value: Any) -> None:
+    meta, name = spec.metadata, spec.name
+    if value is None and meta.get("optional"):
+        return
+    kind = base_type(spec)
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise SettingsError(f"{name}: expected true or false, got {value!r}")
+        return
+    if kind == "str":
+        if not isinstance(value, str):
+            raise SettingsError(f"{name}: expected text, got {value!r}")
+        if meta["choices"] and value not in meta["choices"]:
+            raise SettingsError(f"{name}: {value!r} is not one of {', '.join(meta['choices'])}")
+        return
+    if kind == "int":
+        valid = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        valid = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    low, high = meta["low"], meta["high"]
+    if name == "iterations":
+        high = fractal.MAX_ITERATIONS_1D  # the 2D limit is checked with the mode in __post_init__
+    if valid:
+        valid = (value > low if meta.get("low_exclusive") else value >= low) and value <= high
+    if not valid:
+        article = "an integer" if kind == "int" else "a number"
+        lower = f"above {low:g}" if meta.get("low_exclusive") else f"from {low:g}"
+        raise SettingsError(f"{name}: expected {article} {lower} to {high:g}, got {value!r}")
+
+
+def option_spec(name: str) -> dataclasses.Field:
+    """The field of one setting, for widgets that read its range and help."""
+    return next(spec for spec in dataclasses.fields(SceneSettings) if spec.name == name)
