@@ -1,0 +1,1 @@
+"""terrainview's benchmarks: ``make bench`` runs ``python -m bench``."""
