@@ -20,6 +20,14 @@ SURFACE_INPUTS = ("mode", "generator", "iterations", "h", "seed", "height_scale"
                   "seed_image", "seed_passes")
 CLOUD_INPUTS = ("seed", "cloud_iterations", "cloud_h")
 TEXIMAGE_INPUTS = ("seed", "teximage_iterations", "teximage_h")
+SURFACE_TEXTURE_INPUTS = TEXIMAGE_INPUTS + ("texture",)
+MIN_TEXIMAGE_SIZE = 256
+MAX_CPU_TEXTURE_SIZE = 4096  # CPU-made textures (blend, bands) stop here; every GL 3.3 driver takes 4096
+
+
+def teximage_size(iterations: int, max_texture_size: int = MAX_CPU_TEXTURE_SIZE) -> int:
+    """Side of the surface texture: 2**iterations, at least 256, at most the GL (or CPU) limit."""
+    return max(MIN_TEXIMAGE_SIZE, min(1 << iterations, max_texture_size))
 
 
 def surface_heights(settings: SceneSettings) -> np.ndarray:
@@ -66,17 +74,32 @@ class _Derived:
 
 @dataclass
 class DerivedArrays:
-    """Surface, cloud and teximage heightmaps, each regenerated only when its own inputs change."""
+    """Surface, cloud and teximage heightmaps and the CPU-made surface texture, each regenerated only when
+    its own inputs change. ``surface_texture`` is None when the GPU-drawn teximage textures the surface."""
 
     surface: _Derived = field(default_factory=lambda: _Derived(SURFACE_INPUTS, surface_heights))
     clouds: _Derived = field(default_factory=lambda: _Derived(CLOUD_INPUTS, cloud_heights))
     teximage: _Derived = field(default_factory=lambda: _Derived(TEXIMAGE_INPUTS, teximage_heights))
+    surface_texture: _Derived = field(init=False)
     last_generation_seconds: float = 0.0
+
+    NAMES = ("surface", "clouds", "teximage", "surface_texture")  # in dependency order
+
+    def __post_init__(self) -> None:
+        self.surface_texture = _Derived(SURFACE_TEXTURE_INPUTS, self._make_surface_texture)
+
+    def _make_surface_texture(self, settings: SceneSettings) -> np.ndarray | None:
+        if settings.texture == "teximage":
+            return None
+        from . import texturing
+
+        make = texturing.blend_texture if settings.texture == "blend" else texturing.bands_texture
+        return make(self.teximage.value, teximage_size(settings.teximage_iterations))
 
     def update(self, settings: SceneSettings) -> list[str]:
         """Bring every array up to date; returns the names of those that were regenerated."""
         started = time.perf_counter()
-        changed = [name for name in ("surface", "clouds", "teximage") if getattr(self, name).update(settings)]
+        changed = [name for name in self.NAMES if getattr(self, name).update(settings)]
         if changed:
             self.last_generation_seconds = time.perf_counter() - started
         return changed

@@ -1,0 +1,93 @@
+#version 330
+// Lines of the 1D and wireframe modes, expanded to screen-space quads by a geometry shader so that width
+// and antialiasing behave the same on every driver (core profile promises only 1-pixel lines).
+// PROFILE 1: a polyline from a vertex buffer (1D mode); PROFILE 2: the heightmap grid's rows and columns.
+#define PROFILE 2
+
+#if defined VERTEX_SHADER
+
+uniform mat4 view;
+uniform mat4 projection;
+
+#if PROFILE == 1
+in vec2 in_position;
+uniform float tile_spacing;
+uniform int tiles;
+
+void main() {
+    float offset = tile_spacing * (float(gl_InstanceID) - 0.5 * float(tiles - 1));
+    gl_Position = projection * view * vec4(in_position.x + offset, in_position.y, 0.0, 1.0);
+}
+#else
+#include "grid.glsl"
+
+void main() {
+    int line_index = gl_InstanceID % (2 * grid_size);
+    int tile_index = gl_InstanceID / (2 * grid_size);
+    bool along_x = line_index < grid_size;
+    int column = along_x ? gl_VertexID : line_index - grid_size;
+    int row = along_x ? line_index : gl_VertexID;
+    gl_Position = projection * view * vec4(grid_position(column, row, tile_index), 1.0);
+}
+#endif
+
+#elif defined GEOMETRY_SHADER
+
+layout(lines) in;
+layout(triangle_strip, max_vertices = 4) out;
+uniform vec2 viewport_size;
+uniform float line_width;   // in pixels
+uniform bool antialias;
+noperspective out float across;   // signed distance from the line's centre, in pixels
+noperspective out float half_width;
+
+// Keep the part of the segment in front of the near plane (clip z >= -w).
+bool clip_near(inout vec4 a, inout vec4 b) {
+    float da = a.z + a.w, db = b.z + b.w;
+    if (da < 0.0 && db < 0.0) return false;
+    if (da < 0.0) a = mix(a, b, da / (da - db));
+    if (db < 0.0) b = mix(b, a, db / (db - da));
+    return true;
+}
+
+void emit(vec4 clip, vec2 pixel_offset, float side, float extent) {
+    across = side * extent;
+    half_width = 0.5 * line_width;
+    gl_Position = vec4(clip.xy + pixel_offset / viewport_size * 2.0 * clip.w, clip.z, clip.w);
+    EmitVertex();
+}
+
+void main() {
+    vec4 a = gl_in[0].gl_Position, b = gl_in[1].gl_Position;
+    if (!clip_near(a, b)) return;
+    vec2 screen_a = a.xy / a.w * 0.5 * viewport_size, screen_b = b.xy / b.w * 0.5 * viewport_size;
+    vec2 direction = screen_b - screen_a;
+    float length_pixels = length(direction);
+    direction = length_pixels > 1e-6 ? direction / length_pixels : vec2(1.0, 0.0);
+    vec2 normal = vec2(-direction.y, direction.x);
+    // One extra pixel on each side gives the antialiased edge room to fade out.
+    float extent = 0.5 * line_width + (antialias ? 1.0 : 0.0);
+    vec2 cap = direction * 0.5 * line_width;
+    emit(a, -cap + normal * extent, 1.0, extent);
+    emit(a, -cap - normal * extent, -1.0, extent);
+    emit(b, cap + normal * extent, 1.0, extent);
+    emit(b, cap - normal * extent, -1.0, extent);
+    EndPrimitive();
+}
+
+#elif defined FRAGMENT_SHADER
+
+uniform vec3 line_color;
+uniform bool antialias;
+noperspective in float across;
+noperspective in float half_width;
+out vec4 fragment_color;
+
+void main() {
+    // Coverage of this pixel by the line: a one-pixel ramp at each edge when antialiased, else all or nothing.
+    float coverage = antialias ? clamp(half_width + 0.5 - abs(across), 0.0, 1.0) : 1.0;
+    if (coverage <= 0.0) discard;
+    fragment_color = vec4(line_color, coverage);
+}
+
+#endif

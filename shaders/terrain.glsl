@@ -1,0 +1,61 @@
+#version 330
+// The textured surface of rendered mode: one triangle strip per grid row, instanced over rows and tiles.
+// Values below are placeholders; terrainview/gpu.py passes the real ones as defines.
+#define FOG_COLOR vec3(0.0)
+#define FOG_START 0.0
+#define FOG_END 1.0
+#define LIGHT_DIRECTION vec3(0.0, 1.0, 0.0)
+#define SLOPE_AMBIENT 0.0
+
+#if defined VERTEX_SHADER
+
+#include "grid.glsl"
+uniform mat4 view;
+uniform mat4 projection;
+
+out vec2 texcoord;
+out float eye_distance;
+out vec3 normal;
+
+void main() {
+    int strip_row = gl_InstanceID % (grid_size - 1);
+    int tile_index = gl_InstanceID / (grid_size - 1);
+    int column = gl_VertexID / 2;
+    int row = strip_row + gl_VertexID % 2;
+    vec3 world = grid_position(column, row, tile_index);
+    vec2 xz = grid_xz(column, row);
+    texcoord = vec2(xz.x + 1.0, 1.0 - xz.y) * 0.5;   // u = (x + 1) / 2, v = (1 - z) / 2 (SPEC)
+
+    // Central differences, wrapping like the seamless heightmap does.
+    int last = grid_size - 1;
+    float cell = 2.0 / float(last);
+    float left = grid_height((column + last - 1) % last, row), right = grid_height((column + 1) % last, row);
+    float back = grid_height(column, (row + last - 1) % last), front = grid_height(column, (row + 1) % last);
+    normal = normalize(vec3(left - right, 2.0 * cell, back - front));
+
+    vec4 eye = view * vec4(world, 1.0);
+    eye_distance = -eye.z;
+    gl_Position = projection * eye;
+}
+
+#elif defined FRAGMENT_SHADER
+
+uniform sampler2D surface_texture;
+uniform bool slope_shading;
+in vec2 texcoord;
+in float eye_distance;
+in vec3 normal;
+out vec4 fragment_color;
+
+void main() {
+    vec3 color = texture(surface_texture, texcoord).rgb;
+    if (slope_shading) {
+        // Brighter on slopes facing the light, darker on slopes facing away (seeds/003).
+        float facing = dot(normalize(normal), normalize(LIGHT_DIRECTION));
+        color *= SLOPE_AMBIENT + (1.0 - SLOPE_AMBIENT) * clamp(facing * 1.6, 0.0, 1.25);
+    }
+    float fog = clamp((FOG_END - eye_distance) / (FOG_END - FOG_START), 0.0, 1.0);
+    fragment_color = vec4(mix(FOG_COLOR, color, fog), 1.0);
+}
+
+#endif

@@ -1,0 +1,216 @@
+"""GPU resources: programs, buffers, textures and framebuffers, all owned by ``GpuScene``.
+
+Every GL object lives in one table and is released when it is replaced or when the scene is released, so
+regenerating the terrain any number of times does not grow the number of live GL objects. Constants the
+shaders need are defined here once and passed to them as ``#define`` values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import moderngl
+import numpy as np
+from moderngl_window import resources
+from moderngl_window.meta import ProgramDescription
+
+from .fractal import cloud_colors
+from .resources import shaders_dir
+from .terrain import teximage_size
+
+# The original's rendered-mode look (SPEC).
+FOG_COLOR = (0.84, 0.87, 1.0)
+SKY_FOG = (3.0, 11.0)
+SURFACE_FOG = (2.0, 7.0)
+LIGHT_DIRECTION = (1.0, 0.5, 1.0)
+LIGHT_AMBIENT = 0.5
+LIGHT_DIFFUSE = 1.0
+# Teximage height bands, lowest to highest third of the height range.
+BAND_COLORS = ((0.2, 0.4, 0.2), (0.55, 0.55, 0.6), (0.95, 0.95, 1.0))
+SLOPE_AMBIENT = 0.45
+WATER_COLOR = (0.16, 0.36, 0.62, 0.62)
+# The sky pyramid: apex above the scene, eight base corners on a near-circle of radius 15 at y = -1,
+# with the cloud texture repeated about six times across it.
+SKY_APEX = (0.0, 2.0, 0.0)
+SKY_BASE_XZ = ((0, 15), (10, 10), (15, 0), (10, -10), (0, -15), (-10, -10), (-15, 0), (-10, 10))
+SKY_TEXTURE_REPEATS = 6.0
+
+
+def _glsl(value: float | Sequence[float]) -> str:
+    """A Python constant as GLSL source: a float literal or a vecN constructor."""
+    if isinstance(value, (int, float)):
+        return f"{float(value):.6f}"
+    return f"vec{len(value)}({', '.join(f'{float(v):.6f}' for v in value)})"
+
+
+_registered_dirs: set[str] = set()
+
+
+def load_program(name: str, **defines: float | Sequence[float] | int) -> moderngl.Program:
+    """Load ``shaders/<name>.glsl`` with moderngl-window's single-file loader and the given defines."""
+    folder = str(shaders_dir())
+    if folder not in _registered_dirs:
+        resources.register_program_dir(folder)
+        _registered_dirs.add(folder)
+    values = {key: str(value) if isinstance(value, int) else _glsl(value) for key, value in defines.items()}
+    return resources.programs.load(ProgramDescription(path=f"{name}.glsl", defines=values))
+
+
+def _sky_vertices() -> np.ndarray:
+    """Eight triangles (apex, base corner, next base corner): position xyz, texcoord uv."""
+    def vertex(x: float, y: float, z: float) -> list[float]:
+        return [x, y, z, (x / 30.0 + 0.5) * SKY_TEXTURE_REPEATS, (z / 30.0 + 0.5) * SKY_TEXTURE_REPEATS]
+
+    rows = []
+    for index, (x0, z0) in enumerate(SKY_BASE_XZ):
+        x1, z1 = SKY_BASE_XZ[(index + 1) % len(SKY_BASE_XZ)]
+        rows += [vertex(*SKY_APEX), vertex(x0, -1.0, z0), vertex(x1, -1.0, z1)]
+    return np.array(rows, dtype="f4")
+
+
+class GpuScene:
+    """Every GL object of one scene: programs, the height and colour textures, the teximage framebuffer."""
+
+    def __init__(self, ctx: moderngl.Context) -> None:
+        self.ctx = ctx
+        self._objects: dict[str, Any] = {}  # every GL object, by a name saying what it is
+        self.max_texture_size = ctx.info["GL_MAX_TEXTURE_SIZE"]
+        fog = {"FOG_COLOR": FOG_COLOR}
+        self.programs = {
+            "terrain": load_program("terrain", **fog, FOG_START=SURFACE_FOG[0], FOG_END=SURFACE_FOG[1],
+                                    LIGHT_DIRECTION=LIGHT_DIRECTION, SLOPE_AMBIENT=SLOPE_AMBIENT),
+            "sky": load_program("sky", **fog, FOG_START=SKY_FOG[0], FOG_END=SKY_FOG[1]),
+            "water": load_program("water", **fog, FOG_START=SURFACE_FOG[0], FOG_END=SURFACE_FOG[1],
+                                  WATER_COLOR=WATER_COLOR),
+            "teximage": load_program("teximage", BAND_LOW_COLOR=BAND_COLORS[0], BAND_MIDDLE_COLOR=BAND_COLORS[1],
+                                     BAND_HIGH_COLOR=BAND_COLORS[2], LIGHT_DIRECTION=LIGHT_DIRECTION,
+                                     LIGHT_AMBIENT=LIGHT_AMBIENT, LIGHT_DIFFUSE=LIGHT_DIFFUSE),
+            "grid_lines": load_program("lines", PROFILE=2),
+            "polyline": load_program("lines", PROFILE=1),
+            "screen_quad": load_program("screen_quad"),
+        }
+        for name, program in self.programs.items():
+            self._own(f"program:{name}", program)
+        # Attribute-less draws: positions come from gl_VertexID / gl_InstanceID.
+        for name in ("terrain", "water", "teximage", "grid_lines", "screen_quad"):
+            self._own(f"vao:{name}", ctx.vertex_array(self.programs[name], []))
+        sky = self._own("buffer:sky", ctx.buffer(_sky_vertices()))
+        self._own("vao:sky", ctx.vertex_array(self.programs["sky"], [(sky, "3f 2f", "in_position", "in_texcoord_0")]))
+        self.surface_grid_size = 0
+        self.profile_length = 0
+        self.teximage_grid_size = 0
+
+    # --- ownership ------------------------------------------------------------------------------------------
+
+    def _own(self, name: str, gl_object):
+        """Keep ``gl_object`` under ``name``, releasing whatever was there before."""
+        previous = self._objects.get(name)
+        if previous is not None and previous is not gl_object:
+            previous.release()
+        self._objects[name] = gl_object
+        return gl_object
+
+    def get(self, name: str):
+        return self._objects[name]
+
+    def has(self, name: str) -> bool:
+        return name in self._objects
+
+    @property
+    def live_objects(self) -> int:
+        return len(self._objects)
+
+    def release(self) -> None:
+        for gl_object in self._objects.values():
+            gl_object.release()
+        self._objects.clear()
+
+    # --- uploads --------------------------------------------------------------------------------------------
+
+    def _float_texture(self, name: str, values: np.ndarray) -> moderngl.Texture:
+        """Upload a 2D float32 array as an R32F texture, reusing the texture when the size is unchanged."""
+        rows, columns = values.shape
+        texture = self._objects.get(name)
+        if texture is None or texture.size != (columns, rows):
+            texture = self._own(name, self.ctx.texture((columns, rows), 1, dtype="f4"))
+            texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        texture.write(np.ascontiguousarray(values, dtype="f4"))
+        return texture
+
+    def _color_texture(self, name: str, rgb: np.ndarray, repeat: bool = True) -> moderngl.Texture:
+        """Upload an RGB image (float in [0, 1] or uint8) as an 8-bit texture with mipmaps."""
+        if rgb.dtype != np.uint8:
+            rgb = np.clip(np.rint(rgb * 255.0), 0, 255).astype(np.uint8)
+        rows, columns, _ = rgb.shape
+        texture = self._objects.get(name)
+        if texture is None or texture.size != (columns, rows):
+            texture = self._own(name, self.ctx.texture((columns, rows), 3, alignment=1))
+        texture.write(np.ascontiguousarray(rgb))
+        texture.build_mipmaps()
+        texture.repeat_x = texture.repeat_y = repeat
+        return texture
+
+    def upload_surface(self, heights: np.ndarray) -> None:
+        """The surface heightmap (2D) or profile (1D); the other kind's objects are released."""
+        if heights.ndim == 1:
+            self._drop("texture:surface")
+            count = heights.shape[0]
+            x = np.linspace(-1.0, 1.0, count, dtype="f4")
+            vertices = np.column_stack([x, heights.astype("f4")])
+            buffer = self._objects.get("buffer:profile")
+            if buffer is None or buffer.size != vertices.nbytes:
+                buffer = self._own("buffer:profile", self.ctx.buffer(vertices))
+                self._own("vao:polyline", self.ctx.vertex_array(self.programs["polyline"],
+                                                                [(buffer, "2f", "in_position")]))
+            else:
+                buffer.write(vertices)
+            self.profile_length, self.surface_grid_size = count, 0
+        else:
+            self._drop("buffer:profile", "vao:polyline")
+            self._float_texture("texture:surface", heights)
+            self.profile_length, self.surface_grid_size = 0, heights.shape[0]
+
+    def upload_clouds(self, heights: np.ndarray) -> None:
+        self._color_texture("texture:clouds", cloud_colors(heights))
+
+    def upload_teximage(self, heights: np.ndarray) -> None:
+        """Draw the teximage heightmap top-down into the teximage texture (the original's glCopyTexImage)."""
+        size = teximage_size(int(np.log2(heights.shape[0] - 1)), self.max_texture_size)
+        heights_texture = self._float_texture("texture:teximage_heights", heights)
+        texture = self._objects.get("texture:teximage")
+        if texture is None or texture.size != (size, size):
+            texture = self._own("texture:teximage", self.ctx.texture((size, size), 3))
+            self._own("framebuffer:teximage", self.ctx.framebuffer([texture]))
+        framebuffer = self._objects["framebuffer:teximage"]
+        program = self.programs["teximage"]
+        low, high = float(heights.min()), float(heights.max())
+        program["band_limits"].value = (low + (high - low) / 3.0, low + 2.0 * (high - low) / 3.0)
+        program["grid_size"].value = heights.shape[0]
+        program["tiles"].value = 1
+        program["heights"].value = 0
+        self.teximage_grid_size = heights.shape[0]
+        with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
+            framebuffer.viewport = (0, 0, size, size)
+            framebuffer.clear(0.0, 0.0, 0.0, 1.0)
+            heights_texture.use(0)
+            self._objects["vao:teximage"].render(moderngl.TRIANGLE_STRIP, vertices=2 * heights.shape[0],
+                                                 instances=heights.shape[0] - 1)
+        texture.build_mipmaps()
+        texture.repeat_x = texture.repeat_y = True
+
+    def upload_surface_texture(self, rgb: np.ndarray | None) -> None:
+        """A CPU-made surface texture (blend, bands); None means the teximage textures the surface."""
+        if rgb is None:
+            self._drop("texture:surface_image")
+        else:
+            self._color_texture("texture:surface_image", rgb)
+
+    def surface_texture(self) -> moderngl.Texture:
+        return self._objects.get("texture:surface_image") or self._objects["texture:teximage"]
+
+    def _drop(self, *names: str) -> None:
+        for name in names:
+            gl_object = self._objects.pop(name, None)
+            if gl_object is not None:
+                gl_object.release()

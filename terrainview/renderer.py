@@ -1,0 +1,232 @@
+"""Drawing one frame of a scene in any of the five render types, into any framebuffer.
+
+The same code serves the window and headless renders. A frame may be a sub-rectangle of a larger image
+(tiled high-resolution shots): ``ndc_window`` maps the whole image's normalised device coordinates to the
+part being drawn, and ``image_size`` is the whole image's size, so the result does not depend on tiling.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import glm
+import moderngl
+
+from .gpu import FOG_COLOR, GpuScene
+from .settings import SceneSettings
+from .terrain import DerivedArrays
+
+FIELD_OF_VIEW_Y = 60.0
+NEAR_PLANE = 0.1
+FAR_PLANE = 15.0
+REFERENCE_HEIGHT = 720  # a frame this tall draws 1-pixel lines; taller images scale them up
+
+
+@dataclass(frozen=True)
+class Frame:
+    """What a frame is drawn for: the whole image's size, the part of it being drawn, and the line scale."""
+
+    image_size: tuple[int, int]
+    ndc_window: glm.mat4 = field(default_factory=lambda: glm.mat4(1.0))
+    line_scale: float = 1.0
+    field_of_view_y: float = FIELD_OF_VIEW_Y
+
+    @property
+    def aspect(self) -> float:
+        return self.image_size[0] / self.image_size[1]
+
+    def perspective(self) -> glm.mat4:
+        return self.ndc_window * projection_matrix(self.aspect, self.field_of_view_y)
+
+
+@dataclass(frozen=True)
+class FrameStats:
+    primitives: int
+    kind: str  # "triangles" or "line segments"
+
+
+def view_matrix(settings: SceneSettings) -> glm.mat4:
+    """The original's view, translate(0, ytrans, ztrans) * rotateY(yrot), with the viewer's pitch between."""
+    return (glm.translate(glm.vec3(0.0, settings.ytrans, settings.ztrans))
+            * glm.rotate(glm.radians(settings.pitch), glm.vec3(1.0, 0.0, 0.0))
+            * glm.rotate(glm.radians(settings.yrot), glm.vec3(0.0, 1.0, 0.0)))
+
+
+def projection_matrix(aspect: float, field_of_view_y: float = FIELD_OF_VIEW_Y) -> glm.mat4:
+    return glm.perspective(glm.radians(field_of_view_y), aspect, NEAR_PLANE, FAR_PLANE)
+
+
+def fov_keeping_framing(reference_aspect: float, aspect: float, field_of_view_y: float = FIELD_OF_VIEW_Y) -> float:
+    """Vertical field of view that shows at least the reference view's whole frame at another aspect ratio.
+
+    A wider image keeps the vertical field of view (and shows more at the sides); a narrower one widens
+    it until the reference view's horizontal extent fits.
+    """
+    if aspect >= reference_aspect:
+        return field_of_view_y
+    half_width = math.tan(math.radians(field_of_view_y) / 2.0) * reference_aspect
+    return math.degrees(2.0 * math.atan(half_width / aspect))
+
+
+def tile_window(image_size: tuple[int, int], tile: tuple[int, int, int, int]) -> glm.mat4:
+    """NDC transform from the whole image to the tile (x0, y0, width, height), y0 counted from the bottom."""
+    width, height = image_size
+    x0, y0, tile_width, tile_height = tile
+    scale_x, scale_y = width / tile_width, height / tile_height
+    offset_x = (width - 2.0 * x0) / tile_width - 1.0
+    offset_y = (height - 2.0 * y0) / tile_height - 1.0
+    return glm.translate(glm.vec3(offset_x, offset_y, 0.0)) * glm.scale(glm.vec3(scale_x, scale_y, 1.0))
+
+
+class Renderer:
+    """A scene's CPU arrays and GPU objects, kept in step with the settings, and the frame drawing."""
+
+    def __init__(self, ctx: moderngl.Context) -> None:
+        self.ctx = ctx
+        self.gpu = GpuScene(ctx)
+        self.arrays = DerivedArrays()
+
+    def update(self, settings: SceneSettings) -> list[str]:
+        """Regenerate what the settings changed and upload it (all on this thread)."""
+        changed = self.arrays.update(settings)
+        self.upload(changed)
+        return changed
+
+    def upload(self, changed: list[str]) -> None:
+        """Move the regenerated arrays named in ``changed`` to the GPU."""
+        arrays = self.arrays
+        if "surface" in changed:
+            self.gpu.upload_surface(arrays.surface.value)
+        if "clouds" in changed:
+            self.gpu.upload_clouds(arrays.clouds.value)
+        if "teximage" in changed:
+            self.gpu.upload_teximage(arrays.teximage.value)
+        if "surface_texture" in changed:
+            self.gpu.upload_surface_texture(arrays.surface_texture.value)
+
+    def release(self) -> None:
+        self.gpu.release()
+
+    # --- drawing --------------------------------------------------------------------------------------------
+
+    def draw(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
+        """Draw ``settings`` into ``framebuffer``, whose viewport is the part of the image being drawn."""
+        draw = getattr(self, "_draw_" + settings.mode.replace("1d", "profile"))
+        with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
+            return draw(settings, framebuffer, frame)
+
+    def _line_uniforms(self, program: moderngl.Program, settings: SceneSettings, framebuffer: moderngl.Framebuffer,
+                       view: glm.mat4, projection: glm.mat4, frame: Frame) -> None:
+        _, _, viewport_width, viewport_height = framebuffer.viewport
+        program["view"].write(view)
+        program["projection"].write(projection)
+        program["viewport_size"].value = (viewport_width, viewport_height)
+        program["line_width"].value = max(1.0, frame.line_scale)
+        program["antialias"].value = settings.antialias
+        program["line_color"].value = (1.0, 1.0, 1.0) if settings.invert else (0.0, 0.0, 0.0)
+        background = 0.0 if settings.invert else 1.0
+        framebuffer.clear(background, background, background, 1.0)
+        if settings.antialias:
+            self.ctx.enable(moderngl.BLEND)
+            self.ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+
+    def _draw_profile(self, settings, framebuffer, frame: Frame) -> FrameStats:
+        program = self.gpu.programs["polyline"]
+        projection = frame.ndc_window * glm.ortho(-frame.aspect, frame.aspect, -1.0, 1.0, -1.0, 1.0)
+        self._line_uniforms(program, settings, framebuffer, glm.mat4(1.0), projection, frame)
+        program["tiles"].value = settings.tile
+        program["tile_spacing"].value = 2.0
+        self.gpu.get("vao:polyline").render(moderngl.LINE_STRIP, vertices=self.gpu.profile_length,
+                                            instances=settings.tile)
+        return FrameStats((self.gpu.profile_length - 1) * settings.tile, "line segments")
+
+    def _draw_lines(self, settings, framebuffer, frame: Frame) -> FrameStats:
+        program = self.gpu.programs["grid_lines"]
+        self._line_uniforms(program, settings, framebuffer, view_matrix(settings), frame.perspective(), frame)
+        size = self.gpu.surface_grid_size
+        self._bind_grid(program, self.gpu.get("texture:surface"), size, settings.tile)
+        self.gpu.get("vao:grid_lines").render(moderngl.LINE_STRIP, vertices=size,
+                                              instances=2 * size * settings.tile ** 2)
+        return FrameStats(2 * size * (size - 1) * settings.tile ** 2, "line segments")
+
+    @staticmethod
+    def _bind_grid(program: moderngl.Program, heights: moderngl.Texture, grid_size: int, tiles: int) -> None:
+        heights.use(0)
+        program["heights"].value = 0
+        program["grid_size"].value = grid_size
+        program["tiles"].value = tiles
+
+    def _draw_rendered(self, settings, framebuffer, frame: Frame) -> FrameStats:
+        ctx, gpu = self.ctx, self.gpu
+        view, projection = view_matrix(settings), frame.perspective()
+        framebuffer.clear(*FOG_COLOR, 1.0)
+        filter_ = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR) if settings.linear else (
+            moderngl.NEAREST, moderngl.NEAREST)
+
+        # The sky pyramid, behind everything: no depth test.
+        sky = gpu.programs["sky"]
+        sky["view"].write(view)
+        sky["projection"].write(projection)
+        clouds = gpu.get("texture:clouds")
+        clouds.filter = filter_
+        clouds.use(0)
+        sky["clouds"].value = 0
+        gpu.get("vao:sky").render(moderngl.TRIANGLES)
+
+        # The tiled surface: depth test and back-face culling, textured, fogged.
+        ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
+        terrain = gpu.programs["terrain"]
+        terrain["view"].write(view)
+        terrain["projection"].write(projection)
+        terrain["slope_shading"].value = settings.shading == "slope"
+        size = gpu.surface_grid_size
+        self._bind_grid(terrain, gpu.get("texture:surface"), size, settings.tile)
+        texture = gpu.surface_texture()
+        texture.filter = filter_
+        texture.use(1)
+        terrain["surface_texture"].value = 1
+        gpu.get("vao:terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
+                                      instances=(size - 1) * settings.tile ** 2)
+        triangles = 8 + 2 * (size - 1) ** 2 * settings.tile ** 2
+
+        if settings.water_level is not None:
+            # Translucent: blended over the surface, depth-tested against it, writing no depth.
+            ctx.disable(moderngl.CULL_FACE)
+            ctx.enable(moderngl.BLEND)
+            ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+            ctx.depth_mask = False
+            water = gpu.programs["water"]
+            water["view"].write(view)
+            water["projection"].write(projection)
+            water["level"].value = settings.water_level
+            water["half_extent"].value = float(settings.tile)
+            gpu.get("vao:water").render(moderngl.TRIANGLE_STRIP, vertices=4)
+            ctx.depth_mask = True
+            triangles += 2
+        return FrameStats(triangles, "triangles")
+
+    def _draw_image(self, framebuffer: moderngl.Framebuffer, texture: moderngl.Texture, rectangle: tuple,
+                    ndc_window: glm.mat4) -> FrameStats:
+        framebuffer.clear(0.0, 0.0, 0.0, 1.0)
+        program = self.gpu.programs["screen_quad"]
+        program["rectangle"].value = rectangle
+        program["ndc_window"].write(ndc_window)
+        texture.use(0)
+        program["image"].value = 0
+        self.gpu.get("vao:screen_quad").render(moderngl.TRIANGLE_STRIP, vertices=4)
+        return FrameStats(2, "triangles")
+
+    def _draw_clouds(self, settings, framebuffer, frame: Frame) -> FrameStats:
+        clouds = self.gpu.get("texture:clouds")
+        clouds.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        return self._draw_image(framebuffer, clouds, (-1.0, -1.0, 1.0, 1.0), frame.ndc_window)
+
+    def _draw_teximage(self, settings, framebuffer, frame: Frame) -> FrameStats:
+        # The largest power-of-two square that fits the image, centred.
+        width, height = frame.image_size
+        side = 1 << int(math.log2(max(1, min(width, height))))
+        half_x, half_y = side / width, side / height
+        texture = self.gpu.surface_texture()
+        texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        return self._draw_image(framebuffer, texture, (-half_x, -half_y, half_x, half_y), frame.ndc_window)
