@@ -118,6 +118,12 @@ class GpuScene:
         return name in self._objects
 
     @property
+    def complete(self) -> bool:
+        """Everything a frame of any mode needs has been uploaded."""
+        surface = "texture:surface" in self._objects or "buffer:profile" in self._objects
+        return surface and "texture:clouds" in self._objects and "texture:teximage" in self._objects
+
+    @property
     def live_objects(self) -> int:
         return len(self._objects)
 

@@ -28,10 +28,6 @@ DEFAULT_SIZE = (1280, 720)
 MAX_TILE_SIDE = 4096  # bounds the memory of one tile's framebuffer whatever the driver allows
 
 
-class RenderCancelled(Exception):
-    """A render stopped on request before it finished."""
-
-
 def parse_size(text: str) -> tuple[int, int]:
     """'WxH' -> (W, H), each 1..8192."""
     match = re.fullmatch(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*", text)
@@ -75,48 +71,78 @@ def _tiles(width: int, height: int, side: int) -> Iterator[tuple[int, int, int, 
             yield x0, y0, min(side, width - x0), min(side, height - y0)
 
 
-def render_pixels(renderer: Renderer, settings: SceneSettings, size: tuple[int, int], *, supersample: int = 1,
-                  tile_side: int | None = None, field_of_view_y: float = FIELD_OF_VIEW_Y,
-                  line_scale: float | None = None,
-                  progress: Callable[[float], None] | None = None,
-                  should_cancel: Callable[[], bool] | None = None) -> np.ndarray:
-    """Draw the scene at ``size`` (times ``supersample``) and return RGB uint8 rows, top row first.
+class TiledRender:
+    """One image drawn tile by tile: ``step()`` draws the next tile, so a window can spread a large shot over
+    many frames (with progress and cancel) while ``render_pixels`` simply runs it to the end.
 
-    ``renderer`` must already be up to date with ``settings`` (``renderer.update``). Tiles are at most
-    ``tile_side`` pixels (default: the context's limit); ``progress`` gets the finished fraction after
-    each tile and ``should_cancel`` is asked before each, raising RenderCancelled when it says so.
+    ``renderer`` must be up to date with ``settings``. Tiles are at most ``tile_side`` pixels (default and
+    upper bound: the context's limit). Lines scale with the output height unless ``line_scale`` is given.
     """
-    if supersample not in SUPERSAMPLE_FACTORS:
-        raise SettingsError(f"supersample: expected one of 1, 2, 4, got {supersample!r}")
-    ctx = renderer.ctx
-    width, height = size[0] * supersample, size[1] * supersample
-    side = min(tile_side or max_tile_side(ctx), max_tile_side(ctx))
-    scale = (line_scale or line_scale_for(size[1])) * supersample
-    pixels = np.empty((height, width, 3), dtype=np.uint8)
-    tiles = list(_tiles(width, height, side))
-    color = ctx.renderbuffer((min(side, width), min(side, height)), 4)
-    depth = ctx.depth_renderbuffer(color.size)
-    framebuffer = ctx.framebuffer([color], depth)
-    try:
-        for index, (x0, y0, tile_width, tile_height) in enumerate(tiles):
-            if should_cancel is not None and should_cancel():
-                raise RenderCancelled()
-            framebuffer.viewport = (0, 0, tile_width, tile_height)
-            frame = Frame((width, height), tile_window((width, height), (x0, y0, tile_width, tile_height)),
-                          scale, field_of_view_y)
-            renderer.draw(settings, framebuffer, frame)
-            raw = framebuffer.read(viewport=(0, 0, tile_width, tile_height), components=3)
-            tile = np.frombuffer(raw, dtype=np.uint8).reshape(tile_height, tile_width, 3)[::-1]
-            pixels[height - y0 - tile_height:height - y0, x0:x0 + tile_width] = tile
-            if progress is not None:
-                progress((index + 1) / len(tiles))
-    finally:
-        for gl_object in (framebuffer, depth, color):
+
+    def __init__(self, renderer: Renderer, settings: SceneSettings, size: tuple[int, int], *, supersample: int = 1,
+                 tile_side: int | None = None, field_of_view_y: float = FIELD_OF_VIEW_Y,
+                 line_scale: float | None = None) -> None:
+        if supersample not in SUPERSAMPLE_FACTORS:
+            raise SettingsError(f"supersample: expected one of 1, 2, 4, got {supersample!r}")
+        self.renderer, self.settings, self.size, self.supersample = renderer, settings, size, supersample
+        self.field_of_view_y = field_of_view_y
+        ctx = renderer.ctx
+        self.full_size = (size[0] * supersample, size[1] * supersample)
+        width, height = self.full_size
+        side = min(tile_side or max_tile_side(ctx), max_tile_side(ctx))
+        self.line_scale = (line_scale or line_scale_for(size[1])) * supersample
+        self.pixels = np.empty((height, width, 3), dtype=np.uint8)
+        self.tiles = list(_tiles(width, height, side))
+        self.done_tiles = 0
+        color = ctx.renderbuffer((min(side, width), min(side, height)), 4)
+        depth = ctx.depth_renderbuffer(color.size)
+        self._gl_objects = (ctx.framebuffer([color], depth), depth, color)
+
+    @property
+    def progress(self) -> float:
+        return self.done_tiles / len(self.tiles)
+
+    @property
+    def finished(self) -> bool:
+        return self.done_tiles == len(self.tiles)
+
+    def step(self) -> None:
+        """Draw the next tile into the image."""
+        framebuffer = self._gl_objects[0]
+        width, height = self.full_size
+        x0, y0, tile_width, tile_height = self.tiles[self.done_tiles]
+        framebuffer.viewport = (0, 0, tile_width, tile_height)
+        frame = Frame(self.full_size, tile_window(self.full_size, (x0, y0, tile_width, tile_height)),
+                      self.line_scale, self.field_of_view_y)
+        self.renderer.draw(self.settings, framebuffer, frame)
+        raw = framebuffer.read(viewport=(0, 0, tile_width, tile_height), components=3)
+        tile = np.frombuffer(raw, dtype=np.uint8).reshape(tile_height, tile_width, 3)[::-1]
+        self.pixels[height - y0 - tile_height:height - y0, x0:x0 + tile_width] = tile
+        self.done_tiles += 1
+
+    def result(self) -> np.ndarray:
+        """The finished image as RGB uint8 rows, top row first, filtered down when supersampled."""
+        if self.supersample == 1:
+            return self.pixels
+        return np.asarray(Image.fromarray(self.pixels).resize(self.size, Image.Resampling.LANCZOS))
+
+    def release(self) -> None:
+        for gl_object in self._gl_objects:
             gl_object.release()
-    if supersample > 1:
-        image = Image.fromarray(pixels).resize(size, Image.Resampling.LANCZOS)
-        pixels = np.asarray(image)
-    return pixels
+
+
+def render_pixels(renderer: Renderer, settings: SceneSettings, size: tuple[int, int], *,
+                  progress: Callable[[float], None] | None = None, **options) -> np.ndarray:
+    """Draw the scene at ``size`` and return RGB uint8 rows, top row first (options as for TiledRender)."""
+    job = TiledRender(renderer, settings, size, **options)
+    try:
+        while not job.finished:
+            job.step()
+            if progress is not None:
+                progress(job.progress)
+        return job.result()
+    finally:
+        job.release()
 
 
 def save_png(pixels: np.ndarray, path: Path, settings: SceneSettings, force: bool,

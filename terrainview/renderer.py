@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import glm
 import moderngl
+import numpy as np
 
 from .gpu import FOG_COLOR, GpuScene
 from .settings import SceneSettings
@@ -88,22 +89,17 @@ class Renderer:
         self.arrays = DerivedArrays()
 
     def update(self, settings: SceneSettings) -> list[str]:
-        """Regenerate what the settings changed and upload it (all on this thread)."""
+        """Regenerate what the settings changed and upload it, all on this thread; returns what changed."""
         changed = self.arrays.update(settings)
         self.upload(changed)
-        return changed
+        return list(changed)
 
-    def upload(self, changed: list[str]) -> None:
-        """Move the regenerated arrays named in ``changed`` to the GPU."""
-        arrays = self.arrays
-        if "surface" in changed:
-            self.gpu.upload_surface(arrays.surface.value)
-        if "clouds" in changed:
-            self.gpu.upload_clouds(arrays.clouds.value)
-        if "teximage" in changed:
-            self.gpu.upload_teximage(arrays.teximage.value)
-        if "surface_texture" in changed:
-            self.gpu.upload_surface_texture(arrays.surface_texture.value)
+    def upload(self, changed: dict[str, np.ndarray | None]) -> None:
+        """Move regenerated arrays (from ``DerivedArrays.update``, maybe on another thread) to the GPU."""
+        uploads = {"surface": self.gpu.upload_surface, "clouds": self.gpu.upload_clouds,
+                   "teximage": self.gpu.upload_teximage, "surface_texture": self.gpu.upload_surface_texture}
+        for name, value in changed.items():
+            uploads[name](value)
 
     def release(self) -> None:
         self.gpu.release()

@@ -96,10 +96,11 @@ class DerivedArrays:
         make = texturing.blend_texture if settings.texture == "blend" else texturing.bands_texture
         return make(self.teximage.value, teximage_size(settings.teximage_iterations))
 
-    def update(self, settings: SceneSettings) -> list[str]:
-        """Bring every array up to date; returns the names of those that were regenerated."""
+    def update(self, settings: SceneSettings) -> dict[str, np.ndarray | None]:
+        """Bring every array up to date; returns the regenerated ones by name (safe to hand to another thread:
+        regeneration replaces arrays, it never writes into one it has returned)."""
         started = time.perf_counter()
-        changed = [name for name in self.NAMES if getattr(self, name).update(settings)]
+        changed = {name: getattr(self, name).value for name in self.NAMES if getattr(self, name).update(settings)}
         if changed:
             self.last_generation_seconds = time.perf_counter() - started
         return changed

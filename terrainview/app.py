@@ -1,0 +1,322 @@
+"""The viewer window: a moderngl-window WindowConfig with the options panel, flight and screenshots.
+
+Thin on purpose: generation runs on ``GenerationWorker``'s thread, drawing in ``Renderer``, camera steps in
+``flight``, widgets in ``panel``. This module routes input and runs the frame loop.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+import moderngl_window as mglw
+from imgui_bundle import imgui
+from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
+
+from . import flight
+from .cli import add_scene_arguments, one_line_errors, settings_from_args
+from .files import OutputError, atomic_output, check_output_path, unique_path
+from .panel import Panel, PanelStatus
+from .render import TiledRender, save_png
+from .renderer import Frame, Renderer, fov_keeping_framing
+from .scene import SceneError, load_scene, save_scene_toml
+from .settings import SceneSettings
+from .terrain import CLOUD_INPUTS, SURFACE_INPUTS, SURFACE_TEXTURE_INPUTS
+from .worker import GenerationWorker
+
+SCREENSHOT_FOLDER = Path("screenshots")
+MESSAGE_SECONDS = 4.0
+CAMERA_FIELDS = ("yrot", "ytrans", "ztrans", "pitch")
+GENERATION_INPUTS = tuple(dict.fromkeys(SURFACE_INPUTS + CLOUD_INPUTS + SURFACE_TEXTURE_INPUTS))
+
+
+def generation_key(settings: SceneSettings) -> tuple:
+    return tuple(getattr(settings, name) for name in GENERATION_INPUTS)
+
+
+class TerrainApp(mglw.WindowConfig):
+    gl_version = (3, 3)
+    title = "terrainview"
+    window_size = (1280, 720)
+    aspect_ratio = None
+    resizable = True
+    vsync = True
+    clear_color = None
+    log_level = logging.WARNING
+    initial_settings: SceneSettings | None = None  # set by run_viewer, which has parsed the command line
+
+    @classmethod
+    def add_arguments(cls, parser) -> None:
+        add_scene_arguments(parser)
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.wnd.exit_key = None  # Escape is handled here, so it can cancel a text field first
+        self.settings = self.initial_settings or settings_from_args(self.argv)
+        self.start_camera = {name: getattr(self.settings, name) for name in CAMERA_FIELDS}
+        self.renderer = Renderer(self.ctx)
+        self.worker = GenerationWorker(self.renderer.arrays)
+        self.worker.request(self.settings)
+        self.requested_key = generation_key(self.settings)
+        self.ready = False  # nothing to draw until the first generation has been uploaded
+        self.flight = flight.Flight()
+        self.panel = Panel()
+        self.status = PanelStatus()
+        self.frame_stats = None
+        self.message = ("", 0.0)
+        self.shot: tuple[TiledRender, Path] | None = None
+        self._fps_frames, self._fps_since = 0, time.perf_counter()
+        imgui.create_context()
+        imgui.get_io().set_ini_filename("")  # no imgui.ini litter in the user's folder
+        self.imgui = ModernglWindowRenderer(self.wnd)
+
+    # --- frame loop -----------------------------------------------------------------------------------------
+
+    def on_render(self, time_: float, frame_time: float) -> None:
+        self._take_generated()
+        self.settings = self.flight.advance(self.settings, frame_time)
+        self._request_generation()
+        framebuffer = self.wnd.fbo
+        framebuffer.use()
+        if self.ready:
+            frame = Frame(self.wnd.buffer_size, line_scale=self.wnd.pixel_ratio)
+            self.frame_stats = self.renderer.draw(self.settings, framebuffer, frame)
+            self.status.primitives = self.frame_stats.primitives
+            self.status.primitive_kind = self.frame_stats.kind
+        else:
+            framebuffer.clear(0.1, 0.1, 0.12, 1.0)
+        self._advance_shot()
+        self._count_frame()
+        self._draw_ui()
+
+    def _take_generated(self) -> None:
+        result = self.worker.take_result()
+        if result is None:
+            return
+        self.renderer.upload(result.changed)
+        self.status.error = result.error
+        if result.changed:
+            self.status.generation_seconds = result.seconds
+        self.ready = self.ready or self.renderer.gpu.complete
+
+    def _request_generation(self) -> None:
+        key = generation_key(self.settings)
+        if key != self.requested_key:
+            self.requested_key = key
+            self.worker.request(self.settings)
+
+    def _count_frame(self) -> None:
+        self._fps_frames += 1
+        elapsed = time.perf_counter() - self._fps_since
+        if elapsed >= 0.5:
+            self.status.frames_per_second = self._fps_frames / elapsed
+            self._fps_frames, self._fps_since = 0, time.perf_counter()
+
+    def _draw_ui(self) -> None:
+        self.status.busy_seconds = self.worker.busy_seconds
+        self.status.compiling = not self.worker.first_done.is_set()
+        imgui.new_frame()
+        settings, actions = self.panel.draw(self.settings, self.status)
+        if settings != self.settings:
+            self.settings = settings
+        if actions.reset_camera:
+            self.reset_camera()
+        if actions.screenshot:
+            self.start_screenshot(self.wnd.buffer_size)
+        if actions.save_scene:
+            self.save_scene(Path(self.panel.scene_path))
+        if actions.load_scene:
+            self.load_scene(Path(self.panel.scene_path))
+        self._draw_overlay()
+        imgui.render()
+        self.imgui.render(imgui.get_draw_data())
+
+    def _draw_overlay(self) -> None:
+        lines = []
+        if not self.ready:
+            lines.append("Compiling terrain kernels..." if self.status.compiling else "Generating terrain...")
+        if self.shot is not None:
+            lines.append(f"Rendering {self.shot[1].name}: {self.shot[0].progress:.0%} (Escape cancels)")
+        text, until = self.message
+        if text and time.perf_counter() < until:
+            lines.append(text)
+        if not lines:
+            return
+        viewport = imgui.get_main_viewport()
+        imgui.set_next_window_pos(imgui.ImVec2(viewport.size.x / 2, viewport.size.y - 20), imgui.Cond_.always,
+                                  imgui.ImVec2(0.5, 1.0))
+        imgui.set_next_window_bg_alpha(0.75)
+        flags = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.always_auto_resize
+                 | imgui.WindowFlags_.no_inputs | imgui.WindowFlags_.no_saved_settings)
+        imgui.begin("##messages", None, flags)
+        for line in lines:
+            imgui.text(line)
+        imgui.end()
+
+    def show_message(self, text: str) -> None:
+        self.message = (text, time.perf_counter() + MESSAGE_SECONDS)
+        print(f"terrainview: {text}", file=sys.stderr, flush=True)
+
+    # --- actions --------------------------------------------------------------------------------------------
+
+    def reset_camera(self) -> None:
+        self.settings = self.settings.replace(**self.start_camera)
+        self.flight.release_all()
+
+    def toggle_wireframe(self) -> None:
+        """P (seeds/004): switch the current surface between rendered and wireframe drawing."""
+        self.settings = self.settings.replace(mode="lines" if self.settings.mode == "rendered" else "rendered")
+
+    def start_screenshot(self, size: tuple[int, int], supersample: int = 1, path: Path | None = None) -> None:
+        """Begin rendering the current view, without the panel, to a PNG; one tile per frame."""
+        if self.shot is not None or not self.ready:
+            return
+        if path is None:
+            SCREENSHOT_FOLDER.mkdir(exist_ok=True)
+            stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+            path = unique_path(SCREENSHOT_FOLDER, f"terrainview-{stamp}-seed{self.settings.seed}", ".png")
+        window_width, window_height = self.wnd.buffer_size
+        job = TiledRender(self.renderer, self.settings, size, supersample=supersample, tile_side=1024,
+                          line_scale=self.wnd.pixel_ratio * size[1] / window_height,
+                          field_of_view_y=fov_keeping_framing(window_width / window_height, size[0] / size[1]))
+        self.shot = (job, path)
+
+    def _advance_shot(self) -> None:
+        if self.shot is None:
+            return
+        job, path = self.shot
+        job.step()
+        if not job.finished:
+            return
+        self.shot = None
+        try:
+            pixels = job.result()
+            save_png(pixels, check_output_path(path, False, (".png",)), job.settings, force=False,
+                     extra={"size": f"{job.size[0]}x{job.size[1]}", "supersample": str(job.supersample)})
+            self.show_message(f"Saved {path} ({job.size[0]}x{job.size[1]})")
+        except (OutputError, OSError) as error:
+            self.show_message(f"Screenshot not saved: {error}")
+        finally:
+            job.release()
+
+    def cancel_shot(self) -> None:
+        if self.shot is not None:
+            self.shot[0].release()
+            self.show_message(f"Cancelled {self.shot[1].name}")
+            self.shot = None
+
+    def save_scene(self, path: Path) -> None:
+        try:
+            path = check_output_path(path, True, (".toml",))
+            with atomic_output(path, force=True) as temporary:
+                save_scene_toml(self.settings, temporary)
+            self.show_message(f"Saved scene to {path}")
+        except (OutputError, OSError) as error:
+            self.show_message(f"Scene not saved: {error}")
+
+    def load_scene(self, path: Path) -> None:
+        try:
+            settings, warnings = load_scene(path, self.settings)
+        except SceneError as error:
+            self.show_message(str(error))
+            return
+        self.settings = settings
+        self.show_message(f"Loaded scene {path}" + (f" ({len(warnings)} warnings)" if warnings else ""))
+        for warning in warnings:
+            print(f"terrainview: warning: {warning}", file=sys.stderr)
+
+    # --- input ----------------------------------------------------------------------------------------------
+
+    def _flight_key(self, key) -> flight.Key | None:
+        keys = self.wnd.keys
+        return {keys.LEFT: flight.Key.LEFT, keys.A: flight.Key.LEFT, keys.RIGHT: flight.Key.RIGHT,
+                keys.D: flight.Key.RIGHT, keys.UP: flight.Key.UP, keys.W: flight.Key.UP,
+                keys.DOWN: flight.Key.DOWN, keys.S: flight.Key.DOWN}.get(key)
+
+    def on_key_event(self, key, action, modifiers) -> None:
+        self.imgui.key_event(key, action, modifiers)
+        keys = self.wnd.keys
+        self.flight.shift = bool(modifiers.shift)
+        typing = imgui.get_io().want_text_input  # keys typed into a panel field never fly
+        flight_key = self._flight_key(key)
+        if action == keys.ACTION_RELEASE:
+            if flight_key is not None:
+                self.flight.release(flight_key)
+            return
+        if action != keys.ACTION_PRESS:
+            return
+        if key == keys.O and modifiers.ctrl:
+            self.panel.visible = not self.panel.visible
+        elif key == keys.F1:
+            self.panel.help_visible = not self.panel.help_visible
+        elif key == keys.ESCAPE and not typing:
+            if self.shot is not None:
+                self.cancel_shot()
+            else:
+                self.wnd.close()
+        elif typing:
+            return
+        elif key == keys.F12:
+            self.start_screenshot(self.wnd.buffer_size)
+        elif key == keys.HOME:
+            self.reset_camera()
+        elif key == keys.P and not modifiers.ctrl:
+            self.toggle_wireframe()
+        elif flight_key is not None and not modifiers.ctrl:
+            self.settings = self.flight.press(self.settings, flight_key)
+
+    def on_unicode_char_entered(self, char: str) -> None:
+        self.imgui.unicode_char_entered(char)
+
+    def on_mouse_position_event(self, x: int, y: int, dx: int, dy: int) -> None:
+        self.imgui.mouse_position_event(x, y, dx, dy)
+
+    def on_mouse_drag_event(self, x: int, y: int, dx: int, dy: int) -> None:
+        self.imgui.mouse_drag_event(x, y, dx, dy)
+        if not imgui.get_io().want_capture_mouse:  # the mouse over the panel never moves the camera
+            self.settings = flight.drag(self.settings, dx, dy)
+
+    def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
+        self.imgui.mouse_scroll_event(x_offset, y_offset)
+        if not imgui.get_io().want_capture_mouse and y_offset:
+            key = flight.Key.UP if y_offset > 0 else flight.Key.DOWN
+            self.settings = flight.step(self.settings, key, shift=False, count=max(1, round(abs(y_offset))))
+
+    def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
+        self.imgui.mouse_press_event(x, y, button)
+
+    def on_mouse_release_event(self, x: int, y: int, button: int) -> None:
+        self.imgui.mouse_release_event(x, y, button)
+
+    def on_resize(self, width: int, height: int) -> None:
+        self.imgui.resize(width, height)
+
+    def on_files_dropped_event(self, x: int, y: int, paths: list) -> None:
+        if paths:
+            self.load_scene(Path(paths[0]))
+
+    def on_close(self) -> None:
+        self.worker.stop()
+        if self.shot is not None:
+            self.shot[0].release()
+        self.renderer.release()
+
+
+def run_viewer(argv: list[str]) -> int:
+    """Validate the command line (one-line errors, exit 2), then open the window."""
+    parser = one_line_errors(mglw.create_parser())
+    TerrainApp.add_arguments(parser)
+    args = parser.parse_args(argv)
+    if sys.platform.startswith("linux") and args.window in (None, "pyglet", "glfw") \
+            and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        raise OutputError("no display to open a window on (DISPLAY is not set); run it on a desktop or under "
+                          "xvfb-run, or make an image with `terrainview render -o FILE.png`")
+    TerrainApp.initial_settings = settings_from_args(args)  # bad values fail here, before a window opens
+    if not args.window:
+        argv = ["--window", "pyglet", *argv]
+    mglw.run_window_config(TerrainApp, args=argv)
+    return 0

@@ -1,0 +1,214 @@
+"""The options panel (Dear ImGui via imgui-bundle): every scene option, applied live, no OK button.
+
+Widgets take their ranges from ``SceneSettings``' field metadata; a widget's change becomes
+``settings.replace(...)``, so the panel cannot produce invalid settings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from imgui_bundle import imgui
+
+from . import fractal
+from .settings import GENERATORS, MODE_LABELS, MODES, SHADINGS, TEXTURES, SceneSettings, option_spec
+
+SHORTCUTS = (
+    ("Left / Right, A / D", "turn 3 degrees (hold to repeat, 30 steps/s)"),
+    ("Up / Down, W / S", "move 0.05 along Z"),
+    ("Shift + Up / Down", "move 0.05 along Y"),
+    ("Mouse drag", "turn; vertical drag pitches (within 80 degrees)"),
+    ("Mouse wheel", "move along Z"),
+    ("Home", "reset the camera"),
+    ("P", "toggle rendered / wireframe"),
+    ("Ctrl-O", "show / hide this panel"),
+    ("F12", "save a screenshot to ./screenshots/"),
+    ("F1", "show / hide this help"),
+    ("Escape", "quit"),
+)
+
+
+@dataclass
+class PanelStatus:
+    """What the status line shows."""
+
+    generation_seconds: float = 0.0
+    primitives: int = 0
+    primitive_kind: str = "triangles"
+    frames_per_second: float = 0.0
+    busy_seconds: float | None = None  # a generation running for this long (None: idle)
+    compiling: bool = False
+    error: str | None = None
+
+
+@dataclass
+class PanelActions:
+    """Buttons pressed this frame."""
+
+    screenshot: bool = False
+    reset_camera: bool = False
+    save_scene: bool = False
+    load_scene: bool = False
+
+
+@dataclass
+class Panel:
+    visible: bool = True
+    help_visible: bool = False
+    seed_text: str = ""
+    editing_seed: bool = False
+    scene_path: str = "scene.toml"
+
+    def draw(self, settings: SceneSettings, status: PanelStatus) -> tuple[SceneSettings, PanelActions]:
+        actions = PanelActions()
+        if self.help_visible:
+            self._draw_help()
+        if not self.visible:
+            return settings, actions
+        imgui.set_next_window_pos(imgui.ImVec2(10, 10), imgui.Cond_.first_use_ever)
+        imgui.set_next_window_size(imgui.ImVec2(420, 0), imgui.Cond_.first_use_ever)
+        expanded, open_ = imgui.begin("View Options (Ctrl-O)", True)
+        if not open_:
+            self.visible = False
+        if expanded:
+            settings = self._draw_options(settings, actions)
+            self._draw_status(status)
+        imgui.end()
+        return settings, actions
+
+    # --- sections -------------------------------------------------------------------------------------------
+
+    def _draw_options(self, settings: SceneSettings, actions: PanelActions) -> SceneSettings:
+        s = settings
+        s = _combo(s, "mode", "Render type", MODES, [MODE_LABELS[mode] for mode in MODES])
+        imgui.separator_text("Surface")
+        high = fractal.MAX_ITERATIONS_1D if s.mode == "1d" else fractal.MAX_ITERATIONS_2D
+        s = _slider(s, "iterations", "Iterations", high=high)
+        s = _slider(s, "h", "Surface H")
+        s = _slider(s, "height_scale", "Height scale", low=0.01, high=5.0)
+        s = self._seed(s)
+        s = _slider(s, "tile", "Tile")
+        if imgui.collapsing_header("Clouds and teximage", imgui.TreeNodeFlags_.default_open):
+            s = _slider(s, "cloud_iterations", "Cloud iterations")
+            s = _slider(s, "cloud_h", "Cloud H")
+            s = _slider(s, "teximage_iterations", "Teximage iterations")
+            s = _slider(s, "teximage_h", "Teximage H")
+        imgui.separator_text("Drawing")
+        s = _checkbox(s, "antialias", "Antialiased lines")
+        imgui.same_line()
+        s = _checkbox(s, "invert", "Invert colors")
+        s = _checkbox(s, "linear", "Texture linear")
+        if imgui.collapsing_header("Generator and texture"):
+            s = _combo(s, "generator", "Generator", GENERATORS)
+            if s.generator == "fault":
+                s = _slider(s, "fault_iterations", "Faults", high=1000)
+                s = _slider(s, "blur", "Blur sigma", high=8.0)
+            else:
+                s = _slider(s, "seed_passes", "Seed-image passes")
+            s = _combo(s, "texture", "Texture", TEXTURES)
+            s = _combo(s, "shading", "Shading", SHADINGS)
+            s = self._water(s)
+        if imgui.collapsing_header("Camera"):
+            s = _drag(s, "yrot", "Yaw", 1.0)
+            s = _drag(s, "pitch", "Pitch", 1.0)
+            s = _drag(s, "ytrans", "Y", 0.01)
+            s = _drag(s, "ztrans", "Z", 0.01)
+            actions.reset_camera = imgui.button("Reset camera (Home)")
+        imgui.separator()
+        actions.screenshot = imgui.button("Screenshot (F12)")
+        imgui.same_line()
+        actions.save_scene = imgui.button("Save scene...")
+        imgui.same_line()
+        actions.load_scene = imgui.button("Load scene...")
+        _, self.scene_path = imgui.input_text("Scene file", self.scene_path)
+        return s
+
+    def _seed(self, settings: SceneSettings) -> SceneSettings:
+        # Text, not input_int: seeds go up to 2**32 - 1, beyond ImGui's 32-bit signed integers.
+        if not self.editing_seed:
+            self.seed_text = str(settings.seed)
+        changed, self.seed_text = imgui.input_text("Seed", self.seed_text, imgui.InputTextFlags_.chars_decimal)
+        self.editing_seed = imgui.is_item_active()
+        if changed and self.seed_text.isdigit() and int(self.seed_text) <= fractal.MAX_SEED:
+            return settings.replace(seed=int(self.seed_text))
+        return settings
+
+    def _water(self, settings: SceneSettings) -> SceneSettings:
+        enabled = settings.water_level is not None
+        changed, enabled = imgui.checkbox("Water", enabled)
+        if changed:
+            settings = settings.replace(water_level=0.0 if enabled else None)
+        if settings.water_level is not None:
+            changed, level = imgui.slider_float("Water level", settings.water_level, -1.0, 1.0)
+            if changed:
+                settings = settings.replace(water_level=level)
+        return settings
+
+    @staticmethod
+    def _draw_status(status: PanelStatus) -> None:
+        imgui.separator()
+        if status.busy_seconds is not None:
+            label = "Compiling terrain kernels (first run)..." if status.compiling else "Generating..."
+            imgui.text(f"{label} {status.busy_seconds:.1f} s")
+        if status.error:
+            imgui.text_colored(imgui.ImVec4(1.0, 0.35, 0.3, 1.0), status.error)
+        imgui.text(f"generated in {status.generation_seconds * 1000:.1f} ms | "
+                   f"{status.primitives:,} {status.primitive_kind} | {status.frames_per_second:.0f} fps")
+        imgui.text_disabled("F1: keyboard shortcuts")
+
+    @staticmethod
+    def _draw_help() -> None:
+        viewport = imgui.get_main_viewport()
+        imgui.set_next_window_pos(imgui.ImVec2(viewport.size.x / 2, viewport.size.y / 2), imgui.Cond_.always,
+                                  imgui.ImVec2(0.5, 0.5))
+        imgui.begin("Keyboard shortcuts (F1)", None, imgui.WindowFlags_.always_auto_resize
+                    | imgui.WindowFlags_.no_collapse)
+        for keys, meaning in SHORTCUTS:
+            imgui.text(keys)
+            imgui.same_line(190)
+            imgui.text_disabled(meaning)
+        imgui.end()
+
+
+# --- widgets bound to one setting ---------------------------------------------------------------------------
+
+def _slider(settings: SceneSettings, name: str, label: str, *, low: float | None = None,
+            high: float | None = None) -> SceneSettings:
+    meta = option_spec(name).metadata
+    low = meta["low"] if low is None else low
+    high = meta["high"] if high is None else high
+    value = getattr(settings, name)
+    if isinstance(value, int):
+        changed, value = imgui.slider_int(label, value, int(low), int(high))
+    else:
+        changed, value = imgui.slider_float(label, value, float(low), float(high), "%.3f")
+    return _apply(settings, name, value) if changed else settings
+
+
+def _drag(settings: SceneSettings, name: str, label: str, speed: float) -> SceneSettings:
+    meta = option_spec(name).metadata
+    changed, value = imgui.drag_float(label, getattr(settings, name), speed, meta["low"], meta["high"], "%.2f")
+    return _apply(settings, name, value) if changed else settings
+
+
+def _checkbox(settings: SceneSettings, name: str, label: str) -> SceneSettings:
+    changed, value = imgui.checkbox(label, getattr(settings, name))
+    return settings.replace(**{name: value}) if changed else settings
+
+
+def _combo(settings: SceneSettings, name: str, label: str, values: tuple[str, ...],
+           labels: list[str] | None = None) -> SceneSettings:
+    current = values.index(getattr(settings, name))
+    changed, index = imgui.combo(label, current, labels or list(values))
+    return _apply(settings, name, values[index]) if changed else settings
+
+
+def _apply(settings: SceneSettings, name: str, value) -> SceneSettings:
+    """A widget's new value, unless the settings reject it in combination (then the old settings stay)."""
+    try:
+        changes = {name: value}
+        if name == "mode" and value != "1d" and settings.iterations > fractal.MAX_ITERATIONS_2D:
+            changes["iterations"] = fractal.MAX_ITERATIONS_2D
+        return settings.replace(**changes)
+    except ValueError:
+        return settings
