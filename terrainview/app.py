@@ -94,6 +94,8 @@ class TerrainApp(mglw.WindowConfig):
         self._draw_ui()
 
     def _take_generated(self) -> None:
+        if self.shot is not None:  # a screenshot in progress keeps the terrain it started with
+            return
         result = self.worker.take_result()
         if result is None:
             return
@@ -118,6 +120,8 @@ class TerrainApp(mglw.WindowConfig):
 
     def _draw_ui(self) -> None:
         self.status.busy_seconds = self.worker.busy_seconds
+        self.status.window_size = self.wnd.buffer_size
+        self.status.shot_progress = None if self.shot is None else self.shot[0].progress
         self.status.compiling = not self.worker.first_done.is_set()
         imgui.new_frame()
         settings, actions = self.panel.draw(self.settings, self.status)
@@ -125,8 +129,10 @@ class TerrainApp(mglw.WindowConfig):
             self.settings = settings
         if actions.reset_camera:
             self.reset_camera()
-        if actions.screenshot:
-            self.start_screenshot(self.wnd.buffer_size)
+        if actions.screenshot is not None:
+            self.start_screenshot(*actions.screenshot)
+        if actions.cancel_screenshot:
+            self.cancel_shot()
         if actions.save_scene:
             self.save_scene(Path(self.panel.scene_path))
         if actions.load_scene:
@@ -180,7 +186,8 @@ class TerrainApp(mglw.WindowConfig):
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
             path = unique_path(SCREENSHOT_FOLDER, f"terrainview-{stamp}-seed{self.settings.seed}", ".png")
         window_width, window_height = self.wnd.buffer_size
-        job = TiledRender(self.renderer, self.settings, size, supersample=supersample, tile_side=1024,
+        # Small tiles: each frame draws one, so the window stays responsive during a large shot.
+        job = TiledRender(self.renderer, self.settings, size, supersample=supersample, tile_side=512,
                           line_scale=self.wnd.pixel_ratio * size[1] / window_height,
                           field_of_view_y=fov_keeping_framing(window_width / window_height, size[0] / size[1]))
         self.shot = (job, path)

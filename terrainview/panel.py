@@ -6,11 +6,12 @@ Widgets take their ranges from ``SceneSettings``' field metadata; a widget's cha
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from imgui_bundle import imgui
 
 from . import fractal
+from .render import MAX_IMAGE_SIDE, MAX_RENDER_SIDE
 from .settings import GENERATORS, MODE_LABELS, MODES, SHADINGS, TEXTURES, SceneSettings, option_spec
 
 SHORTCUTS = (
@@ -28,6 +29,26 @@ SHORTCUTS = (
 )
 
 
+SHOT_PRESETS = ((1920, 1080), (2560, 1440), (3840, 2160))
+SUPERSAMPLE_CHOICES = (1, 2, 4)
+
+
+@dataclass
+class ShotOptions:
+    """The Screenshot section's choices: a preset (or the window's size, or custom) and the supersampling."""
+
+    preset: int = 0  # 0: window size, 1..3: SHOT_PRESETS, 4: custom
+    custom_size: tuple[int, int] = (1920, 1080)
+    supersample: int = 1
+
+    def size(self, window_size: tuple[int, int]) -> tuple[int, int]:
+        if self.preset == 0:
+            return window_size
+        if self.preset <= len(SHOT_PRESETS):
+            return SHOT_PRESETS[self.preset - 1]
+        return self.custom_size
+
+
 @dataclass
 class PanelStatus:
     """What the status line shows."""
@@ -39,13 +60,16 @@ class PanelStatus:
     busy_seconds: float | None = None  # a generation running for this long (None: idle)
     compiling: bool = False
     error: str | None = None
+    shot_progress: float | None = None  # a screenshot being rendered (None: none)
+    window_size: tuple[int, int] = (1280, 720)
 
 
 @dataclass
 class PanelActions:
     """Buttons pressed this frame."""
 
-    screenshot: bool = False
+    screenshot: tuple[tuple[int, int], int] | None = None  # (size, supersample) to render
+    cancel_screenshot: bool = False
     reset_camera: bool = False
     save_scene: bool = False
     load_scene: bool = False
@@ -58,6 +82,7 @@ class Panel:
     seed_text: str = ""
     editing_seed: bool = False
     scene_path: str = "scene.toml"
+    shot: ShotOptions = field(default_factory=ShotOptions)
 
     def draw(self, settings: SceneSettings, status: PanelStatus) -> tuple[SceneSettings, PanelActions]:
         actions = PanelActions()
@@ -72,6 +97,7 @@ class Panel:
             self.visible = False
         if expanded:
             settings = self._draw_options(settings, actions)
+            self._draw_screenshot(status, actions)
             self._draw_status(status)
         imgui.end()
         return settings, actions
@@ -115,8 +141,6 @@ class Panel:
             s = _drag(s, "ztrans", "Z", 0.01)
             actions.reset_camera = imgui.button("Reset camera (Home)")
         imgui.separator()
-        actions.screenshot = imgui.button("Screenshot (F12)")
-        imgui.same_line()
         actions.save_scene = imgui.button("Save scene...")
         imgui.same_line()
         actions.load_scene = imgui.button("Load scene...")
@@ -143,6 +167,38 @@ class Panel:
             if changed:
                 settings = settings.replace(water_level=level)
         return settings
+
+    def _draw_screenshot(self, status: PanelStatus, actions: PanelActions) -> None:
+        if not imgui.collapsing_header("Screenshot..."):
+            return
+        shot = self.shot
+        labels = [f"Window ({status.window_size[0]}x{status.window_size[1]})"]
+        labels += [f"{width}x{height}" for width, height in SHOT_PRESETS] + ["Custom"]
+        _, shot.preset = imgui.combo("Size", shot.preset, labels)
+        if shot.preset == len(labels) - 1:
+            changed, values = imgui.input_int2("Width x height", list(shot.custom_size))
+            if changed:
+                shot.custom_size = tuple(min(MAX_IMAGE_SIDE, max(1, value)) for value in values)
+            imgui.text_disabled(f"at most {MAX_IMAGE_SIDE} px per side; larger than the GL limit is drawn in tiles")
+        for factor in SUPERSAMPLE_CHOICES:
+            if imgui.radio_button(f"{factor}x", shot.supersample == factor):
+                shot.supersample = factor
+            imgui.same_line()
+        imgui.text("supersampling")
+        width, height = shot.size(status.window_size)
+        too_large = max(width, height) * shot.supersample > MAX_RENDER_SIDE
+        if too_large:
+            imgui.text_colored(imgui.ImVec4(1.0, 0.6, 0.3, 1.0),
+                               f"{shot.supersample}x of {width}x{height} exceeds {MAX_RENDER_SIDE} px: "
+                               "choose less supersampling")
+        if status.shot_progress is not None:
+            imgui.progress_bar(status.shot_progress, imgui.ImVec2(-1, 0))
+            actions.cancel_screenshot = imgui.button("Cancel (Escape)")
+        elif not too_large and imgui.button("Render screenshot"):
+            actions.screenshot = ((width, height), shot.supersample)
+        imgui.same_line()
+        if imgui.button("Screenshot of the window (F12)"):
+            actions.screenshot = (status.window_size, 1)
 
     @staticmethod
     def _draw_status(status: PanelStatus) -> None:

@@ -23,6 +23,7 @@ from .scene import png_text_chunks
 from .settings import SceneSettings, SettingsError
 
 MAX_IMAGE_SIDE = 8192
+MAX_RENDER_SIDE = 16384  # supersampled drawing size: 16384**2 RGB is 805 MB, the most we allow in memory
 SUPERSAMPLE_FACTORS = (1, 2, 4)
 DEFAULT_SIZE = (1280, 720)
 MAX_TILE_SIDE = 4096  # bounds the memory of one tile's framebuffer whatever the driver allows
@@ -84,6 +85,9 @@ class TiledRender:
                  line_scale: float | None = None) -> None:
         if supersample not in SUPERSAMPLE_FACTORS:
             raise SettingsError(f"supersample: expected one of 1, 2, 4, got {supersample!r}")
+        if max(size) * supersample > MAX_RENDER_SIDE:
+            raise SettingsError(f"supersample: {supersample}x of {size[0]}x{size[1]} would draw "
+                                f"{max(size) * supersample} px per side; the most is {MAX_RENDER_SIDE}")
         self.renderer, self.settings, self.size, self.supersample = renderer, settings, size, supersample
         self.field_of_view_y = field_of_view_y
         ctx = renderer.ctx
