@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import glm
+from pyglm import glm
 import moderngl
 import numpy as np
 

@@ -1,0 +1,199 @@
+"""Screenshots and scenes (issue 4): exact sizes, scenes inside PNGs, tiling, supersampling, refusals."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from terrainview.cli import main
+from terrainview.render import TiledRender, create_headless_context, render_pixels
+from terrainview.renderer import Renderer
+from terrainview.scene import PNG_SCENE_KEY, SceneError, load_scene, save_scene_toml
+from terrainview.settings import SceneSettings
+
+SCENE = SceneSettings(mode="rendered", iterations=5, seed=7, tile=2, yrot=20.0, ztrans=-2.5, teximage_iterations=6)
+
+
+@pytest.fixture(scope="module")
+def renderer():
+    ctx = create_headless_context()
+    renderer = Renderer(ctx)
+    yield renderer
+    assert ctx.error == "GL_NO_ERROR"
+    renderer.release()
+    ctx.release()
+
+
+def run_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "terrainview.cli", *args], capture_output=True, text=True, cwd=cwd)
+
+
+def leftovers(folder) -> list[str]:
+    return sorted(path.name for path in folder.iterdir())
+
+
+def test_render_writes_exact_size_with_scene(tmp_path):
+    out = tmp_path / "shot.png"
+    assert main(["render", "-o", str(out), "--size", "321x123", "--mode", "lines", "--seed", "5"]) == 0
+    with Image.open(out) as image:
+        assert image.size == (321, 123)
+        assert image.text["terrainview.seed"] == "5"
+        assert image.text["terrainview.mode"] == "lines"
+        assert "version" in image.text[PNG_SCENE_KEY]
+        assert image.text["Software"].startswith("terrainview ")
+
+
+def test_scene_round_trip_reproduces_the_picture(tmp_path):
+    first = tmp_path / "first.png"
+    args = ["--mode", "rendered", "--iterations", "5", "--seed", "7", "--tile", "2", "--yrot", "20",
+            "--ztrans", "-2.5", "--teximage-iterations", "6", "--nearest"]
+    assert main(["render", "-o", str(first), "--size", "200x120", "--supersample", "2", *args]) == 0
+    settings, warnings = load_scene(first)
+    assert warnings == []
+    assert settings == SceneSettings(mode="rendered", iterations=5, seed=7, tile=2, yrot=20.0, ztrans=-2.5,
+                                     teximage_iterations=6, linear=False)
+    second = tmp_path / "second.png"
+    assert main(["render", "-o", str(second), "--size", "200x120", "--supersample", "2", "--scene", str(first)]) == 0
+    assert np.array_equal(np.asarray(Image.open(first)), np.asarray(Image.open(second)))
+
+
+def test_command_line_overrides_the_scene(tmp_path):
+    scene = tmp_path / "scene.toml"
+    save_scene_toml(SCENE, scene)
+    out = tmp_path / "out.png"
+    assert main(["render", "-o", str(out), "--size", "64x64", "--scene", str(scene), "--seed", "9"]) == 0
+    settings, _ = load_scene(out)
+    assert settings == SCENE.replace(seed=9)
+
+
+@pytest.mark.parametrize("mode", ["lines", "rendered", "teximage", "clouds", "1d"])
+def test_tiled_render_equals_untiled(renderer, mode):
+    settings = SCENE.replace(mode=mode)
+    renderer.update(settings)
+    whole = render_pixels(renderer, settings, (200, 150))
+    tiled = render_pixels(renderer, settings, (200, 150), tile_side=64)  # 4 x 3 tiles, ragged at the edges
+    assert whole.shape == tiled.shape == (150, 200, 3)
+    different = np.any(whole != tiled, axis=-1)
+    # Identical but for rounding of the per-tile projection at a few edge pixels.
+    assert different.mean() < 0.002, f"{different.sum()} pixels differ"
+    assert np.abs(whole.astype(int) - tiled.astype(int)).mean() < 0.2
+
+
+def test_supersampled_shot_has_the_requested_size_and_smoother_edges(renderer):
+    settings = SCENE.replace(mode="lines", iterations=4, antialias=False)
+    renderer.update(settings)
+    plain = render_pixels(renderer, settings, (160, 90))
+    smooth = render_pixels(renderer, settings, (160, 90), supersample=4)
+    assert smooth.shape == plain.shape == (90, 160, 3)
+    grey_levels = lambda pixels: len(np.unique(pixels[..., 0]))  # noqa: E731
+    assert grey_levels(plain) <= 2  # aliased: pure black and white only
+    assert grey_levels(smooth) > 10  # filtered down: intermediate greys along the lines
+
+
+def test_lines_keep_their_weight_at_high_resolution(renderer):
+    settings = SCENE.replace(mode="lines", iterations=4, antialias=False)
+    renderer.update(settings)
+    dark = lambda pixels: (pixels[..., 0] < 128).mean()  # noqa: E731
+    window = dark(render_pixels(renderer, settings, (1280, 720)))
+    large = dark(render_pixels(renderer, settings, (3840, 2160)))
+    thin = dark(render_pixels(renderer, settings, (3840, 2160), line_scale=1.0))
+    assert 0.6 < large / window < 1.6  # the same share of the picture is line
+    assert thin < 0.5 * large  # without scaling, 1-pixel lines would almost vanish at 3x the size
+
+
+def test_tiled_render_reports_progress_one_tile_at_a_time(renderer):
+    renderer.update(SCENE)
+    job = TiledRender(renderer, SCENE, (300, 200), tile_side=128)
+    try:
+        progress = []
+        while not job.finished:
+            job.step()
+            progress.append(job.progress)
+        assert progress == [(index + 1) / 6 for index in range(6)]
+        assert job.result().shape == (200, 300, 3)
+    finally:
+        job.release()
+
+
+def test_existing_file_is_not_overwritten(tmp_path):
+    out = tmp_path / "keep.png"
+    out.write_bytes(b"precious")
+    result = run_cli("render", "-o", str(out), "--size", "32x32")
+    assert result.returncode == 2
+    assert out.read_bytes() == b"precious"
+    assert "already exists" in result.stderr and "--force" in result.stderr
+    assert main(["render", "-o", str(out), "--size", "32x32", "--force"]) == 0
+    assert Image.open(out).size == (32, 32)
+    assert leftovers(tmp_path) == ["keep.png"]
+
+
+def _foreign_png(path):
+    Image.new("RGB", (4, 4)).save(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--size", "0x100"], "width must be from 1 to 8192"),
+        (["--size=-5x100"], "expected WIDTHxHEIGHT"),
+        (["--size", "axb"], "expected WIDTHxHEIGHT"),
+        (["--size", "100x9000"], "height must be from 1 to 8192"),
+        (["--supersample", "3"], "supersample"),
+        (["--supersample", "x"], "supersample"),
+        (["--size", "8192x100", "--supersample", "4"], "the most is 16384"),
+        (["--scene", "{tmp}/missing.toml"], "no such scene file"),
+        (["--scene", "{foreign}"], "carries no terrainview scene"),
+        (["--scene", "{bad_toml}"], "not valid TOML"),
+        (["--scene", "{bad_value}"], "iterations"),
+        (["--iterations", "13"], "iterations"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_leaves_nothing(tmp_path, arguments, message):
+    foreign = _foreign_png(tmp_path / "foreign.png")
+    (tmp_path / "bad.toml").write_text("version = 1\n[scene\n")
+    (tmp_path / "bad_value.toml").write_text("version = 1\n[scene]\niterations = 40\n")
+    arguments = [argument.format(tmp=tmp_path, foreign=foreign, bad_toml=tmp_path / "bad.toml",
+                                 bad_value=tmp_path / "bad_value.toml") for argument in arguments]
+    before = leftovers(tmp_path)
+    result = run_cli("render", "-o", str(tmp_path / "out.png"), *arguments)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert leftovers(tmp_path) == before
+
+
+def test_unwritable_destination_is_refused(tmp_path):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    result = run_cli("render", "-o", str(blocker / "out.png"), "--size", "16x16")
+    assert result.returncode == 2 and "does not exist" in result.stderr
+    result = run_cli("render", "-o", str(tmp_path / "out.jpg"), "--size", "16x16")
+    assert result.returncode == 2 and "unknown file type" in result.stderr
+    assert leftovers(tmp_path) == ["a_file"]
+
+
+def test_scene_files_tolerate_unknown_and_newer_keys(tmp_path):
+    path = tmp_path / "scene.toml"
+    save_scene_toml(SCENE, path)
+    document = tomllib.loads(path.read_text())
+    assert document["version"] == 1 and document["scene"]["seed"] == 7
+    path.write_text(path.read_text().replace("version = 1", "version = 3\nfuture_section = 1")
+                    + "sparkle = true\n")
+    settings, warnings = load_scene(path)
+    assert settings == SCENE
+    assert any("newer terrainview" in warning for warning in warnings)
+    assert any("sparkle" in warning for warning in warnings)
+    assert any("future_section" in warning for warning in warnings)
+
+
+def test_scene_without_version_is_refused(tmp_path):
+    path = tmp_path / "scene.toml"
+    path.write_text("[scene]\nseed = 3\n")
+    with pytest.raises(SceneError, match="version"):
+        load_scene(path)
