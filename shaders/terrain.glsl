@@ -12,6 +12,7 @@
 #include "grid.glsl"
 uniform mat4 view;
 uniform mat4 projection;
+uniform bool slope_shading;
 
 out vec2 texcoord;
 out float eye_distance;
@@ -26,12 +27,15 @@ void main() {
     vec2 xz = grid_xz(column, row);
     texcoord = vec2(xz.x + 1.0, 1.0 - xz.y) * 0.5;   // u = (x + 1) / 2, v = (1 - z) / 2 (SPEC)
 
-    // Central differences, wrapping like the seamless heightmap does.
-    int last = grid_size - 1;
-    float cell = 2.0 / float(last);
-    float left = grid_height((column + last - 1) % last, row), right = grid_height((column + 1) % last, row);
-    float back = grid_height(column, (row + last - 1) % last), front = grid_height(column, (row + 1) % last);
-    normal = normalize(vec3(left - right, 2.0 * cell, back - front));
+    normal = vec3(0.0, 1.0, 0.0);
+    if (slope_shading) {
+        // Central differences, wrapping like the seamless heightmap does (four more fetches, so only here).
+        int last = grid_size - 1;
+        float cell = 2.0 / float(last);
+        float left = grid_height((column + last - 1) % last, row), right = grid_height((column + 1) % last, row);
+        float back = grid_height(column, (row + last - 1) % last), front = grid_height(column, (row + 1) % last);
+        normal = normalize(vec3(left - right, 2.0 * cell, back - front));
+    }
 
     vec4 eye = view * vec4(world, 1.0);
     eye_distance = -eye.z;
