@@ -1,0 +1,57 @@
+"""Small helpers shared by the CLI tests: run ``terrainview`` as a subprocess or in-process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from terrainview.cli import main
+
+
+@pytest.fixture
+def run_cli():
+    """``run_cli(*args, cwd=None, env=None)``: ``python -m terrainview.cli ARGS`` -> CompletedProcess (text)."""
+
+    def run(*args: str, cwd=None, env=None) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "terrainview.cli", *map(str, args)], capture_output=True,
+                              text=True, cwd=cwd, env=env, timeout=300)
+
+    return run
+
+
+@pytest.fixture
+def call_main(capsys):
+    """``call_main(*args)``: ``terrainview.cli.main`` in this process -> (status, stdout, stderr).
+
+    argparse's own errors end in SystemExit; its code counts as the status.
+    """
+
+    def call(*args: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        try:
+            status = main([str(arg) for arg in args])
+        except SystemExit as stop:
+            status = stop.code
+        out, err = capsys.readouterr()
+        return status, out, err
+
+    return call
+
+
+@pytest.fixture
+def usage_error():
+    """``usage_error(status, stderr, *fragments)``: asserts exit status 2 and exactly one line on stderr,
+    ``terrainview...: error: ...``, that contains every fragment."""
+
+    def check(status: int, stderr: str, *fragments: str) -> None:
+        assert status == 2, stderr
+        lines = stderr.splitlines()
+        assert len(lines) == 1, stderr
+        assert lines[0].startswith("terrainview") and "error: " in lines[0], stderr
+        assert "Traceback" not in stderr
+        for fragment in fragments:
+            assert fragment in lines[0], (fragment, stderr)
+
+    return check
