@@ -25,17 +25,11 @@ from .render import TiledRender, save_png
 from .renderer import Frame, Renderer, fov_keeping_framing
 from .scene import SceneError, load_scene, save_scene_toml
 from .settings import SceneSettings
-from .terrain import CLOUD_INPUTS, SURFACE_INPUTS, SURFACE_TEXTURE_INPUTS
 from .worker import GenerationWorker
 
 SCREENSHOT_FOLDER = Path("screenshots")
 MESSAGE_SECONDS = 4.0
 CAMERA_FIELDS = ("yrot", "ytrans", "ztrans", "pitch")
-GENERATION_INPUTS = tuple(dict.fromkeys(SURFACE_INPUTS + CLOUD_INPUTS + SURFACE_TEXTURE_INPUTS))
-
-
-def generation_key(settings: SceneSettings) -> tuple:
-    return tuple(getattr(settings, name) for name in GENERATION_INPUTS)
 
 
 class TerrainApp(mglw.WindowConfig):
@@ -61,7 +55,7 @@ class TerrainApp(mglw.WindowConfig):
         self.renderer = Renderer(self.ctx)
         self.worker = GenerationWorker(self.renderer.arrays)
         self.worker.request(self.settings)
-        self.requested_key = generation_key(self.settings)
+        self.requested_key = self.renderer.arrays.keys(self.settings)
         self.ready = False  # nothing to draw until the first generation has been uploaded
         self.flight = flight.Flight()
         self.panel = Panel()
@@ -106,7 +100,7 @@ class TerrainApp(mglw.WindowConfig):
         self.ready = self.ready or self.renderer.gpu.complete
 
     def _request_generation(self) -> None:
-        key = generation_key(self.settings)
+        key = self.renderer.arrays.keys(self.settings)
         if key != self.requested_key:
             self.requested_key = key
             self.worker.request(self.settings)

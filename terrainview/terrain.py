@@ -15,12 +15,11 @@ import numpy as np
 from . import fractal
 from .settings import SceneSettings
 
-# The settings each array is made from; a change anywhere else leaves the array as it is.
-SURFACE_INPUTS = ("mode", "generator", "iterations", "h", "seed", "height_scale", "fault_iterations", "blur",
-                  "seed_image", "seed_passes")
+# The settings each array is made from; a change anywhere else leaves the array as it is. The generator's own
+# settings join in only while that generator is chosen (see generator_inputs).
+SURFACE_INPUTS = ("iterations", "h", "seed", "height_scale")
 CLOUD_INPUTS = ("seed", "cloud_iterations", "cloud_h")
 TEXIMAGE_INPUTS = ("seed", "teximage_iterations", "teximage_h")
-SURFACE_TEXTURE_INPUTS = TEXIMAGE_INPUTS + ("texture",)
 MIN_TEXIMAGE_SIZE = 256
 MAX_CPU_TEXTURE_SIZE = 4096  # CPU-made textures (blend, bands) stop here; every GL 3.3 driver takes 4096
 
@@ -30,21 +29,37 @@ def teximage_size(iterations: int, max_texture_size: int = MAX_CPU_TEXTURE_SIZE)
     return max(MIN_TEXIMAGE_SIZE, min(1 << iterations, max_texture_size))
 
 
+def generator_inputs(settings: SceneSettings) -> tuple[str, ...]:
+    """Settings of the chosen 2D generator. Fault blur is given in surface cells, so the teximage made at
+    another resolution depends on the surface iterations too."""
+    if settings.generator == "fault":
+        return ("generator", "fault_iterations", "blur", "iterations")
+    if settings.seed_image:
+        return ("generator", "seed_image", "seed_passes")
+    return ("generator",)
+
+
+def generated_heights(settings: SceneSettings, iterations: int, h: float) -> np.ndarray:
+    """The chosen 2D generator's heightmap at ``iterations`` (surface and teximage share it, so the texture
+    fits the surface whatever the generator)."""
+    if settings.generator == "fault":
+        from .generators import fault_formation
+
+        blur = settings.blur * 2.0 ** (iterations - settings.iterations)  # the same width in world units
+        return fault_formation(iterations, settings.seed, settings.fault_iterations, blur, settings.height_scale)
+    if settings.seed_image:
+        from .generators import seeded_diamond_square
+
+        return seeded_diamond_square(settings.seed_image, settings.seed_passes, iterations, settings.seed, h,
+                                     settings.height_scale)
+    return fractal.diamond_square(iterations, settings.seed, h, settings.height_scale)
+
+
 def surface_heights(settings: SceneSettings) -> np.ndarray:
     """The surface: a 1D profile in 1d mode, else the chosen generator's heightmap."""
     if settings.mode == "1d":
         return fractal.midpoint_1d(settings.iterations, settings.seed, settings.h, settings.height_scale)
-    if settings.generator == "fault":
-        from .generators import fault_formation
-
-        return fault_formation(settings.iterations, settings.seed, settings.fault_iterations, settings.blur,
-                               settings.height_scale)
-    if settings.seed_image:
-        from .generators import seeded_diamond_square
-
-        return seeded_diamond_square(settings.seed_image, settings.seed_passes, settings.iterations,
-                                     settings.seed, settings.h, settings.height_scale)
-    return fractal.diamond_square(settings.iterations, settings.seed, settings.h, settings.height_scale)
+    return generated_heights(settings, settings.iterations, settings.h)
 
 
 def cloud_heights(settings: SceneSettings) -> np.ndarray:
@@ -52,19 +67,41 @@ def cloud_heights(settings: SceneSettings) -> np.ndarray:
 
 
 def teximage_heights(settings: SceneSettings) -> np.ndarray:
-    return fractal.diamond_square(settings.teximage_iterations, settings.seed, settings.teximage_h)
+    return generated_heights(settings, settings.teximage_iterations, settings.teximage_h)
+
+
+def _values(settings: SceneSettings, names: tuple[str, ...]) -> tuple:
+    return tuple(getattr(settings, name) for name in names)
+
+
+def surface_key(settings: SceneSettings) -> tuple:
+    if settings.mode == "1d":
+        return ("1d",) + _values(settings, SURFACE_INPUTS)
+    return ("2d",) + _values(settings, SURFACE_INPUTS + generator_inputs(settings))
+
+
+def cloud_key(settings: SceneSettings) -> tuple:
+    return _values(settings, CLOUD_INPUTS)
+
+
+def teximage_key(settings: SceneSettings) -> tuple:
+    return _values(settings, TEXIMAGE_INPUTS + generator_inputs(settings))
+
+
+def surface_texture_key(settings: SceneSettings) -> tuple:
+    return teximage_key(settings) + (settings.texture,)
 
 
 @dataclass
 class _Derived:
-    inputs: tuple[str, ...]
-    make: Callable[[SceneSettings], np.ndarray]
+    key_of: Callable[[SceneSettings], tuple]  # the values of exactly the settings this array is made from
+    make: Callable[[SceneSettings], np.ndarray | None]
     key: tuple | None = None
     value: np.ndarray | None = None
     version: int = 0  # bumped on every regeneration, so GPU uploads can follow
 
     def update(self, settings: SceneSettings) -> bool:
-        key = tuple(getattr(settings, name) for name in self.inputs)
+        key = self.key_of(settings)
         if key == self.key:
             return False
         self.value, self.key = self.make(settings), key
@@ -77,16 +114,16 @@ class DerivedArrays:
     """Surface, cloud and teximage heightmaps and the CPU-made surface texture, each regenerated only when
     its own inputs change. ``surface_texture`` is None when the GPU-drawn teximage textures the surface."""
 
-    surface: _Derived = field(default_factory=lambda: _Derived(SURFACE_INPUTS, surface_heights))
-    clouds: _Derived = field(default_factory=lambda: _Derived(CLOUD_INPUTS, cloud_heights))
-    teximage: _Derived = field(default_factory=lambda: _Derived(TEXIMAGE_INPUTS, teximage_heights))
+    surface: _Derived = field(default_factory=lambda: _Derived(surface_key, surface_heights))
+    clouds: _Derived = field(default_factory=lambda: _Derived(cloud_key, cloud_heights))
+    teximage: _Derived = field(default_factory=lambda: _Derived(teximage_key, teximage_heights))
     surface_texture: _Derived = field(init=False)
     last_generation_seconds: float = 0.0
 
     NAMES = ("surface", "clouds", "teximage", "surface_texture")  # in dependency order
 
     def __post_init__(self) -> None:
-        self.surface_texture = _Derived(SURFACE_TEXTURE_INPUTS, self._make_surface_texture)
+        self.surface_texture = _Derived(surface_texture_key, self._make_surface_texture)
 
     def _make_surface_texture(self, settings: SceneSettings) -> np.ndarray | None:
         if settings.texture == "teximage":
@@ -95,6 +132,10 @@ class DerivedArrays:
 
         make = texturing.blend_texture if settings.texture == "blend" else texturing.bands_texture
         return make(self.teximage.value, teximage_size(settings.teximage_iterations))
+
+    def keys(self, settings: SceneSettings) -> tuple:
+        """What the arrays would be made from: equal keys mean nothing to regenerate."""
+        return tuple(getattr(self, name).key_of(settings) for name in self.NAMES)
 
     def update(self, settings: SceneSettings) -> dict[str, np.ndarray | None]:
         """Bring every array up to date; returns the regenerated ones by name (safe to hand to another thread:
