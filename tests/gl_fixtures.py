@@ -1,0 +1,130 @@
+"""GL and Xvfb fixtures shared by the rendering, GPU-resource and window tests.
+
+Load it from a test module with ``pytest_plugins = ["gl_fixtures"]`` (tests/ is on ``sys.path`` under pytest's
+default import mode; the insert below covers the other modes too).
+
+- ``gl_ctx``: one headless (EGL) moderngl context for the whole session.
+- ``renderer``: a fresh ``Renderer`` per test, released afterwards; the test fails when it left a GL error.
+- ``render_frame``: settings -> small RGB frame (rows top first) through ``render_pixels``.
+- ``xvfb_display``: a private Xvfb server for the session; yields its DISPLAY string.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+TESTS_DIR = Path(__file__).resolve().parent
+if str(TESTS_DIR) not in sys.path:
+    sys.path.insert(0, str(TESTS_DIR))
+
+SMALL_SIZE = (160, 90)
+XVFB_SCREEN = "1600x1000x24"
+
+
+# --- GL ---------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def gl_ctx():
+    from terrainview.render import create_headless_context
+
+    ctx = create_headless_context()
+    yield ctx
+    ctx.release()
+
+
+@pytest.fixture
+def renderer(gl_ctx):
+    """A fresh Renderer on the session context; it must leave no GL error behind."""
+    import moderngl_window
+
+    from terrainview.renderer import Renderer
+
+    # Another test (the window tests) may have made its own context current and active in moderngl-window:
+    # make this one current for the test, and the one moderngl-window's resource loaders compile programs in.
+    moderngl_window.activate_context(ctx=gl_ctx)
+    with gl_ctx:
+        gl_ctx.error  # clear any error left by someone else
+        renderer = Renderer(gl_ctx)
+        try:
+            yield renderer
+            error = gl_ctx.error
+        finally:
+            renderer.release()
+    assert error == "GL_NO_ERROR", f"the test left a GL error: {error}"
+
+
+def render_frame(renderer, settings, size: tuple[int, int] = SMALL_SIZE) -> np.ndarray:
+    """Bring ``renderer`` up to date with ``settings`` and draw one frame: uint8 RGB, top row first."""
+    from terrainview.render import render_pixels
+
+    renderer.update(settings)
+    pixels = render_pixels(renderer, settings, size)
+    assert pixels.shape == (size[1], size[0], 3) and pixels.dtype == np.uint8
+    return pixels
+
+
+@pytest.fixture
+def frame(renderer):
+    """``frame(settings, size=(160, 90))`` -> RGB frame drawn by this test's renderer."""
+    return lambda settings, size=SMALL_SIZE: render_frame(renderer, settings, size)
+
+
+# --- Xvfb -------------------------------------------------------------------------------------------------
+
+
+def _free_display_number(start: int = 90) -> int:
+    for number in range(start, start + 200):
+        if not (Path(f"/tmp/.X11-unix/X{number}").exists() or Path(f"/tmp/.X{number}-lock").exists()):
+            return number
+    raise RuntimeError("no free X display number")
+
+
+def display_ready(display: str) -> bool:
+    try:
+        result = subprocess.run(["xdotool", "getdisplaygeometry"], env={**os.environ, "DISPLAY": display},
+                                capture_output=True, timeout=5)
+    except subprocess.TimeoutExpired:
+        return False
+    return result.returncode == 0
+
+
+@pytest.fixture(scope="session")
+def xvfb_display():
+    """Start ``Xvfb :N`` on a free display number, wait until it takes connections, yield ":N"."""
+    for tool in ("Xvfb", "xdotool"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed")
+    for attempt in range(3):
+        number = _free_display_number(90 + 7 * attempt)
+        display = f":{number}"
+        server = subprocess.Popen(["Xvfb", display, "-screen", "0", XVFB_SCREEN, "-nolisten", "tcp"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20.0
+        while time.monotonic() < deadline and server.poll() is None:
+            if Path(f"/tmp/.X11-unix/X{number}").exists() and display_ready(display):
+                break
+            time.sleep(0.1)
+        if server.poll() is None and display_ready(display):
+            break
+        server.kill()
+        server.wait()
+    else:
+        pytest.fail("Xvfb did not start")
+    try:
+        yield display
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()

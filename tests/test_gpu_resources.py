@@ -1,0 +1,187 @@
+"""GL object lifetime: regenerating the terrain any number of times does not grow the number of live GL objects,
+releasing the renderer frees everything it made, and the teximage texture has the documented size.
+
+Live objects are counted in the driver itself with glIsBuffer / glIsTexture / ... over every name handed out so
+far, so a leak shows however moderngl or terrainview keep their books. (The cheaper probe, "a new buffer gets
+the same name as before", only works on drivers that reuse freed names; Mesa 22 hands out increasing names, so
+that probe runs only where the driver is seen to reuse them.)
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+
+import numpy as np
+import pytest
+
+from terrainview.render import render_pixels
+from terrainview.renderer import Renderer
+from terrainview.settings import SceneSettings
+from terrainview.terrain import MIN_TEXIMAGE_SIZE, teximage_size
+
+pytest_plugins = ["gl_fixtures"]
+pytestmark = pytest.mark.gl
+
+KINDS = ("Buffer", "Texture", "Framebuffer", "Renderbuffer", "VertexArray", "Program", "Shader")
+
+
+class GlNames:
+    """glIs<Kind> through EGL, for the context current on this thread."""
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+        name = ctypes.util.find_library("EGL") or "libEGL.so.1"
+        try:
+            egl = ctypes.CDLL(name)
+        except OSError:
+            pytest.skip("libEGL is needed to count live GL objects")
+        egl.eglGetProcAddress.restype = ctypes.c_void_p
+        egl.eglGetProcAddress.argtypes = [ctypes.c_char_p]
+        prototype = ctypes.CFUNCTYPE(ctypes.c_ubyte, ctypes.c_uint)
+        self.is_ = {}
+        for kind in KINDS:
+            address = egl.eglGetProcAddress(f"glIs{kind}".encode())
+            assert address, f"glIs{kind} not found"
+            self.is_[kind] = prototype(address)
+
+    def highest_name(self) -> int:
+        """A bound on every name handed out so far: the next free names plus headroom, for drivers that hand
+        out the lowest free name while higher ones are alive."""
+        probes = [self.probe_buffer(), self.probe_texture()]
+        return max(probes) + 4096
+
+    def live(self) -> dict[str, int]:
+        top = self.highest_name()
+        return {kind: sum(1 for name in range(1, top) if is_(name)) for kind, is_ in self.is_.items()}
+
+    def probe_buffer(self) -> int:
+        buffer = self.ctx.buffer(b"1234")
+        name = buffer.glo
+        buffer.release()
+        return name
+
+    def probe_texture(self) -> int:
+        texture = self.ctx.texture((1, 1), 1)
+        name = texture.glo
+        texture.release()
+        return name
+
+    def reuses_names(self) -> bool:
+        return self.probe_buffer() == self.probe_buffer() and self.probe_texture() == self.probe_texture()
+
+
+@pytest.fixture
+def gl_names(renderer):
+    return GlNames(renderer.ctx)
+
+
+def churn_settings(step: int) -> SceneSettings:
+    """Step ``step`` of the loop: iterations cycle 1..8, the mode switches lines/1d every 25 steps, the seed
+    every 20 (clouds and teximage regenerate) and teximage iterations 8/9 every 40 (its texture and framebuffer
+    change size)."""
+    return SceneSettings(mode="1d" if (step // 25) % 2 else "lines", iterations=step % 8 + 1, seed=step // 20,
+                         cloud_iterations=4, teximage_iterations=8 + (step // 40) % 2)
+
+
+def test_the_gl_object_count_detects_a_leak(renderer, gl_names):
+    """The counter itself: objects made and not released show up, and go away when released."""
+    before = gl_names.live()
+    leaked = [renderer.ctx.buffer(b"abcd") for _ in range(3)] + [renderer.ctx.texture((2, 2), 3)]
+    during = gl_names.live()
+    for gl_object in leaked:
+        gl_object.release()
+    assert during["Buffer"] == before["Buffer"] + 3 and during["Texture"] == before["Texture"] + 1
+    assert gl_names.live() == before
+
+
+def test_regenerating_200_times_does_not_grow_gl_objects(renderer, gl_names):
+    ctx = renderer.ctx
+    first = churn_settings(0)
+    renderer.update(first)
+    render_pixels(renderer, first, (64, 36))
+    live_start = gl_names.live()
+    owned_start = renderer.gpu.live_objects
+    reuse = gl_names.reuses_names()
+    probes_start = (gl_names.probe_buffer(), gl_names.probe_texture())
+
+    owned_by_mode: dict[str, set[int]] = {"lines": set(), "1d": set()}
+    for step in range(1, 201):
+        settings = churn_settings(step)
+        renderer.update(settings)
+        owned_by_mode[settings.mode].add(renderer.gpu.live_objects)
+        if step % 20 == 0:
+            render_pixels(renderer, settings, (64, 36))
+    assert ctx.error == "GL_NO_ERROR"
+
+    # The renderer's own table: the same objects for the same mode, whatever was regenerated.
+    assert all(len(counts) == 1 for counts in owned_by_mode.values()), owned_by_mode
+    assert max(max(counts) for counts in owned_by_mode.values()) <= owned_start + 2
+
+    # The driver's view: back in the starting state, exactly the starting objects are alive.
+    renderer.update(churn_settings(200).replace(**{name: getattr(first, name) for name in (
+        "mode", "iterations", "seed", "cloud_iterations", "teximage_iterations")}))
+    render_pixels(renderer, first, (64, 36))
+    assert renderer.gpu.live_objects == owned_start
+    assert gl_names.live() == live_start
+    if reuse:  # drivers that reuse freed names hand the probes their old names back
+        assert (gl_names.probe_buffer(), gl_names.probe_texture()) == probes_start
+
+
+def settle(renderer: Renderer) -> None:
+    """Draw with ``renderer``'s programs so the driver lets go of programs deleted while still in use.
+
+    glDeleteProgram on the current program (and Mesa's last vertex program with attributes) only flags it;
+    it stays alive until something else is used. Drawing the same sequence before and after makes the counts
+    comparable."""
+    for mode in ("lines", "1d", "rendered", "teximage"):
+        settings = SceneSettings(mode=mode, iterations=2, cloud_iterations=2, teximage_iterations=4)
+        renderer.update(settings)
+        render_pixels(renderer, settings, (16, 9))
+
+
+def test_release_frees_everything_the_renderer_made(renderer, gl_names):
+    ctx = renderer.ctx
+    settle(renderer)
+    before = gl_names.live()
+    other = Renderer(ctx)
+    try:
+        for mode in ("lines", "1d", "rendered"):
+            settings = SceneSettings(mode=mode, iterations=3, cloud_iterations=3, teximage_iterations=4)
+            other.update(settings)
+            render_pixels(other, settings, (32, 18))
+        assert other.gpu.live_objects > 0
+        assert gl_names.live() != before
+    finally:
+        other.release()
+    assert other.gpu.live_objects == 0
+    settle(renderer)
+    assert gl_names.live() == before
+    assert ctx.error == "GL_NO_ERROR"
+
+
+@pytest.mark.parametrize("iterations, side", [(4, 256), (8, 256), (9, 512), (10, 1024)])
+def test_teximage_texture_is_two_to_the_iterations_at_least_256(renderer, iterations, side):
+    settings = SceneSettings(mode="teximage", iterations=2, cloud_iterations=2, teximage_iterations=iterations)
+    renderer.update(settings)
+    assert renderer.gpu.get("texture:teximage").size == (side, side)
+    # Drawing at any image size leaves the texture as it is.
+    for size in ((160, 90), (37, 300), (320, 180)):
+        render_pixels(renderer, settings, size)
+        assert renderer.gpu.get("texture:teximage").size == (side, side)
+        assert renderer.gpu.surface_texture().size == (side, side)
+
+
+def test_teximage_texture_stops_at_the_gl_limit(renderer):
+    gl_limit = renderer.ctx.info["GL_MAX_TEXTURE_SIZE"]
+    assert renderer.gpu.max_texture_size == gl_limit
+    assert teximage_size(30, gl_limit) == gl_limit
+    assert teximage_size(1, gl_limit) == MIN_TEXIMAGE_SIZE
+    assert teximage_size(11, 1024) == 1024
+    # The GPU path honours the limit it read from the context: pretend a driver limited to 512.
+    renderer.gpu.max_texture_size = 512
+    renderer.update(SceneSettings(mode="teximage", iterations=2, cloud_iterations=2, teximage_iterations=10))
+    assert renderer.gpu.get("texture:teximage").size == (512, 512)
+    pixels = render_pixels(renderer, SceneSettings(mode="teximage", iterations=2, cloud_iterations=2,
+                                                   teximage_iterations=10), (160, 90))
+    assert np.any(pixels[13:77, 48:112] > 0)

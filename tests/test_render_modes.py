@@ -1,0 +1,252 @@
+"""What each render type draws, checked on small offscreen frames against SPEC.md's facts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from terrainview.settings import SceneSettings
+
+pytest_plugins = ["gl_fixtures"]
+pytestmark = pytest.mark.gl
+
+FOG = np.array([round(0.84 * 255), round(0.87 * 255), 255])
+
+
+def dark_mask(pixels: np.ndarray) -> np.ndarray:
+    return pixels.astype(int).mean(axis=2) < 128
+
+
+def grey_level(pixels: np.ndarray) -> np.ndarray:
+    return pixels.astype(int).mean(axis=2)
+
+
+def extent(mask: np.ndarray) -> tuple[int, int, int, int]:
+    """(first row, last row, first column, last column) of the True pixels."""
+    rows, columns = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    assert rows.size, "nothing drawn"
+    return rows[0], rows[-1], columns[0], columns[-1]
+
+
+def block_blur(mask: np.ndarray, block: int = 4) -> np.ndarray:
+    height, width = (side // block * block for side in mask.shape)
+    return mask[:height, :width].reshape(height // block, block, width // block, block).mean(axis=(1, 3))
+
+
+def correlation(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a.ravel() - a.mean(), b.ravel() - b.mean()
+    return float(a @ b / np.sqrt((a @ a) * (b @ b)))
+
+
+def changed_fraction(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.any(a != b, axis=2).mean())
+
+
+# --- lines ------------------------------------------------------------------------------------------------
+
+
+def test_lines_black_on_white(frame):
+    pixels = frame(SceneSettings(mode="lines", iterations=4))
+    white = np.all(pixels == 255, axis=2).mean()
+    dark = dark_mask(pixels).mean()
+    assert white > 0.85, "the background is white"
+    assert 0.01 < dark < 0.15, "the mesh is drawn in dark lines"
+    assert np.all(pixels[..., 0] == pixels[..., 1]) and np.all(pixels[..., 1] == pixels[..., 2]), "no colour"
+
+
+def test_lines_inverted_white_on_black(frame):
+    normal = frame(SceneSettings(mode="lines", iterations=4))
+    inverted = frame(SceneSettings(mode="lines", iterations=4, invert=True))
+    assert np.all(inverted == 0, axis=2).mean() > 0.85, "the background is black"
+    light = grey_level(inverted) >= 128
+    assert 0.01 < light.mean() < 0.15
+    # The same lines, colours swapped: inverted is the negative of the normal frame.
+    assert np.abs(inverted.astype(int) - (255 - normal.astype(int))).max() <= 1
+
+
+def test_antialiased_lines_have_grey_levels_and_aliased_do_not(frame):
+    smooth = grey_level(frame(SceneSettings(mode="lines", iterations=4, antialias=True)))
+    hard = frame(SceneSettings(mode="lines", iterations=4, antialias=False))
+    intermediate = ((smooth > 8) & (smooth < 247)).mean()
+    assert intermediate > 0.005, "antialiased edges blend into the background"
+    assert set(np.unique(hard).tolist()) == {0, 255}, "--no-aa draws pure black on pure white"
+    assert dark_mask(hard).mean() > 0.01
+
+
+def test_tiles_draw_more_of_the_surface(frame):
+    one = frame(SceneSettings(mode="lines", iterations=4, tile=1))
+    three = frame(SceneSettings(mode="lines", iterations=4, tile=3))
+    assert dark_mask(three).sum() > 2 * dark_mask(one).sum()
+    _, _, left_one, right_one = extent(dark_mask(one))
+    _, _, left_three, right_three = extent(dark_mask(three))
+    assert left_three < left_one and right_three > right_one, "the copies sit beside the centre one"
+
+
+@pytest.mark.parametrize("change", [{"yrot": 30.0}, {"ztrans": -2.0}, {"ytrans": -0.8}])
+def test_camera_changes_the_image(frame, change):
+    base = SceneSettings(mode="lines", iterations=4)
+    before, after = frame(base), frame(base.replace(**change))
+    assert changed_fraction(before, after) > 0.02
+
+
+def test_height_scale_changes_lines(frame):
+    full = frame(SceneSettings(mode="lines", iterations=4, height_scale=1.0))
+    half = frame(SceneSettings(mode="lines", iterations=4, height_scale=0.5))
+    assert changed_fraction(full, half) > 0.01
+    top_full, bottom_full, _, _ = extent(dark_mask(full))
+    top_half, bottom_half, _, _ = extent(dark_mask(half))
+    assert bottom_half - top_half < bottom_full - top_full, "a flatter surface looks flatter"
+
+
+def test_more_iterations_keep_the_coarse_shape(frame):
+    """One seed gives one terrain at every resolution (SPEC): iterations 6 and 7 look alike when blurred,
+    other seeds do not."""
+    size = (160, 90)
+
+    def blurred(**changes):
+        pixels = frame(SceneSettings(mode="lines", iterations=6, seed=0).replace(**changes), size)
+        return pixels, block_blur(dark_mask(pixels))
+
+    six_pixels, six = blurred()
+    seven_pixels, seven = blurred(iterations=7)
+    assert changed_fraction(six_pixels, seven_pixels) > 0.005, "iteration 7 adds detail"
+    same_seed = correlation(six, seven)
+    other_seeds = [correlation(six, blurred(seed=seed)[1]) for seed in (1, 2, 4)]
+    assert same_seed > 0.95
+    assert max(other_seeds) < same_seed - 0.1
+    assert np.mean(other_seeds) < 0.75
+
+
+# --- 1D ---------------------------------------------------------------------------------------------------
+
+
+def test_1d_polyline_spans_x_minus_one_to_one(renderer, frame):
+    width, height = 320, 180
+    settings = SceneSettings(mode="1d", iterations=5)
+    pixels = frame(settings, (width, height))
+    dark = dark_mask(pixels)
+    assert np.all(pixels == 255, axis=2).mean() > 0.95, "white background"
+    top, bottom, left, right = extent(dark)
+    # Orthographic -aspect..aspect: x = -1..1 covers the middle 1/aspect of the width.
+    assert abs(left - (width - height) / 2) <= 2 and abs(right - (width + height) / 2) <= 2
+    assert np.all(dark[:, left:right + 1].any(axis=0)), "one unbroken polyline"
+    # y = -1..1 covers the height: the drawn rows follow the profile's values.
+    profile = renderer.arrays.surface.value
+    assert profile.shape == (2 ** 5 + 1,) and profile[0] == profile[-1] == 0.0
+    assert abs(top - (1 - profile.max()) / 2 * height) <= 2
+    assert abs(bottom - (1 - profile.min()) / 2 * height) <= 2
+
+
+def test_1d_tiles_along_x_and_height_scale(frame):
+    width, height = 400, 100  # aspect 4: x = -1..1 is columns 150..250
+    one = dark_mask(frame(SceneSettings(mode="1d", iterations=5, tile=1), (width, height)))
+    two = dark_mask(frame(SceneSettings(mode="1d", iterations=5, tile=2), (width, height)))
+    _, _, left, right = extent(one)
+    assert abs(left - 150) <= 2 and abs(right - 250) <= 2
+    _, _, left, right = extent(two)
+    assert abs(left - 100) <= 2 and abs(right - 300) <= 2, "two segments side by side, 2 units apart"
+
+    size = (320, 180)
+    full = dark_mask(frame(SceneSettings(mode="1d", iterations=5, height_scale=1.0), size))
+    half = dark_mask(frame(SceneSettings(mode="1d", iterations=5, height_scale=0.5), size))
+    top_full, bottom_full, _, _ = extent(full)
+    top_half, bottom_half, _, _ = extent(half)
+    assert abs((bottom_half - top_half) - (bottom_full - top_full) / 2) <= 3
+
+
+# --- clouds -----------------------------------------------------------------------------------------------
+
+
+def test_clouds_colouring(frame):
+    pixels = frame(SceneSettings(mode="clouds", cloud_iterations=5)).astype(int)
+    red, green, blue = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+    assert np.all(np.abs(blue - 0.9 * 255) <= 1), "blue = 0.9 everywhere, the quad fills the window"
+    assert np.array_equal(red, green)
+    assert red.min() >= 0.4 * 255 - 1 and red.max() <= 0.9 * 255 + 1
+    # Deviations beyond +-0.2 clamp: both ends of the medium-blue-to-white range appear.
+    assert red.min() <= 0.45 * 255 and red.max() >= 0.85 * 255
+
+
+def test_clouds_nearest_filtering(frame):
+    """5 cloud iterations are 33 texels across: a 160-pixel frame shows blocks of equal colour."""
+    pixels = frame(SceneSettings(mode="clouds", cloud_iterations=5))
+    row = pixels[45, :, 0].astype(int)
+    assert len(np.unique(row)) <= 34
+    assert np.count_nonzero(np.diff(row)) <= 33
+
+
+# --- teximage ---------------------------------------------------------------------------------------------
+
+
+def test_teximage_bands_in_a_power_of_two_square(frame):
+    width, height = 320, 180
+    pixels = frame(SceneSettings(mode="teximage", teximage_iterations=6), (width, height)).astype(int)
+    side = 128  # the largest power of two that fits 180
+    x0, y0 = (width - side) // 2, (height - side) // 2
+    square = pixels[y0:y0 + side, x0:x0 + side]
+    outside = np.ones((height, width), bool)
+    outside[y0:y0 + side, x0:x0 + side] = False
+    assert np.all(pixels[outside] == 0), "black outside the square"
+    assert np.all(square.sum(axis=2) > 0), "the square is filled"
+
+    red, green, blue = (square[..., i].astype(float) for i in range(3))
+    greenish = (green > red + 3) & (green > blue + 3)
+    greyish = (np.abs(red - green) <= 2) & (blue >= red)
+    red_over_blue = red / np.maximum(blue, 1.0)
+    middle = greyish & (red_over_blue < 0.935)  # (0.55, 0.55, 0.6) lit: r/b = 0.917
+    top = greyish & (red_over_blue >= 0.94)  # (0.95, 0.95, 1.0) lit, clamped at 1: r/b >= 0.95
+    for name, band in (("bottom (green)", greenish), ("middle (grey)", middle), ("top (white)", top)):
+        assert band.mean() > 0.03, f"the {name} band is missing"
+    assert (greenish | greyish).mean() > 0.9
+
+
+def test_teximage_lit_flat_shading(frame):
+    """Ambient 0.5 + diffuse: one band shows many brightness levels, none darker than half its colour."""
+    pixels = frame(SceneSettings(mode="teximage", teximage_iterations=6), (320, 180)).astype(int)
+    square = pixels[26:154, 96:224]
+    green = square[(square[..., 1] > square[..., 0] + 3) & (square[..., 1] > square[..., 2] + 3)]
+    assert len(np.unique(green[:, 1])) > 5
+    assert green[:, 1].min() >= 0.4 * 0.5 * 255 - 3
+
+
+# --- rendered ---------------------------------------------------------------------------------------------
+
+
+def test_rendered_sky_fog_and_textured_surface(frame):
+    width, height = 160, 90
+    pixels = frame(SceneSettings(mode="rendered", iterations=5, teximage_iterations=6), (width, height))
+    pixels = pixels.astype(int)
+    is_fog = np.abs(pixels - FOG).max(axis=2) <= 1
+    red, green, blue = pixels[..., 0], pixels[..., 1], pixels[..., 2]
+
+    assert is_fog[-height // 10:].all(), "below the sky pyramid: the fog colour it was cleared to"
+    top = slice(0, height // 4)
+    assert np.all(blue[top] > red[top]), "the sky above is blue"
+    assert not is_fog[top].any(), "the clouds show through the sky's fog"
+    assert len(np.unique(red[top])) > 10
+
+    centre = pixels[height * 4 // 10:height * 6 // 10, width // 4:width * 3 // 4]
+    not_fog = ~(np.abs(centre - FOG).max(axis=2) <= 2)
+    assert not_fog.mean() > 0.5, "the surface fills the centre"
+    assert len(np.unique(centre.reshape(-1, 3), axis=0)) > 100, "textured"
+    greenish = (green > red + 5) & (green > blue + 5)
+    assert greenish.sum() > 20, "the teximage's low band textures the surface"
+    centre_red, centre_green, centre_blue = (centre[..., i] for i in range(3))
+    greyish = (np.abs(centre_red - centre_green) <= 8) & (centre_blue >= centre_red) & not_fog
+    assert greyish.mean() > 0.2, "the teximage's grey and white bands"
+
+
+def test_rendered_tiles_and_camera(frame):
+    base = SceneSettings(mode="rendered", iterations=4, teximage_iterations=6)
+    one, three = frame(base), frame(base.replace(tile=3))
+    assert changed_fraction(one, three) > 0.1
+    fog_one = (np.abs(one.astype(int) - FOG).max(axis=2) <= 1).mean()
+    fog_three = (np.abs(three.astype(int) - FOG).max(axis=2) <= 1).mean()
+    assert fog_three < fog_one, "more surface, less bare fog"
+    assert changed_fraction(one, frame(base.replace(yrot=45.0))) > 0.05
+    assert changed_fraction(one, frame(base.replace(ztrans=-2.0))) > 0.05
+
+
+def test_rendered_nearest_differs_from_linear(frame):
+    base = SceneSettings(mode="rendered", iterations=4, teximage_iterations=6)
+    assert changed_fraction(frame(base), frame(base.replace(linear=False))) > 0.05
