@@ -56,17 +56,24 @@ class TerrainApp(mglw.WindowConfig):
         self.worker = GenerationWorker(self.renderer.arrays)
         self.worker.request(self.settings)
         self.requested_key = self.renderer.arrays.keys(self.settings)
-        self.ready = False  # nothing to draw until the first generation has been uploaded
+        self.uploaded_key: tuple | None = None  # arrays.keys() of the terrain on the GPU
+        self.drawn_settings: SceneSettings | None = None  # the last settings a frame was drawn with
         self.flight = flight.Flight()
         self.panel = Panel()
         self.status = PanelStatus()
         self.frame_stats = None
         self.message = ("", 0.0)
         self.shot: tuple[TiledRender, Path] | None = None
+        self.pending_shot: tuple | None = None  # a shot asked for before the new terrain reached the GPU
         self._fps_frames, self._fps_since = 0, time.perf_counter()
         imgui.create_context()
         imgui.get_io().set_ini_filename("")  # no imgui.ini litter in the user's folder
         self.imgui = ModernglWindowRenderer(self.wnd)
+
+    @property
+    def ready(self) -> bool:
+        """The GPU holds everything the current settings draw."""
+        return self.renderer.can_draw(self.settings)
 
     # --- frame loop -----------------------------------------------------------------------------------------
 
@@ -76,13 +83,21 @@ class TerrainApp(mglw.WindowConfig):
         self._request_generation()
         framebuffer = self.wnd.fbo
         framebuffer.use()
-        if self.ready:
+        settings = self.settings
+        if not self.renderer.can_draw(settings) and self.drawn_settings is not None:
+            # Switched between 1d and a 2D mode: draw the old mode until the new surface arrives.
+            settings = self.drawn_settings.replace(**{name: getattr(settings, name) for name in CAMERA_FIELDS})
+        if self.renderer.can_draw(settings):
             frame = Frame(self.wnd.buffer_size, line_scale=self.wnd.pixel_ratio)
-            self.frame_stats = self.renderer.draw(self.settings, framebuffer, frame)
+            self.frame_stats = self.renderer.draw(settings, framebuffer, frame)
+            self.drawn_settings = settings
             self.status.primitives = self.frame_stats.primitives
             self.status.primitive_kind = self.frame_stats.kind
         else:
             framebuffer.clear(0.1, 0.1, 0.12, 1.0)
+        if self.pending_shot is not None and self.renderer.arrays.keys(self.settings) == self.uploaded_key:
+            pending, self.pending_shot = self.pending_shot, None
+            self.start_screenshot(*pending)
         self._advance_shot()
         self._count_frame()
         self._draw_ui()
@@ -95,9 +110,10 @@ class TerrainApp(mglw.WindowConfig):
             return
         self.renderer.upload(result.changed)
         self.status.error = result.error
+        if result.error is None:
+            self.uploaded_key = self.renderer.arrays.keys(result.settings)
         if result.changed:
             self.status.generation_seconds = result.seconds
-        self.ready = self.ready or self.renderer.gpu.complete
 
     def _request_generation(self) -> None:
         key = self.renderer.arrays.keys(self.settings)
@@ -137,7 +153,7 @@ class TerrainApp(mglw.WindowConfig):
 
     def _draw_overlay(self) -> None:
         lines = []
-        if not self.ready:
+        if self.drawn_settings is None:
             lines.append("Compiling terrain kernels..." if self.status.compiling else "Generating terrain...")
         if self.shot is not None:
             lines.append(f"Rendering {self.shot[1].name}: {self.shot[0].progress:.0%} (Escape cancels)")
@@ -173,7 +189,10 @@ class TerrainApp(mglw.WindowConfig):
 
     def start_screenshot(self, size: tuple[int, int], supersample: int = 1, path: Path | None = None) -> None:
         """Begin rendering the current view, without the panel, to a PNG; one tile per frame."""
-        if self.shot is not None or not self.ready:
+        if self.shot is not None:
+            return
+        if self.renderer.arrays.keys(self.settings) != self.uploaded_key:  # shoot the new terrain once uploaded
+            self.pending_shot = (size, supersample, path)
             return
         if path is None:
             SCREENSHOT_FOLDER.mkdir(exist_ok=True)

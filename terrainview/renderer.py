@@ -104,6 +104,10 @@ class Renderer:
     def release(self) -> None:
         self.gpu.release()
 
+    def can_draw(self, settings: SceneSettings) -> bool:
+        """The GPU holds the kind of surface ``settings.mode`` draws (a 1D profile or a 2D heightmap)."""
+        return self.gpu.complete and self.gpu.has("vao:polyline" if settings.mode == "1d" else "texture:surface")
+
     # --- drawing --------------------------------------------------------------------------------------------
 
     def draw(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:

@@ -202,8 +202,6 @@ class TestKeysInProcess:
         assert fresh.settings.yrot == 3.0
 
 
-    @pytest.mark.xfail(strict=True, raises=KeyError, reason="product bug: the frame after a switch between 1d "
-                       "and a 2D mode draws the new mode with the other kind of surface on the GPU")
     def test_switching_between_1d_and_2d_modes_keeps_drawing(self, fresh):
         """The panel's render-type combo changes ``app.settings``; the next frames must draw (the previous
         picture or the new one) while the worker generates the other kind of surface."""
@@ -218,8 +216,6 @@ class TestKeysInProcess:
             fresh.settings = fresh.settings.replace(mode="lines")
             settle(fresh)
 
-    @pytest.mark.xfail(strict=True, raises=AssertionError, reason="product bug: F12 pressed before a "
-                       "regeneration reaches the GPU saves the old terrain under the new scene's settings")
     def test_f12_right_after_a_change_shoots_the_new_scene(self, fresh, tmp_path, monkeypatch):
         """A PNG carries its scene; its pixels must be that scene even when F12 follows a change at once."""
         monkeypatch.chdir(tmp_path)
