@@ -1,0 +1,91 @@
+"""Kernel figures: diamond-square and midpoint displacement against their targets, start-up and compile
+times of the numba kernels, and a plain single-threaded C diamond-square (bench/reference.c) for scale."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from numba import get_num_threads
+
+from terrainview.fractal import diamond_square, midpoint_1d
+
+# Median after warm-up, including the array's allocation.
+TARGET_MS = {10: 1.5, 12: 25.0}
+TARGET_START_S = 0.5
+REPEATS = {8: 200, 10: 100, 12: 21}
+C_REPEATS = {10: 21, 12: 5}
+REFERENCE_C = Path(__file__).with_name("reference.c")
+FIRST_MAP = "import terrainview.fractal as f; f.diamond_square(10)"
+
+
+def _median_ms(call: Callable[[], object], repeats: int) -> float:
+    for _ in range(3):  # warm-up: numba's cache, the thread pool, the allocator
+        call()
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - started)
+    return 1000 * statistics.median(times)
+
+
+def _verdict(value: float, target: float) -> str:
+    return "ok" if value <= target else "MISSED"
+
+
+def _process_seconds(code: str, env: dict[str, str] | None = None) -> float:
+    """Wall time of `python -c code`, from before the spawn to its exit."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], env=env, check=True)
+    return time.perf_counter() - started
+
+
+def _c_reference(numba_ms: dict[int, float]) -> None:
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        print("C reference: skipped, gcc not found")
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        binary, heights = os.path.join(folder, "reference"), os.path.join(folder, "heights.f32")
+        subprocess.run([gcc, "-O2", "-o", binary, str(REFERENCE_C), "-lm"], check=True)
+        seconds = {}
+        for n, repeats in C_REPEATS.items():
+            run = subprocess.run([binary, str(n), "1", "0.7", "1.0", str(repeats), heights], check=True,
+                                 capture_output=True, text=True)
+            seconds[n] = float(run.stdout)
+        c_map = np.fromfile(heights, dtype=np.float32).reshape((1 << 12) + 1, -1)
+        same = np.array_equal(c_map.view(np.uint32), diamond_square(12, 1, 0.7, 1.0).view(np.uint32))
+    print(f"C reference (gcc -O2, one thread, in place; same map bit for bit: {'yes' if same else 'NO'})")
+    for n, c_s in seconds.items():
+        print(f"  n={n:<2}  C {1000 * c_s:8.2f} ms   numba {numba_ms[n]:6.2f} ms   numba is "
+              f"{1000 * c_s / numba_ms[n]:.1f}x faster")
+
+
+def run() -> None:
+    print(f"diamond_square, median after warm-up incl. allocation, {get_num_threads()} numba threads")
+    numba_ms = {}
+    for n, repeats in REPEATS.items():
+        numba_ms[n] = ms = _median_ms(lambda: diamond_square(n), repeats)
+        target = f"target <= {TARGET_MS[n]:g} ms  {_verdict(ms, TARGET_MS[n])}" if n in TARGET_MS else ""
+        print(f"  n={n:<2}  {(1 << n) + 1:>4}^2  {ms:8.2f} ms   {target}".rstrip())
+    print(f"midpoint_1d n=16: {_median_ms(lambda: midpoint_1d(16), 100):.3f} ms")
+
+    _process_seconds(FIRST_MAP)  # fills numba's cache if it is not yet
+    start = statistics.median(_process_seconds(FIRST_MAP) for _ in range(5))
+    imported = statistics.median(_process_seconds("import terrainview.fractal") for _ in range(5))
+    print(f"process start -> first n=10 heightmap, warm cache: {start:.2f} s (target <= {TARGET_START_S:g} s "
+          f"{_verdict(start, TARGET_START_S)}); import alone {imported:.2f} s")
+    with tempfile.TemporaryDirectory() as cache:
+        cold = _process_seconds(FIRST_MAP, env={**os.environ, "NUMBA_CACHE_DIR": cache})
+    print(f"cold compile, same with an empty numba cache: {cold:.1f} s")
+
+    _c_reference(numba_ms)
