@@ -87,6 +87,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except USAGE_ERRORS as error:
         print(f"terrainview: error: {error}", file=sys.stderr)
         return 2
+    except OSError as error:  # a disk that fills up, a file that vanishes: the output was not written
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"terrainview: error: {where}{error.strerror or error}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("terrainview: interrupted", file=sys.stderr)
         return 130

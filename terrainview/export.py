@@ -6,7 +6,10 @@ The format follows the output file's extension (``EXPORT_FORMATS``):
 - ``.png``: 16-bit greyscale, minimum -> 0, maximum -> 65535 (a flat heightmap is all 0), with the scene in
   text chunks like every PNG terrainview writes, plus ``terrainview.height_min`` / ``terrainview.height_max``
   so the float range can be recovered: ``height = min + value / 65535 * (max - min)``;
-- ``.raw``: the same 16-bit values as the PNG, little-endian, no header, row after row (Unity/Ogre terrain).
+- ``.raw``: the same 16-bit values as the PNG, little-endian, no header, row after row (Unity/Ogre terrain);
+- ``.obj``: the surface mesh (vertices, normals, texture coordinates, faces), ``--tile`` x ``--tile`` copies,
+  with ``NAME.mtl`` and the surface texture (teximage, blend or bands, as ``--texture`` says) as
+  ``NAME.png`` beside it, so Blender opens it textured. All three files are written or none.
 
 The export is always the 2D surface: in 1d mode the 2D heightmap of the same seed, H, iterations and height
 scale is written (that is, the settings with ``mode='lines'``), and that is the scene the PNG records.
@@ -18,6 +21,8 @@ existing file is never replaced without ``--force`` and a failure leaves no part
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -25,15 +30,16 @@ import numpy as np
 from PIL import Image
 
 from .files import atomic_output, check_output_path
-from .scene import png_text_chunks
+from .scene import png_text_chunks, scene_document
 from .settings import SceneSettings, SettingsError
 from .terrain import surface_heights
 
 UINT16_MAX = 65535
 
-# A writer gets the heightmap, the settings it was made from, the temporary file to write (its name ends in
-# .part, so writers must not rely on the suffix) and the final path (for formats that refer to it).
-Writer = Callable[[np.ndarray, SceneSettings, Path, Path], None]
+# A writer gets the heightmap, the settings it was made from and, for each file it writes (the output and its
+# COMPANIONS), the final path mapped to the temporary file to write (whose name ends in .part, so writers
+# must not rely on the suffix).
+Writer = Callable[[np.ndarray, SceneSettings, dict[Path, Path]], None]
 
 
 def normalize_uint16(heights: np.ndarray) -> tuple[np.ndarray, float, float]:
@@ -50,21 +56,63 @@ def normalize_uint16(heights: np.ndarray) -> tuple[np.ndarray, float, float]:
     return np.clip(np.rint(scaled), 0, UINT16_MAX).astype(np.uint16), low, high
 
 
-def _write_npy(heights: np.ndarray, settings: SceneSettings, temporary: Path, path: Path) -> None:
+def _write_npy(heights: np.ndarray, settings: SceneSettings, files: dict[Path, Path]) -> None:
+    (temporary,) = files.values()
     with open(temporary, "wb") as stream:  # np.save on a name would append .npy to the .part name
         np.save(stream, heights, allow_pickle=False)
 
 
-def _write_png(heights: np.ndarray, settings: SceneSettings, temporary: Path, path: Path) -> None:
+def _write_png(heights: np.ndarray, settings: SceneSettings, files: dict[Path, Path]) -> None:
+    (temporary,) = files.values()
     values, low, high = normalize_uint16(heights)
     image = Image.fromarray(values)  # uint16 -> mode 'I;16'
     extra = {"height_min": repr(low), "height_max": repr(high)}
     image.save(temporary, format="PNG", pnginfo=png_text_chunks(settings, extra=extra))
 
 
-def _write_raw(heights: np.ndarray, settings: SceneSettings, temporary: Path, path: Path) -> None:
+def _write_raw(heights: np.ndarray, settings: SceneSettings, files: dict[Path, Path]) -> None:
+    (temporary,) = files.values()
     values, _, _ = normalize_uint16(heights)
     temporary.write_bytes(values.astype("<u2").tobytes(order="C"))
+
+
+def surface_texture_rgb(settings: SceneSettings) -> np.ndarray:
+    """The image that textures the surface, RGB uint8 with the heightmap's row order (row 0 at z = -1, the
+    top of the picture, v = 1). The teximage is drawn by GL, so it needs an offscreen context."""
+    if settings.texture != "teximage":
+        from .terrain import DerivedArrays
+
+        arrays = DerivedArrays()
+        arrays.update(settings)
+        return arrays.surface_texture.value
+    from .render import create_headless_context
+    from .renderer import Renderer
+
+    ctx = create_headless_context()
+    renderer = Renderer(ctx)
+    try:
+        renderer.update(settings)
+        texture = renderer.gpu.surface_texture()
+        pixels = np.frombuffer(texture.read(alignment=1), dtype=np.uint8)
+        return pixels.reshape(texture.height, texture.width, 3)[::-1].copy()  # GL's first row is v = 0
+    finally:
+        renderer.release()
+        ctx.release()
+
+
+def _write_obj(heights: np.ndarray, settings: SceneSettings, files: dict[Path, Path]) -> None:
+    from .mesh import surface_mesh, write_obj
+
+    obj, mtl, png = files
+    print(f"terrainview export: building the mesh ({heights.shape[0]}x{heights.shape[1]} heights, "
+          f"{settings.tile}x{settings.tile} tiles)...", flush=True)
+    mesh = surface_mesh(heights, settings.tile)
+    Image.fromarray(surface_texture_rgb(settings)).save(files[png], format="PNG",
+                                                         pnginfo=png_text_chunks(settings))
+    print(f"terrainview export: writing {len(mesh.positions):,} vertices and {len(mesh.faces):,} triangles...",
+          flush=True)
+    header = json.dumps(scene_document(settings), sort_keys=True)
+    write_obj(mesh, files[obj], mtl.name, png.name, files[mtl], header)
 
 
 # Extension (lower case, with the dot) -> writer. Add a format by adding an entry.
@@ -72,7 +120,10 @@ EXPORT_FORMATS: dict[str, Writer] = {
     ".npy": _write_npy,
     ".png": _write_png,
     ".raw": _write_raw,
+    ".obj": _write_obj,
 }
+# Files a format writes beside the output, by extension: NAME.obj brings NAME.mtl and NAME.png.
+COMPANIONS: dict[str, tuple[str, ...]] = {".obj": (".mtl", ".png")}
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
@@ -94,11 +145,16 @@ def export_settings(settings: SceneSettings) -> SceneSettings:
 
 def export_command(args: argparse.Namespace, settings: SceneSettings) -> int:
     path = check_output_path(args.output, args.force, EXPORT_FORMATS)
+    extension = path.suffix.lower()
+    paths = [path] + [check_output_path(path.with_suffix(companion), args.force, (companion,))
+                      for companion in COMPANIONS.get(extension, ())]
     settings = export_settings(settings)
-    writer = EXPORT_FORMATS[path.suffix.lower()]
     heights = surface_heights(settings)
-    with atomic_output(path, args.force) as temporary:
-        writer(heights, settings, temporary, path)
+    with contextlib.ExitStack() as stack:
+        files = {final: stack.enter_context(atomic_output(final, args.force)) for final in paths}
+        EXPORT_FORMATS[extension](heights, settings, files)
     shape = "x".join(str(side) for side in heights.shape)
     print(f"wrote {path} ({path.stat().st_size} bytes, {shape} heights)")
+    for companion in paths[1:]:
+        print(f"wrote {companion} ({companion.stat().st_size} bytes)")
     return 0

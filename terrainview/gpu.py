@@ -210,7 +210,8 @@ class GpuScene:
         if rgb is None:
             self._drop("texture:surface_image")
         else:
-            self._color_texture("texture:surface_image", rgb)
+            # Rows run like the heightmap's (row 0 at z = -1, where v = 1); GL stores the first row at v = 0.
+            self._color_texture("texture:surface_image", rgb[::-1])
 
     def surface_texture(self) -> moderngl.Texture:
         return self._objects.get("texture:surface_image") or self._objects["texture:teximage"]

@@ -62,6 +62,7 @@ def surface_mesh(heights: np.ndarray, tile: int = 1) -> Mesh:
 
 def write_obj(mesh: Mesh, obj_path: Path, material_file: str, texture_file: str, mtl_path: Path,
               header: str) -> None:
+    # Paths are where to write (temporary files, maybe); the names are what the OBJ/MTL refer to.
     """Write the mesh as OBJ (v, vn, vt, f with 1-based v/vt/vn indices) and its MTL naming the texture."""
     mtl_path.write_text(
         f"# {header}\nnewmtl terrain\nKa 1 1 1\nKd 1 1 1\nKs 0 0 0\nillum 1\nmap_Kd {texture_file}\n",
@@ -69,8 +70,15 @@ def write_obj(mesh: Mesh, obj_path: Path, material_file: str, texture_file: str,
     )
     with open(obj_path, "w", encoding="utf-8") as out:
         out.write(f"# {header}\nmtllib {material_file}\nusemtl terrain\n")
-        np.savetxt(out, mesh.positions, fmt="v %.6f %.6f %.6f")
-        np.savetxt(out, mesh.normals, fmt="vn %.6f %.6f %.6f")
-        np.savetxt(out, mesh.texcoords, fmt="vt %.6f %.6f")
+        _write_rows(out, "v %.6f %.6f %.6f\n", mesh.positions)
+        _write_rows(out, "vn %.6f %.6f %.6f\n", mesh.normals)
+        _write_rows(out, "vt %.6f %.6f\n", mesh.texcoords)
         # v/vt/vn share one index per corner.
-        np.savetxt(out, np.repeat(mesh.faces + 1, 3, axis=1), fmt="f %d/%d/%d %d/%d/%d %d/%d/%d")
+        _write_rows(out, "f %d/%d/%d %d/%d/%d %d/%d/%d\n", np.repeat(mesh.faces + 1, 3, axis=1))
+
+
+def _write_rows(out, row_format: str, rows: np.ndarray, chunk: int = 65536) -> None:
+    """Format rows in chunks with one ``%`` each: several times faster than np.savetxt's per-row loop."""
+    for start in range(0, len(rows), chunk):
+        block = rows[start:start + chunk]
+        out.write((row_format * len(block)) % tuple(block.ravel().tolist()))

@@ -237,8 +237,9 @@ def test_bad_numbers_leave_no_file(tmp_path, call_main, usage_error, options, fr
 
 
 def test_failed_write_leaves_nothing(tmp_path, call_main, monkeypatch):
-    def broken(heights, settings, temporary, path):
-        temporary.write_bytes(b"half a file")
+    def broken(heights, settings, files):
+        for temporary in files.values():
+            temporary.write_bytes(b"half a file")
         raise OSError(28, "No space left on device")
 
     monkeypatch.setitem(export.EXPORT_FORMATS, ".npy", broken)
