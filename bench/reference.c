@@ -31,7 +31,7 @@ static uint32_t hash32(uint32_t x) {
 /* scale * r, r uniform in [-0.5, 0.5), for the lattice position of point (z, x). */
 static float offset(uint32_t key, int shift, int z, int x, float scale) {
     uint32_t index = (((uint32_t)z << shift) << LATTICE_BITS) + ((uint32_t)x << shift);
-    uint32_t bits = hash32(index ^ key);
+    uint32_t bits = hash32(hash32(index ^ key));  /* two rounds, as terrainview.fractal */
     return ((float)(int32_t)(bits >> 8) * (1.0f / 16777216.0f) - 0.5f) * scale;
 }
 

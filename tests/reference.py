@@ -21,10 +21,10 @@ import numpy as np
 from terrainview.fractal import _DOMAIN_1D, _DOMAIN_2D, LATTICE_BITS, _stream_key
 
 MASK32 = 0xFFFFFFFF
-# Rounds of the hash per offset in terrainview.fractal (bits = hash(index ^ key), one round). Keep in step with
+# Rounds of the hash per offset in terrainview.fractal (bits = hash(hash(index ^ key))). Keep in step with
 # the kernel: with one round, offsets of related lattice points (e.g. (0, c) and (c, 0)) correlate across
 # seeds, which test_offsets_are_independent_across_seeds and the statistics tests catch; two rounds do not.
-HASH_ROUNDS = 1
+HASH_ROUNDS = 2
 
 
 def lowbias32(x: int) -> int:
