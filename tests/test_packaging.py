@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import re
 import tomllib
 import zipfile
 from pathlib import Path
@@ -22,7 +23,8 @@ import terrainview
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-VERSION = PYPROJECT["project"]["version"]
+# The version is written once, in terrainview/__init__.py; the build reads it from there.
+VERSION = re.search(r'^__version__ = "([^"]+)"', (ROOT / "terrainview" / "__init__.py").read_text(), re.M)[1]
 OFFLINE_SIGNS = ("No matching distribution found for hatchling", "Could not find a version that satisfies",
                  "Failed to establish a new connection", "Temporary failure in name resolution",
                  "Network is unreachable")
@@ -146,7 +148,7 @@ def test_version_option(run_cli):
     result = run_cli("--version")
     assert result.returncode == 0, result.stderr
     assert result.stdout == f"terrainview {terrainview.__version__}\n"
-    assert terrainview.__version__ == VERSION  # the environment's install matches pyproject.toml
+    assert terrainview.__version__ == VERSION  # the environment's install is this source tree
     script = Path(sys.executable).parent / "terrainview"
     if script.exists():  # the console script of this environment
         result = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=120)
