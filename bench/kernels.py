@@ -10,12 +10,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 from numba import get_num_threads
 
+from bench import median_ms
 from terrainview.fractal import diamond_square, midpoint_1d
 
 # Median after warm-up, including the array's allocation.
@@ -25,17 +25,6 @@ REPEATS = {8: 200, 10: 100, 12: 21}
 C_REPEATS = {10: 21, 12: 5}
 REFERENCE_C = Path(__file__).with_name("reference.c")
 FIRST_MAP = "import terrainview.fractal as f; f.diamond_square(10)"
-
-
-def _median_ms(call: Callable[[], object], repeats: int) -> float:
-    for _ in range(3):  # warm-up: numba's cache, the thread pool, the allocator
-        call()
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - started)
-    return 1000 * statistics.median(times)
 
 
 def _verdict(value: float, target: float) -> str:
@@ -74,10 +63,10 @@ def run() -> None:
     print(f"diamond_square, median after warm-up incl. allocation, {get_num_threads()} numba threads")
     numba_ms = {}
     for n, repeats in REPEATS.items():
-        numba_ms[n] = ms = _median_ms(lambda: diamond_square(n), repeats)
+        numba_ms[n] = ms = median_ms(lambda: diamond_square(n), repeats)
         target = f"target <= {TARGET_MS[n]:g} ms  {_verdict(ms, TARGET_MS[n])}" if n in TARGET_MS else ""
         print(f"  n={n:<2}  {(1 << n) + 1:>4}^2  {ms:8.2f} ms   {target}".rstrip())
-    print(f"midpoint_1d n=16: {_median_ms(lambda: midpoint_1d(16), 100):.3f} ms")
+    print(f"midpoint_1d n=16: {median_ms(lambda: midpoint_1d(16), 100):.3f} ms")
 
     _process_seconds(FIRST_MAP)  # fills numba's cache if it is not yet
     start = statistics.median(_process_seconds(FIRST_MAP) for _ in range(5))

@@ -7,6 +7,7 @@ command line override the scene file. Bad input ends with one line on stderr and
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 
@@ -47,24 +48,17 @@ def settings_from_args(args: argparse.Namespace) -> SceneSettings:
     return SceneSettings.from_namespace(args, base)
 
 
-def _render(argv: Sequence[str]) -> int:
-    from .render import add_render_arguments, render_command
+def _subcommand(name: str, description: str, module: str) -> Callable[[Sequence[str]], int]:
+    """A subcommand whose module has ``add_<name>_arguments(parser)`` and ``<name>_command(args, settings)``."""
+    def run(argv: Sequence[str]) -> int:
+        implementation = importlib.import_module(module, __package__)
+        parser = OneLineParser(prog=f"terrainview {name}", description=description)
+        getattr(implementation, f"add_{name}_arguments")(parser)
+        add_scene_arguments(parser)
+        args = parser.parse_args(argv)
+        return getattr(implementation, f"{name}_command")(args, settings_from_args(args))
 
-    parser = OneLineParser(prog="terrainview render", description="Render one frame to a PNG, no display needed.")
-    add_render_arguments(parser)
-    add_scene_arguments(parser)
-    args = parser.parse_args(argv)
-    return render_command(args, settings_from_args(args))
-
-
-def _export(argv: Sequence[str]) -> int:
-    from .export import add_export_arguments, export_command
-
-    parser = OneLineParser(prog="terrainview export", description="Write the surface heightmap or mesh to a file.")
-    add_export_arguments(parser)
-    add_scene_arguments(parser)
-    args = parser.parse_args(argv)
-    return export_command(args, settings_from_args(args))
+    return run
 
 
 def _view(argv: Sequence[str]) -> int:
@@ -73,7 +67,10 @@ def _view(argv: Sequence[str]) -> int:
     return run_viewer(list(argv))
 
 
-COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {"render": _render, "export": _export}
+COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
+    "render": _subcommand("render", "Render one frame to a PNG, no display needed.", ".render"),
+    "export": _subcommand("export", "Write the surface heightmap or mesh to a file.", ".export"),
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -42,10 +42,8 @@ from numba import njit, prange
 
 from . import fractal
 from .fractal import LATTICE_BITS, MAX_HEIGHT_SCALE, MAX_ITERATIONS_2D, MAX_SEED, _check_int, _check_real, _hash32
-from .settings import SettingsError
+from .settings import MAX_BLUR, MAX_FAULT_ITERATIONS, SettingsError
 
-MAX_FAULT_ITERATIONS = 5000
-MAX_BLUR = 16.0
 MAX_SEED_PASSES = 8
 # Delta of the first and of the last fault, before normalisation (only their ratio matters).
 FAULT_MAX_DELTA = 1.0
@@ -333,7 +331,8 @@ def load_seed_image(path: str | os.PathLike) -> np.ndarray:
     """The grey values in [0, 1] (float32, read-only) of an image file, decoded once per (path, mtime, size).
 
     8-bit images (any mode; colour through Pillow's luma conversion) are divided by 255, 16-bit grey images by
-    65535, floating-point images are clipped to [0, 1]. Raises ``SettingsError("seed_image: PATH: ...")`` for a missing, unreadable or non-image file.
+    65535, floating-point images are clipped to [0, 1]. Raises ``SettingsError("seed_image: PATH: ...")``
+    for a missing, unreadable or non-image file.
     """
     path = os.fspath(path)
     try:

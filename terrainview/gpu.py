@@ -27,7 +27,7 @@ LIGHT_DIRECTION = (1.0, 0.5, 1.0)
 LIGHT_AMBIENT = 0.5
 LIGHT_DIFFUSE = 1.0
 # Teximage height bands, lowest to highest third of the height range.
-BAND_COLORS = ((0.2, 0.4, 0.2), (0.55, 0.55, 0.6), (0.95, 0.95, 1.0))
+TEXIMAGE_BAND_COLORS = ((0.2, 0.4, 0.2), (0.55, 0.55, 0.6), (0.95, 0.95, 1.0))
 SLOPE_AMBIENT = 0.45
 WATER_COLOR = (0.16, 0.36, 0.62, 0.62)
 # The sky pyramid: apex above the scene, eight base corners on a near-circle of radius 15 at y = -1,
@@ -83,8 +83,8 @@ class GpuScene:
             "sky": load_program("sky", **fog, FOG_START=SKY_FOG[0], FOG_END=SKY_FOG[1]),
             "water": load_program("water", **fog, FOG_START=SURFACE_FOG[0], FOG_END=SURFACE_FOG[1],
                                   WATER_COLOR=WATER_COLOR),
-            "teximage": load_program("teximage", BAND_LOW_COLOR=BAND_COLORS[0], BAND_MIDDLE_COLOR=BAND_COLORS[1],
-                                     BAND_HIGH_COLOR=BAND_COLORS[2], LIGHT_DIRECTION=LIGHT_DIRECTION,
+            "teximage": load_program("teximage", BAND_LOW_COLOR=TEXIMAGE_BAND_COLORS[0], BAND_MIDDLE_COLOR=TEXIMAGE_BAND_COLORS[1],
+                                     BAND_HIGH_COLOR=TEXIMAGE_BAND_COLORS[2], LIGHT_DIRECTION=LIGHT_DIRECTION,
                                      LIGHT_AMBIENT=LIGHT_AMBIENT, LIGHT_DIFFUSE=LIGHT_DIFFUSE),
             "grid_lines": load_program("lines", PROFILE=2),
             "polyline": load_program("lines", PROFILE=1),

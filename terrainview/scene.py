@@ -91,7 +91,8 @@ def _read_toml(path: Path, raw: bytes) -> dict[str, Any]:
         raise SceneError(f"{path}: not valid TOML ({error})") from None
 
 
-def _settings_from_document(path: Path, document: dict[str, Any], base: SceneSettings) -> tuple[SceneSettings, list[str]]:
+def _settings_from_document(path: Path, document: dict[str, Any],
+                            base: SceneSettings) -> tuple[SceneSettings, list[str]]:
     warnings: list[str] = []
     version = document.get("version")
     if not isinstance(version, int) or isinstance(version, bool):

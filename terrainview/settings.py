@@ -27,6 +27,8 @@ GENERATORS = ("diamond-square", "fault")
 TEXTURES = ("teximage", "blend", "bands")
 SHADINGS = ("none", "slope")
 MAX_TILE = 8
+MAX_FAULT_ITERATIONS = 5000
+MAX_BLUR = 16.0  # cells
 
 
 class SettingsError(ValueError):
@@ -59,8 +61,9 @@ class SceneSettings:
     linear: bool = _option(True, "rendered: linear texture filtering", flag="--linear", off_flag="--nearest")
     # Generators and texturing from the companion articles.
     generator: str = _option("diamond-square", "surface generator", choices=GENERATORS)
-    fault_iterations: int = _option(200, "fault formation: number of fault lines", low=1, high=5000)
-    blur: float = _option(0.0, "fault formation: Gaussian blur sigma in cells (0 = off)", low=0.0, high=16.0)
+    fault_iterations: int = _option(200, "fault formation: number of fault lines", low=1, high=MAX_FAULT_ITERATIONS)
+    blur: float = _option(0.0, "fault formation: Gaussian blur sigma in cells (0 = off)", low=0.0,
+                        high=MAX_BLUR)
     seed_image: str = _option("", "grey-scale image whose values seed the first passes", metavar="FILE")
     seed_passes: int = _option(2, "passes taken from --seed-image before diamond-square adds detail",
                                low=1, high=8)

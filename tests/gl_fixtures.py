@@ -52,7 +52,7 @@ def renderer(gl_ctx):
     # make this one current for the test, and the one moderngl-window's resource loaders compile programs in.
     moderngl_window.activate_context(ctx=gl_ctx)
     with gl_ctx:
-        gl_ctx.error  # clear any error left by someone else
+        _ = gl_ctx.error  # reading it clears any error left by someone else
         renderer = Renderer(gl_ctx)
         try:
             yield renderer
