@@ -148,7 +148,7 @@ def _even_row(row, coarse_row, diamonds_above, diamonds_below, first_index, inde
     row[2 * cells] = coarse_row[cells]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _refine_rows(coarse, fine, first_row, end_row, scale, stream_key, lattice_shift):
     """Fine rows 2j and 2j + 1 for coarse rows first_row <= j < end_row (not the last fine row).
 
@@ -175,7 +175,7 @@ def _refine_rows(coarse, fine, first_row, end_row, scale, stream_key, lattice_sh
 _PARALLEL_ROWS = 64
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _diamond_square_kernel(heights, coarse, scratch, scales, first_pass, stream_key, threads):
     """Passes first_pass.. of diamond-square: refine coarse (level first_pass) up to heights.
 
@@ -205,7 +205,7 @@ def _diamond_square_kernel(heights, coarse, scratch, scales, first_pass, stream_
     return heights
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _midpoint_1d_kernel(values, scales, stream_key, lattice_shift):
     last = values.shape[0] - 1
     stride = last // 2
@@ -221,7 +221,7 @@ def _midpoint_1d_kernel(values, scales, stream_key, lattice_shift):
     return values
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _cloud_colors_kernel(heights, mean):
     rows, columns = heights.shape
     colors = np.empty((rows, columns, 3), dtype=np.float32)

@@ -69,7 +69,7 @@ _INV_2_24 = 1.0 / (1 << 24)
 # --- fault formation -------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _fault_lines(count, stream_key):
     """Point (on the 2**16 lattice) and unit direction of each fault, from a hash of (seed, fault, field)."""
     px = np.empty(count, dtype=np.int64)
@@ -139,7 +139,7 @@ def _raised_run(across, dir_z, px, lo, hi, step):
     return start, hi
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _fault_kernel(iterations, px, pz, dir_x, dir_z, deltas, offset, gain):
     """Sum of the faults, then (sum - offset) * gain, as float32 of shape (2**iterations + 1,) * 2.
 
@@ -222,7 +222,7 @@ def _gaussian_weights(sigma: float) -> np.ndarray:
     return (weights / weights.sum()).astype(np.float32)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _periodic_blur_kernel(heights, weights):
     """Separable Gaussian blur of the periodic map (last row/column = first): rows, then columns, wrapping.
 

@@ -81,6 +81,8 @@ class Panel:
     help_visible: bool = False
     seed_text: str = ""
     editing_seed: bool = False
+    seed_image_text: str = ""
+    editing_seed_image: bool = False
     scene_path: str = "scene.toml"
     shot: ShotOptions = field(default_factory=ShotOptions)
 
@@ -130,6 +132,7 @@ class Panel:
                 s = _slider(s, "fault_iterations", "Faults", high=1000)
                 s = _slider(s, "blur", "Blur sigma", high=8.0)
             else:
+                s = self._seed_image(s)
                 s = _slider(s, "seed_passes", "Seed-image passes")
             s = _combo(s, "texture", "Texture", TEXTURES)
             s = _combo(s, "shading", "Shading", SHADINGS)
@@ -156,6 +159,17 @@ class Panel:
         if changed and self.seed_text.isdigit() and int(self.seed_text) <= fractal.MAX_SEED:
             return settings.replace(seed=int(self.seed_text))
         return settings
+
+    def _seed_image(self, settings: SceneSettings) -> SceneSettings:
+        """A path applied on Enter (a half-typed path would be a missing file at every keystroke)."""
+        if not self.editing_seed_image:
+            self.seed_image_text = settings.seed_image
+        entered, self.seed_image_text = imgui.input_text("Seed image", self.seed_image_text,
+                                                         imgui.InputTextFlags_.enter_returns_true)
+        self.editing_seed_image = imgui.is_item_active()
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("a grey-scale PNG or JPEG; Enter applies it, empty turns it off")
+        return settings.replace(seed_image=self.seed_image_text.strip()) if entered else settings
 
     def _water(self, settings: SceneSettings) -> SceneSettings:
         enabled = settings.water_level is not None

@@ -38,7 +38,7 @@ _INV_2_24 = 1.0 / (1 << 24)
 # --- tiles ----------------------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _value_noise_kernel(size, key, periods, amplitudes):
     """Periodic value noise: for each octave a lattice of period x period random values in [-1, 1), smoothly
     interpolated across a size x size tile, wrapping; the octaves are summed with their amplitudes."""
@@ -141,7 +141,7 @@ def _presence(t, index, count):
     return max(0.0, optimal + 1.0 - t)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _weights_kernel(fractions, count):
     weights = np.empty((fractions.shape[0], count), dtype=np.float64)
     for k in range(fractions.shape[0]):
@@ -173,7 +173,7 @@ def _bilinear(heights, row, row_frac, column, column_frac):
     return top + (bottom - top) * row_frac
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _blend_kernel(heights, rows, row_fracs, columns, column_fracs, low, band, tiles):
     size = rows.shape[0]
     count, tile_rows, tile_columns = tiles.shape[0], tiles.shape[1], tiles.shape[2]
@@ -198,7 +198,7 @@ def _blend_kernel(heights, rows, row_fracs, columns, column_fracs, low, band, ti
     return texture
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _bands_kernel(heights, rows, row_fracs, columns, column_fracs, thresholds, colors):
     size = rows.shape[0]
     texture = np.empty((size, size, 3), dtype=np.uint8)
