@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from terrainview.cli import main  # noqa: E402
+
 pytest_plugins = ["gl_fixtures"]
 
 START_CAMERA = {"yrot": 0.0, "ytrans": -0.5, "ztrans": -3.0, "pitch": 0.0}
@@ -201,6 +203,25 @@ class TestKeysInProcess:
         tap(fresh, keys.LEFT)
         assert fresh.settings.yrot == 3.0
 
+
+    def test_dropping_a_png_or_toml_loads_its_scene(self, fresh, tmp_path):
+        from terrainview.scene import save_scene_toml
+
+        wanted = fresh.settings.replace(seed=42, iterations=5, yrot=12.0)
+        path = tmp_path / "dropped.toml"
+        save_scene_toml(wanted, path)
+        fresh.on_files_dropped_event(10, 10, [str(path)])
+        assert fresh.settings == wanted
+        shot = tmp_path / "shot.png"
+        assert main(["render", "-o", str(shot), "--size", "32x32", "--seed", "77", "--mode", "clouds"]) == 0
+        fresh.on_files_dropped_event(10, 10, [str(shot)])
+        assert (fresh.settings.seed, fresh.settings.mode) == (77, "clouds")
+        (tmp_path / "foreign.png").write_bytes(shot.read_bytes()[:40])  # a damaged PNG: a message, no change
+        fresh.on_files_dropped_event(10, 10, [str(tmp_path / "foreign.png")])
+        assert fresh.settings.seed == 77
+        assert "foreign.png" in fresh.message[0]
+        fresh.settings = fresh.settings.replace(seed=0, iterations=4, mode="lines")
+        settle(fresh)
 
     def test_switching_between_1d_and_2d_modes_keeps_drawing(self, fresh):
         """The panel's render-type combo changes ``app.settings``; the next frames must draw (the previous
