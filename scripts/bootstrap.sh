@@ -5,8 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # libegl1/libgl1/libgl1-mesa-dri: headless EGL and GLX rendering with Mesa (llvmpipe when there is no GPU);
-# xvfb/xauth/xdotool: a real window on a virtual screen for the end-to-end tests; gcc: the C reference in bench.
-system_packages=(python3 python3-venv libegl1 libgl1 libgl1-mesa-dri libegl-mesa0 xvfb xauth xdotool gcc)
+# xvfb/xauth/xdotool/imagemagick: a real window on a virtual screen, keys pressed and the screen grabbed, for
+# the end-to-end tests; gcc: the C reference in bench.
+system_packages=(python3 python3-venv libegl1 libgl1 libgl1-mesa-dri libegl-mesa0 xvfb xauth xdotool imagemagick
+                 gcc)
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then

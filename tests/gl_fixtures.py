@@ -97,12 +97,25 @@ def display_ready(display: str) -> bool:
     return result.returncode == 0
 
 
+def require_tools(*tools: str) -> None:
+    """Skip when a desktop tool is missing, except in CI, where `make test` has installed them: fail there."""
+    missing = [tool for tool in tools if shutil.which(tool) is None]
+    if missing:
+        message = f"not installed: {', '.join(missing)} (scripts/bootstrap.sh installs them)"
+        pytest.fail(message) if os.environ.get("CI") else pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def screen_grabber() -> str:
+    """ImageMagick's ``import``, which grabs the virtual screen."""
+    require_tools("import")
+    return "import"
+
+
 @pytest.fixture(scope="session")
 def xvfb_display():
     """Start ``Xvfb :N`` on a free display number, wait until it takes connections, yield ":N"."""
-    for tool in ("Xvfb", "xdotool"):
-        if shutil.which(tool) is None:
-            pytest.skip(f"{tool} is not installed")
+    require_tools("Xvfb", "xdotool")
     for attempt in range(3):
         number = _free_display_number(90 + 7 * attempt)
         display = f":{number}"

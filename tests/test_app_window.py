@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -15,7 +14,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from terrainview.cli import main  # noqa: E402
+from terrainview.cli import main
 
 pytest_plugins = ["gl_fixtures"]
 
@@ -320,9 +319,7 @@ def lines_drawn(pixels: np.ndarray) -> bool:
 
 
 @pytest.mark.xvfb
-def test_viewer_end_to_end(xvfb_display, tmp_path):
-    if shutil.which("import") is None:
-        pytest.skip("ImageMagick's import is not installed")
+def test_viewer_end_to_end(xvfb_display, screen_grabber, tmp_path):
     display = xvfb_display
     process = subprocess.Popen([sys.executable, "-m", "terrainview.cli", "--mode", "lines", "--iterations", "5"],
                                cwd=tmp_path, env=x_env(display), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
