@@ -112,6 +112,9 @@ class TerrainApp(mglw.WindowConfig):
         self.status.error = result.error
         if result.error is None:
             self.uploaded_key = self.renderer.arrays.keys(result.settings)
+        elif self.pending_shot is not None:  # the terrain it waits for will not come
+            self.pending_shot = None
+            self.show_message(f"Screenshot not taken: {result.error}")
         if result.changed:
             self.status.generation_seconds = result.seconds
 
@@ -134,9 +137,7 @@ class TerrainApp(mglw.WindowConfig):
         self.status.shot_progress = None if self.shot is None else self.shot[0].progress
         self.status.compiling = not self.worker.first_done.is_set()
         imgui.new_frame()
-        settings, actions = self.panel.draw(self.settings, self.status)
-        if settings != self.settings:
-            self.settings = settings
+        self.settings, actions = self.panel.draw(self.settings, self.status)
         if actions.reset_camera:
             self.reset_camera()
         if actions.screenshot is not None:
