@@ -293,25 +293,36 @@ class TerrainApp(mglw.WindowConfig):
     def on_unicode_char_entered(self, char: str) -> None:
         self.imgui.unicode_char_entered(char)
 
+    # Mouse input goes to ImGui as queued events, so a press and release within one frame (a quick click, a
+    # touchpad tap) still reaches the panel; moderngl-window's integration sets the state and can lose it.
+
     def on_mouse_position_event(self, x: int, y: int, dx: int, dy: int) -> None:
-        self.imgui.mouse_position_event(x, y, dx, dy)
+        imgui.get_io().add_mouse_pos_event(x, y)
 
     def on_mouse_drag_event(self, x: int, y: int, dx: int, dy: int) -> None:
-        self.imgui.mouse_drag_event(x, y, dx, dy)
+        imgui.get_io().add_mouse_pos_event(x, y)
         if not imgui.get_io().want_capture_mouse:  # the mouse over the panel never moves the camera
             self.settings = flight.drag(self.settings, dx, dy)
 
     def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
-        self.imgui.mouse_scroll_event(x_offset, y_offset)
+        imgui.get_io().add_mouse_wheel_event(x_offset, y_offset)
         if not imgui.get_io().want_capture_mouse and y_offset:
             key = flight.Key.UP if y_offset > 0 else flight.Key.DOWN
             self.settings = flight.step(self.settings, key, shift=False, count=max(1, round(abs(y_offset))))
 
+    def _imgui_button(self, button: int) -> int | None:
+        mouse = self.wnd.mouse
+        return {mouse.left: 0, mouse.right: 1, mouse.middle: 2}.get(button)
+
     def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
-        self.imgui.mouse_press_event(x, y, button)
+        imgui.get_io().add_mouse_pos_event(x, y)
+        if self._imgui_button(button) is not None:
+            imgui.get_io().add_mouse_button_event(self._imgui_button(button), True)
 
     def on_mouse_release_event(self, x: int, y: int, button: int) -> None:
-        self.imgui.mouse_release_event(x, y, button)
+        imgui.get_io().add_mouse_pos_event(x, y)
+        if self._imgui_button(button) is not None:
+            imgui.get_io().add_mouse_button_event(self._imgui_button(button), False)
 
     def on_resize(self, width: int, height: int) -> None:
         self.imgui.resize(width, height)

@@ -29,6 +29,7 @@ SHORTCUTS = (
 )
 
 
+PANEL_WIDTH = 430
 SHOT_PRESETS = ((1920, 1080), (2560, 1440), (3840, 2160))
 SUPERSAMPLE_CHOICES = (1, 2, 4)
 
@@ -93,8 +94,10 @@ class Panel:
         if not self.visible:
             return settings, actions
         imgui.set_next_window_pos(imgui.ImVec2(10, 10), imgui.Cond_.first_use_ever)
-        imgui.set_next_window_size(imgui.ImVec2(420, 0), imgui.Cond_.first_use_ever)
-        expanded, open_ = imgui.begin("View Options (Ctrl-O)", True)
+        # As tall as its open sections, but never taller than the window (then it scrolls).
+        height = imgui.get_main_viewport().size.y - 20
+        imgui.set_next_window_size_constraints(imgui.ImVec2(PANEL_WIDTH, 0), imgui.ImVec2(PANEL_WIDTH, height))
+        expanded, open_ = imgui.begin("View Options (Ctrl-O)", True, imgui.WindowFlags_.always_auto_resize)
         if not open_:
             self.visible = False
         if expanded:
