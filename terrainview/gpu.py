@@ -83,7 +83,8 @@ class GpuScene:
             "sky": load_program("sky", **fog, FOG_START=SKY_FOG[0], FOG_END=SKY_FOG[1]),
             "water": load_program("water", **fog, FOG_START=SURFACE_FOG[0], FOG_END=SURFACE_FOG[1],
                                   WATER_COLOR=WATER_COLOR),
-            "teximage": load_program("teximage", BAND_LOW_COLOR=TEXIMAGE_BAND_COLORS[0], BAND_MIDDLE_COLOR=TEXIMAGE_BAND_COLORS[1],
+            "teximage": load_program("teximage", BAND_LOW_COLOR=TEXIMAGE_BAND_COLORS[0],
+                                     BAND_MIDDLE_COLOR=TEXIMAGE_BAND_COLORS[1],
                                      BAND_HIGH_COLOR=TEXIMAGE_BAND_COLORS[2], LIGHT_DIRECTION=LIGHT_DIRECTION,
                                      LIGHT_AMBIENT=LIGHT_AMBIENT, LIGHT_DIFFUSE=LIGHT_DIFFUSE),
             "grid_lines": load_program("lines", PROFILE=2),
@@ -96,10 +97,10 @@ class GpuScene:
         for name in ("terrain", "water", "teximage", "grid_lines", "screen_quad"):
             self._own(f"vao:{name}", ctx.vertex_array(self.programs[name], []))
         sky = self._own("buffer:sky", ctx.buffer(_sky_vertices()))
-        self._own("vao:sky", ctx.vertex_array(self.programs["sky"], [(sky, "3f 2f", "in_position", "in_texcoord_0")]))
-        self.surface_grid_size = 0
-        self.profile_length = 0
-        self.teximage_grid_size = 0
+        self._own("vao:sky", ctx.vertex_array(self.programs["sky"],
+                                              [(sky, "3f 2f", "in_position", "in_texcoord_0")]))
+        self.surface_grid_size = 0  # vertices per side of the 2D surface on the GPU (0: none)
+        self.profile_length = 0  # points of the 1D profile on the GPU (0: none)
 
     # --- ownership ------------------------------------------------------------------------------------------
 
@@ -195,7 +196,6 @@ class GpuScene:
         program["grid_size"].value = heights.shape[0]
         program["tiles"].value = 1
         program["heights"].value = 0
-        self.teximage_grid_size = heights.shape[0]
         with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
             framebuffer.viewport = (0, 0, size, size)
             framebuffer.clear(0.0, 0.0, 0.0, 1.0)
