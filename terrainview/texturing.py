@@ -38,6 +38,15 @@ _INV_2_24 = 1.0 / (1 << 24)
 # --- tiles ----------------------------------------------------------------------------------------------------
 
 
+@njit(cache=True, inline="always")
+def _smooth_cell(pixel, period, size):
+    """The periodic lattice cell (i0, i1) a pixel falls in, and its smoothstep weight towards i1."""
+    position = pixel * period / size
+    i0 = int(position)
+    weight = position - i0
+    return i0, (i0 + 1) % period, weight * weight * (3.0 - 2.0 * weight)
+
+
 @njit(cache=True, nogil=True)
 def _value_noise_kernel(size, key, periods, amplitudes):
     """Periodic value noise: for each octave a lattice of period x period random values in [-1, 1), smoothly
@@ -52,17 +61,9 @@ def _value_noise_kernel(size, key, periods, amplitudes):
                 bits = _hash32(np.uint32(counter ^ key)) >> np.uint32(8)
                 lattice[i, j] = np.float32(bits * _INV_2_24 * 2.0 - 1.0)
         for y in range(size):
-            v = y * period / size
-            i0 = int(v)
-            fy = v - i0
-            fy = fy * fy * (3.0 - 2.0 * fy)
-            i1 = (i0 + 1) % period
+            i0, i1, fy = _smooth_cell(y, period, size)
             for x in range(size):
-                u = x * period / size
-                j0 = int(u)
-                fx = u - j0
-                fx = fx * fx * (3.0 - 2.0 * fx)
-                j1 = (j0 + 1) % period
+                j0, j1, fx = _smooth_cell(x, period, size)
                 top = lattice[i0, j0] + (lattice[i0, j1] - lattice[i0, j0]) * fx
                 bottom = lattice[i1, j0] + (lattice[i1, j1] - lattice[i1, j0]) * fx
                 noise[y, x] += amplitudes[octave] * (top + (bottom - top) * fy)
