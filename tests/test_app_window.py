@@ -230,6 +230,41 @@ class TestKeysInProcess:
         fresh.settings = fresh.settings.replace(seed=0, iterations=4, mode="lines")
         settle(fresh)
 
+    def test_large_shot_is_drawn_over_frames_and_can_be_cancelled(self, fresh, tmp_path, monkeypatch):
+        monkeypatch.chdir(tmp_path)
+        fresh.start_screenshot((3840, 2160), 2)  # 7680 x 4320 drawn: 15 x 9 tiles of 512, one per frame
+        fresh.on_render(0.0, 1 / 60)
+        fresh.on_render(0.0, 1 / 60)
+        job = fresh.shot[0]
+        assert 0.0 < job.progress < 0.05 and fresh.status.shot_progress == job.progress
+        tap(fresh, fresh.wnd.keys.ESCAPE)  # Escape cancels the shot, not the program
+        assert fresh.shot is None and not fresh.wnd.is_closing
+        assert "Cancelled" in fresh.message[0]
+        assert not (tmp_path / "screenshots").exists() or not any((tmp_path / "screenshots").iterdir())
+
+    def test_screenshots_never_overwrite(self, fresh, tmp_path, monkeypatch):
+        monkeypatch.chdir(tmp_path)
+        for _ in range(2):
+            fresh.start_screenshot((64, 36), path=None)
+            while fresh.shot is not None:
+                fresh.on_render(0.0, 1 / 60)
+        names = sorted(path.name for path in (tmp_path / "screenshots").iterdir())
+        assert len(names) == 2
+        assert all(name.startswith("terrainview-") and "-seed0" in name for name in names)
+
+    def test_panel_saves_and_loads_scenes(self, fresh, tmp_path):
+        path = tmp_path / "saved.toml"
+        fresh.settings = fresh.settings.replace(seed=11, h=0.4)
+        fresh.save_scene(path)
+        assert path.exists() and "Saved scene" in fresh.message[0]
+        fresh.settings = fresh.settings.replace(seed=0, h=0.7)
+        fresh.load_scene(path)
+        assert (fresh.settings.seed, fresh.settings.h) == (11, 0.4)
+        fresh.load_scene(tmp_path / "missing.toml")
+        assert "no such scene file" in fresh.message[0] and fresh.settings.seed == 11
+        fresh.settings = fresh.settings.replace(seed=0, h=0.7)
+        settle(fresh)
+
     def test_switching_between_1d_and_2d_modes_keeps_drawing(self, fresh):
         """The panel's render-type combo changes ``app.settings``; the next frames must draw (the previous
         picture or the new one) while the worker generates the other kind of surface."""

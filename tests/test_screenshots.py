@@ -197,3 +197,15 @@ def test_scene_without_version_is_refused(tmp_path):
     path.write_text("[scene]\nseed = 3\n")
     with pytest.raises(SceneError, match="version"):
         load_scene(path)
+
+
+def test_unique_path_adds_a_suffix_instead_of_overwriting(tmp_path):
+    from terrainview.files import unique_path
+
+    first = unique_path(tmp_path, "shot", ".png")
+    assert first.name == "shot.png"
+    first.write_bytes(b"1")
+    second = unique_path(tmp_path, "shot", ".png")
+    assert second.name == "shot-2.png"
+    second.write_bytes(b"2")
+    assert unique_path(tmp_path, "shot", ".png").name == "shot-3.png"
