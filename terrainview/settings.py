@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -180,6 +181,7 @@ def _validate(spec: dataclasses.Field, value: Any) -> None:
         raise SettingsError(f"{name}: expected {article} {lower} to {high:g}, got {value!r}")
 
 
+@functools.cache  # the panel asks for every widget on every frame
 def option_spec(name: str) -> dataclasses.Field:
     """The field of one setting, for widgets that read its range and help."""
     return next(spec for spec in dataclasses.fields(SceneSettings) if spec.name == name)
