@@ -65,6 +65,7 @@ class TerrainApp(mglw.WindowConfig):
         self.message = ("", 0.0)
         self.shot: tuple[TiledRender, Path] | None = None
         self.pending_shot: tuple | None = None  # a shot asked for before the new terrain reached the GPU
+        self.saved_scenes: set[Path] = set()  # scene files this session wrote (and may overwrite)
         self._fps_frames, self._fps_since = 0, time.perf_counter()
         imgui.create_context()
         imgui.get_io().set_ini_filename("")  # no imgui.ini litter in the user's folder
@@ -185,12 +186,17 @@ class TerrainApp(mglw.WindowConfig):
         self.flight.release_all()
 
     def toggle_wireframe(self) -> None:
-        """P (seeds/004): switch the current surface between rendered and wireframe drawing."""
-        self.settings = self.settings.replace(mode="lines" if self.settings.mode == "rendered" else "rendered")
+        """P (seeds/004): switch the current surface between rendered and wireframe drawing (from another
+        render type, show it rendered)."""
+        self.settings = self.settings.with_mode("lines" if self.settings.mode == "rendered" else "rendered")
 
     def start_screenshot(self, size: tuple[int, int], supersample: int = 1, path: Path | None = None) -> None:
         """Begin rendering the current view, without the panel, to a PNG; one tile per frame."""
         if self.shot is not None:
+            return
+        window_width, window_height = self.wnd.buffer_size
+        if self.status.error or window_height == 0:
+            self.show_message(f"Screenshot not taken: {self.status.error or 'the window is minimised'}")
             return
         if self.renderer.arrays.keys(self.settings) != self.uploaded_key:  # shoot the new terrain once uploaded
             self.pending_shot = (size, supersample, path)
@@ -199,7 +205,6 @@ class TerrainApp(mglw.WindowConfig):
             SCREENSHOT_FOLDER.mkdir(exist_ok=True)
             stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
             path = unique_path(SCREENSHOT_FOLDER, f"terrainview-{stamp}-seed{self.settings.seed}", ".png")
-        window_width, window_height = self.wnd.buffer_size
         # Small tiles: each frame draws one, so the window stays responsive during a large shot.
         job = TiledRender(self.renderer, self.settings, size, supersample=supersample, tile_side=512,
                           line_scale=self.wnd.pixel_ratio * size[1] / window_height,
@@ -231,10 +236,13 @@ class TerrainApp(mglw.WindowConfig):
             self.shot = None
 
     def save_scene(self, path: Path) -> None:
+        """Save as TOML; a file this session did not write is never overwritten."""
         try:
-            path = check_output_path(path, True, (".toml",))
-            with atomic_output(path, force=True) as temporary:
+            ours = path.resolve() in self.saved_scenes
+            path = check_output_path(path, ours, (".toml",))
+            with atomic_output(path, force=ours) as temporary:
                 save_scene_toml(self.settings, temporary)
+            self.saved_scenes.add(path.resolve())
             self.show_message(f"Saved scene to {path}")
         except (OutputError, OSError) as error:
             self.show_message(f"Scene not saved: {error}")
@@ -343,11 +351,11 @@ def run_viewer(argv: list[str]) -> int:
     parser = one_line_errors(mglw.create_parser())
     TerrainApp.add_arguments(parser)
     args = parser.parse_args(argv)
+    TerrainApp.initial_settings = settings_from_args(args)  # bad values fail here, before a window opens
     if sys.platform.startswith("linux") and args.window in (None, "pyglet", "glfw") \
             and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         raise OutputError("no display to open a window on (DISPLAY is not set); run it on a desktop or under "
                           "xvfb-run, or make an image with `terrainview render -o FILE.png`")
-    TerrainApp.initial_settings = settings_from_args(args)  # bad values fail here, before a window opens
     if not args.window:
         argv = ["--window", "pyglet", *argv]
     mglw.run_window_config(TerrainApp, args=argv)

@@ -7,6 +7,7 @@ command line override the scene file. Bad input ends with one line on stderr and
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import sys
 from collections.abc import Callable, Sequence
@@ -14,9 +15,10 @@ from collections.abc import Callable, Sequence
 from . import __version__
 from .files import OutputError
 from .scene import SceneError, load_scene
-from .settings import SceneSettings, SettingsError
+from .settings import SceneSettings
 
-USAGE_ERRORS = (SettingsError, OutputError, SceneError)
+# What bad input raises (SettingsError and the kernels' argument checks are ValueErrors): one line, exit 2.
+USAGE_ERRORS = (ValueError, OutputError, SceneError)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -27,8 +29,8 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Give an existing parser (moderngl-window's) the one-line error behaviour."""
-    parser.error = lambda message: parser.exit(2, f"terrainview: error: {message}\n")  # type: ignore[method-assign]
+    """Give an existing parser (moderngl-window's) OneLineParser's error behaviour."""
+    parser.error = functools.partial(OneLineParser.error, parser)  # type: ignore[method-assign]
     return parser
 
 

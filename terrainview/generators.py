@@ -270,14 +270,17 @@ def periodic_blur(heights: np.ndarray, sigma: float) -> np.ndarray:
 
 
 def fault_formation(iterations: int, seed: int = 0, fault_iterations: int = 200, blur: float = 0.0,
-                    height_scale: float = 1.0) -> np.ndarray:
+                    height_scale: float = 1.0, blur_iterations: int | None = None) -> np.ndarray:
     """Fault-formation heightmap, float32 of shape (2**iterations + 1,) * 2 (rows Z, columns X), seamless.
 
     ``fault_iterations`` faults with deltas falling linearly from the first to the last, normalised to a
     standard deviation of about ``FAULT_SPREAD * height_scale`` (see the module's docstring), then blurred
-    with a periodic Gaussian of ``blur`` cells when blur > 0.
+    with a periodic Gaussian of ``blur`` cells when blur > 0. The cells are those of a 2**blur_iterations
+    grid (default: this map's own), so a map made at another resolution gets the same blur in world units.
     """
     iterations = _check_int("iterations", iterations, 1, MAX_ITERATIONS_2D)
+    blur_iterations = iterations if blur_iterations is None else _check_int(
+        "blur_iterations", blur_iterations, 1, MAX_ITERATIONS_2D)
     seed = _check_int("seed", seed, 0, MAX_SEED)
     fault_iterations = _check_int("fault_iterations", fault_iterations, 1, MAX_FAULT_ITERATIONS)
     blur = _check_real("blur", blur, 0.0, MAX_BLUR)
@@ -288,7 +291,9 @@ def fault_formation(iterations: int, seed: int = 0, fault_iterations: int = 200,
     gain = FAULT_SPREAD * height_scale / deviation
     heights = _fault_kernel(iterations, *_fault_lines_for(seed, fault_iterations), deltas, offset, gain)
     if blur > 0.0:
-        heights = _periodic_blur_kernel(heights, _gaussian_weights(blur))
+        # At most one map width: wider is all but flat anyway, and keeps the kernel within the wrap.
+        sigma = min(blur * 2.0 ** (iterations - blur_iterations), float(1 << iterations))
+        heights = _periodic_blur_kernel(heights, _gaussian_weights(sigma))
     return heights
 
 

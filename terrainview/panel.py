@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from imgui_bundle import imgui
 
 from . import fractal
-from .render import MAX_IMAGE_SIDE, MAX_RENDER_SIDE
+from .render import MAX_IMAGE_SIDE, MAX_RENDER_SIDE, SUPERSAMPLE_FACTORS
 from .settings import GENERATORS, MODE_LABELS, MODES, SHADINGS, TEXTURES, SceneSettings, option_spec
 
 SHORTCUTS = (
@@ -25,13 +25,12 @@ SHORTCUTS = (
     ("Ctrl-O", "show / hide this panel"),
     ("F12", "save a screenshot to ./screenshots/"),
     ("F1", "show / hide this help"),
-    ("Escape", "quit"),
+    ("Escape", "cancel a screenshot, else quit"),
 )
 
 
 PANEL_WIDTH = 430
 SHOT_PRESETS = ((1920, 1080), (2560, 1440), (3840, 2160))
-SUPERSAMPLE_CHOICES = (1, 2, 4)
 
 
 @dataclass
@@ -197,7 +196,7 @@ class Panel:
             if changed:
                 shot.custom_size = tuple(min(MAX_IMAGE_SIDE, max(1, value)) for value in values)
             imgui.text_disabled(f"at most {MAX_IMAGE_SIDE} px per side; larger than the GL limit is drawn in tiles")
-        for factor in SUPERSAMPLE_CHOICES:
+        for factor in SUPERSAMPLE_FACTORS:
             if imgui.radio_button(f"{factor}x", shot.supersample == factor):
                 shot.supersample = factor
             imgui.same_line()
@@ -279,9 +278,6 @@ def _combo(settings: SceneSettings, name: str, label: str, values: tuple[str, ..
 def _apply(settings: SceneSettings, name: str, value) -> SceneSettings:
     """A widget's new value, unless the settings reject it in combination (then the old settings stay)."""
     try:
-        changes = {name: value}
-        if name == "mode" and value != "1d" and settings.iterations > fractal.MAX_ITERATIONS_2D:
-            changes["iterations"] = fractal.MAX_ITERATIONS_2D
-        return settings.replace(**changes)
+        return settings.with_mode(value) if name == "mode" else settings.replace(**{name: value})
     except ValueError:
         return settings

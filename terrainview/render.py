@@ -41,6 +41,14 @@ def parse_size(text: str) -> tuple[int, int]:
     return width, height
 
 
+def check_supersample(size: tuple[int, int], supersample: int) -> None:
+    if supersample not in SUPERSAMPLE_FACTORS:
+        raise SettingsError(f"supersample: expected one of 1, 2, 4, got {supersample!r}")
+    if max(size) * supersample > MAX_RENDER_SIDE:
+        raise SettingsError(f"supersample: {supersample}x of {size[0]}x{size[1]} would draw "
+                            f"{max(size) * supersample} px per side; the most is {MAX_RENDER_SIDE}")
+
+
 def create_headless_context() -> moderngl.Context:
     """A standalone GL 3.3+ context with no window: EGL on Linux (works without a display or GPU)."""
     import moderngl_window
@@ -83,11 +91,7 @@ class TiledRender:
     def __init__(self, renderer: Renderer, settings: SceneSettings, size: tuple[int, int], *, supersample: int = 1,
                  tile_side: int | None = None, field_of_view_y: float = FIELD_OF_VIEW_Y,
                  line_scale: float | None = None) -> None:
-        if supersample not in SUPERSAMPLE_FACTORS:
-            raise SettingsError(f"supersample: expected one of 1, 2, 4, got {supersample!r}")
-        if max(size) * supersample > MAX_RENDER_SIDE:
-            raise SettingsError(f"supersample: {supersample}x of {size[0]}x{size[1]} would draw "
-                                f"{max(size) * supersample} px per side; the most is {MAX_RENDER_SIDE}")
+        check_supersample(size, supersample)
         self.renderer, self.settings, self.size, self.supersample = renderer, settings, size, supersample
         self.field_of_view_y = field_of_view_y
         ctx = renderer.ctx
@@ -158,8 +162,9 @@ def save_png(pixels: np.ndarray, path: Path, settings: SceneSettings, force: boo
 
 def add_render_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", required=True, metavar="FILE.png", help="the PNG to write")
-    parser.add_argument("--size", default="1280x720", metavar="WxH",
-                        help=f"image size, each side 1 to {MAX_IMAGE_SIDE} (default: 1280x720)")
+    default_size = "x".join(map(str, DEFAULT_SIZE))
+    parser.add_argument("--size", default=default_size, metavar="WxH",
+                        help=f"image size, each side 1 to {MAX_IMAGE_SIDE} (default: {default_size})")
     parser.add_argument("--supersample", type=int, default=1, metavar="{1,2,4}",
                         help="draw 1, 2 or 4 times larger and filter down (default: 1)")
     parser.add_argument("--force", action="store_true", help="overwrite FILE.png if it exists")
@@ -167,8 +172,7 @@ def add_render_arguments(parser: argparse.ArgumentParser) -> None:
 
 def render_command(args: argparse.Namespace, settings: SceneSettings) -> int:
     size = parse_size(args.size)
-    if args.supersample not in SUPERSAMPLE_FACTORS:
-        raise SettingsError(f"supersample: expected one of 1, 2, 4, got {args.supersample}")
+    check_supersample(size, args.supersample)  # before any work
     path = check_output_path(args.output, args.force, (".png",))
     ctx = create_headless_context()
     renderer = Renderer(ctx)

@@ -81,14 +81,21 @@ class SceneSettings:
     def __post_init__(self) -> None:
         for spec in dataclasses.fields(self):
             _validate(spec, getattr(self, spec.name))
+        # The iterations' upper limit depends on the mode (1d profiles are cheap enough for 16).
+        if self.iterations > fractal.MAX_ITERATIONS_1D:
+            raise SettingsError(f"iterations: expected an integer from 1 to {fractal.MAX_ITERATIONS_2D} "
+                                f"(to {fractal.MAX_ITERATIONS_1D} in 1d mode), got {self.iterations}")
         if self.mode != "1d" and self.iterations > fractal.MAX_ITERATIONS_2D:
-            raise SettingsError(
-                f"iterations: {self.iterations} is only allowed in 1d mode; 2D modes take 1 to "
-                f"{fractal.MAX_ITERATIONS_2D}"
-            )
+            raise SettingsError(f"iterations: {self.iterations} is only allowed in 1d mode; 2D modes take "
+                                f"1 to {fractal.MAX_ITERATIONS_2D}")
 
     def replace(self, **changes: Any) -> SceneSettings:
         return dataclasses.replace(self, **changes)
+
+    def with_mode(self, mode: str) -> SceneSettings:
+        """Another render type; iterations above the 2D limit (allowed in 1d mode) come down to it."""
+        iterations = self.iterations if mode == "1d" else min(self.iterations, fractal.MAX_ITERATIONS_2D)
+        return self.replace(mode=mode, iterations=iterations)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -172,13 +179,19 @@ def _validate(spec: dataclasses.Field, value: Any) -> None:
         valid = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     low, high = meta["low"], meta["high"]
     if name == "iterations":
-        high = fractal.MAX_ITERATIONS_1D  # the 2D limit is checked with the mode in __post_init__
+        if valid and value >= low:
+            return  # the upper limit depends on the mode: checked in __post_init__
     if valid:
         valid = (value > low if meta.get("low_exclusive") else value >= low) and value <= high
     if not valid:
         article = "an integer" if kind == "int" else "a number"
-        lower = f"above {low:g}" if meta.get("low_exclusive") else f"from {low:g}"
-        raise SettingsError(f"{name}: expected {article} {lower} to {high:g}, got {value!r}")
+        lower = f"above {_number(low)}" if meta.get("low_exclusive") else f"from {_number(low)}"
+        raise SettingsError(f"{name}: expected {article} {lower} to {_number(high)}, got {value!r}")
+
+
+def _number(value: float) -> str:
+    """A range limit as people write it: 4294967295, not 4.29497e+09."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 @functools.cache  # the panel asks for every widget on every frame

@@ -6,7 +6,6 @@ one of its own inputs changed.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -30,12 +29,13 @@ def teximage_size(iterations: int, max_texture_size: int = MAX_CPU_TEXTURE_SIZE)
 
 
 def generator_inputs(settings: SceneSettings) -> tuple[str, ...]:
-    """Settings of the chosen 2D generator. Fault blur is given in surface cells, so the teximage made at
-    another resolution depends on the surface iterations too."""
+    """Settings of the chosen 2D generator. Fault blur is given in surface cells and the image seeds as many
+    passes as the surface can take, so the teximage made at another resolution depends on the surface
+    iterations too."""
     if settings.generator == "fault":
         return ("generator", "fault_iterations", "blur", "iterations")
     if settings.seed_image:
-        return ("generator", "seed_image", "seed_passes")
+        return ("generator", "seed_image", "seed_passes", "iterations")
     return ("generator",)
 
 
@@ -45,12 +45,16 @@ def generated_heights(settings: SceneSettings, iterations: int, h: float) -> np.
     if settings.generator == "fault":
         from .generators import fault_formation
 
-        blur = settings.blur * 2.0 ** (iterations - settings.iterations)  # the same width in world units
-        return fault_formation(iterations, settings.seed, settings.fault_iterations, blur, settings.height_scale)
+        # Blur is given in surface cells: the same width in world units at this resolution.
+        return fault_formation(iterations, settings.seed, settings.fault_iterations, settings.blur,
+                               settings.height_scale, blur_iterations=settings.iterations)
     if settings.seed_image:
-        from .generators import seeded_diamond_square
+        from .generators import seed_passes_used, seeded_diamond_square
 
-        return seeded_diamond_square(settings.seed_image, settings.seed_passes, iterations, settings.seed, h,
+        # The surface may take fewer passes from the image than asked (it keeps one pass of detail); the
+        # teximage takes the same number, so it fits the surface.
+        passes = seed_passes_used(settings.seed_passes, settings.iterations)
+        return seeded_diamond_square(settings.seed_image, passes, iterations, settings.seed, h,
                                      settings.height_scale)
     return fractal.diamond_square(iterations, settings.seed, h, settings.height_scale)
 
@@ -92,20 +96,27 @@ def surface_texture_key(settings: SceneSettings) -> tuple:
     return teximage_key(settings) + (settings.texture,)
 
 
+class GenerationError(ValueError):
+    """An array could not be made; ``changed`` holds those regenerated before it, which are valid and must
+    still reach the GPU (their keys already say they are current)."""
+
+    def __init__(self, message: str, changed: dict[str, np.ndarray | None]) -> None:
+        super().__init__(message)
+        self.changed = changed
+
+
 @dataclass
 class _Derived:
     key_of: Callable[[SceneSettings], tuple]  # the values of exactly the settings this array is made from
     make: Callable[[SceneSettings], np.ndarray | None]
     key: tuple | None = None
     value: np.ndarray | None = None
-    version: int = 0  # bumped on every regeneration, so GPU uploads can follow
 
     def update(self, settings: SceneSettings) -> bool:
         key = self.key_of(settings)
         if key == self.key:
             return False
         self.value, self.key = self.make(settings), key
-        self.version += 1
         return True
 
 
@@ -118,7 +129,6 @@ class DerivedArrays:
     clouds: _Derived = field(default_factory=lambda: _Derived(cloud_key, cloud_heights))
     teximage: _Derived = field(default_factory=lambda: _Derived(teximage_key, teximage_heights))
     surface_texture: _Derived = field(init=False)
-    last_generation_seconds: float = 0.0
 
     NAMES = ("surface", "clouds", "teximage", "surface_texture")  # in dependency order
 
@@ -139,9 +149,14 @@ class DerivedArrays:
 
     def update(self, settings: SceneSettings) -> dict[str, np.ndarray | None]:
         """Bring every array up to date; returns the regenerated ones by name (safe to hand to another thread:
-        regeneration replaces arrays, it never writes into one it has returned)."""
-        started = time.perf_counter()
-        changed = {name: getattr(self, name).value for name in self.NAMES if getattr(self, name).update(settings)}
-        if changed:
-            self.last_generation_seconds = time.perf_counter() - started
+        regeneration replaces arrays, it never writes into one it has returned). Raises GenerationError,
+        carrying what was regenerated before the failure."""
+        changed: dict[str, np.ndarray | None] = {}
+        for name in self.NAMES:
+            derived = getattr(self, name)
+            try:
+                if derived.update(settings):
+                    changed[name] = derived.value
+            except (ValueError, OSError) as error:
+                raise GenerationError(str(error), changed) from error
         return changed

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .settings import SceneSettings
-from .terrain import DerivedArrays
+from .terrain import DerivedArrays, GenerationError
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,8 @@ class GenerationWorker:
         started = time.perf_counter()
         try:
             changed = self.arrays.update(settings)
-        except (ValueError, OSError) as error:  # a bad seed image, say: report it, keep the old terrain
-            return Generated(settings, {}, time.perf_counter() - started, str(error))
+        except GenerationError as error:  # a bad seed image, say: report it; what was made still counts
+            return Generated(settings, error.changed, time.perf_counter() - started, str(error))
+        except Exception as error:  # anything else must not kill the thread and leave the UI waiting
+            return Generated(settings, {}, time.perf_counter() - started, f"{type(error).__name__}: {error}")
         return Generated(settings, changed, time.perf_counter() - started)

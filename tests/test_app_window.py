@@ -265,6 +265,25 @@ class TestKeysInProcess:
         fresh.settings = fresh.settings.replace(seed=0, h=0.7)
         settle(fresh)
 
+    def test_p_from_a_deep_1d_profile_comes_down_to_the_2d_limit(self, fresh):
+        fresh.settings = fresh.settings.replace(mode="1d", iterations=14)
+        tap(fresh, fresh.wnd.keys.P)
+        assert (fresh.settings.mode, fresh.settings.iterations) == ("rendered", 12)
+        fresh.settings = fresh.settings.replace(mode="lines", iterations=4)
+        settle(fresh)
+
+    def test_no_screenshot_while_the_terrain_failed_to_generate(self, fresh, tmp_path, monkeypatch):
+        monkeypatch.chdir(tmp_path)
+        fresh.settings = fresh.settings.replace(seed_image=str(tmp_path / "missing.png"))
+        settle(fresh)
+        assert "missing.png" in fresh.status.error
+        tap(fresh, fresh.wnd.keys.F12)
+        assert fresh.shot is None and fresh.pending_shot is None
+        assert fresh.message[0].startswith("Screenshot not taken")
+        fresh.settings = fresh.settings.replace(seed_image="")
+        settle(fresh)
+        assert fresh.status.error is None
+
     def test_switching_between_1d_and_2d_modes_keeps_drawing(self, fresh):
         """The panel's render-type combo changes ``app.settings``; the next frames must draw (the previous
         picture or the new one) while the worker generates the other kind of surface."""
