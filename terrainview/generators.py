@@ -199,22 +199,6 @@ def _fault_raw(iterations: int, seed: int, fault_iterations: int) -> np.ndarray:
     return _fault_kernel(iterations, px, pz, dir_x, dir_z, _fault_deltas(fault_iterations), 0.0, 1.0)
 
 
-def _fault_reference(iterations: int, seed: int, fault_iterations: int) -> np.ndarray:
-    """Slow numpy version of ``_fault_raw`` (every point against every fault), for the tests."""
-    size = 1 << iterations
-    shift = LATTICE_BITS - iterations
-    positions = np.arange(size, dtype=np.int64) << shift
-    raw = np.zeros((size, size), dtype=np.float64)
-    for px, pz, dx, dz, delta in zip(*_fault_lines_for(seed, fault_iterations), _fault_deltas(fault_iterations)):
-        wrap_x = ((positions - px + _HALF_PERIOD) & _PERIOD_MASK) - _HALF_PERIOD
-        wrap_z = ((positions - pz + _HALF_PERIOD) & _PERIOD_MASK) - _HALF_PERIOD
-        raised = (dx * wrap_z.astype(np.float64))[:, None] - dz * wrap_x.astype(np.float64)[None, :] > 0.0
-        raised &= wrap_z[:, None] ** 2 + wrap_x[None, :] ** 2 < _RADIUS**2
-        raw += np.where(raised, delta, 0.0)
-    raw = np.concatenate([raw, raw[:1]], axis=0)
-    return np.concatenate([raw, raw[:, :1]], axis=1).astype(np.float32)
-
-
 def _gaussian_weights(sigma: float) -> np.ndarray:
     radius = max(1, int(math.ceil(3.0 * sigma)))
     offsets = np.arange(-radius, radius + 1, dtype=np.float64)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from pyglm import glm
 import moderngl
 import numpy as np
+from pyglm import glm
 
 from .gpu import FOG_COLOR, GpuScene
 from .settings import SceneSettings

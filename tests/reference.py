@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from terrainview import generators
 from terrainview.fractal import _DOMAIN_1D, _DOMAIN_2D, LATTICE_BITS, _stream_key
 
 MASK32 = 0xFFFFFFFF
@@ -139,3 +140,20 @@ def midpoint_1d(iterations: int, h: float, height_scale: float, offset: Callable
             values[x] = (values[x - stride] + values[x + stride]) * half + num(offset(x)) * scale
         stride //= 2
     return np.array(values, dtype=np.float32 if exact else np.float64)
+
+
+def fault_reference(iterations: int, seed: int, fault_iterations: int) -> np.ndarray:
+    """Slow numpy version of ``generators._fault_raw``: every point tested against every fault."""
+    size = 1 << iterations
+    shift = generators.LATTICE_BITS - iterations
+    positions = np.arange(size, dtype=np.int64) << shift
+    raw = np.zeros((size, size), dtype=np.float64)
+    lines = generators._fault_lines_for(seed, fault_iterations)
+    for px, pz, dx, dz, delta in zip(*lines, generators._fault_deltas(fault_iterations)):
+        wrap_x = ((positions - px + generators._HALF_PERIOD) & generators._PERIOD_MASK) - generators._HALF_PERIOD
+        wrap_z = ((positions - pz + generators._HALF_PERIOD) & generators._PERIOD_MASK) - generators._HALF_PERIOD
+        raised = (dx * wrap_z.astype(np.float64))[:, None] - dz * wrap_x.astype(np.float64)[None, :] > 0.0
+        raised &= wrap_z[:, None] ** 2 + wrap_x[None, :] ** 2 < generators._RADIUS**2
+        raw += np.where(raised, delta, 0.0)
+    raw = np.concatenate([raw, raw[:1]], axis=0)
+    return np.concatenate([raw, raw[:, :1]], axis=1).astype(np.float32)
