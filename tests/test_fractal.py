@@ -16,11 +16,16 @@ import sys
 
 import numpy as np
 import pytest
+import reference
 from numba import get_num_threads, set_num_threads
 
-import reference
-from terrainview.fractal import (MAX_ITERATIONS_1D, MAX_ITERATIONS_2D, cloud_colors, diamond_square,
-                                 midpoint_1d)
+from terrainview.fractal import (
+    MAX_ITERATIONS_1D,
+    MAX_ITERATIONS_2D,
+    cloud_colors,
+    diamond_square,
+    midpoint_1d,
+)
 
 # (seed, h, height_scale): defaults, low and high H, extreme seeds and scales.
 PARAMETERS = [(0, 0.7, 1.0), (1, 0.3, 1.0), (2**32 - 1, 1.0, 0.25), (987654321, 0.0, 100.0), (42, 0.55, 3.7)]

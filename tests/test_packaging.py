@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
-import re
 import tomllib
 import zipfile
 from pathlib import Path

@@ -8,9 +8,19 @@ import numpy as np
 import pytest
 
 from terrainview import fractal
-from terrainview.texturing import (BAND_COLORS, MAX_TEXTURE_SIZE, TILE_COLORS, TILE_NAMES, TILE_SIZE,
-                                   band_thresholds, bands_texture, blend_texture, tile_images, tile_ranges,
-                                   tile_weights)
+from terrainview.texturing import (
+    BAND_COLORS,
+    MAX_TEXTURE_SIZE,
+    TILE_COLORS,
+    TILE_NAMES,
+    TILE_SIZE,
+    band_thresholds,
+    bands_texture,
+    blend_texture,
+    tile_images,
+    tile_ranges,
+    tile_weights,
+)
 
 DIRT, GRASS, ROCK, SNOW = range(4)
 
