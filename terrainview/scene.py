@@ -114,6 +114,9 @@ def _settings_from_document(path: Path, document: dict[str, Any],
         value = given.get(spec.name)
         if isinstance(value, int) and not isinstance(value, bool) and base_type(spec) == "float":
             given[spec.name] = float(given[spec.name])
+    for spec in dataclasses.fields(SceneSettings):
+        if spec.metadata.get("optional") and spec.name not in given:
+            given[spec.name] = spec.default  # written as absent (TOML has no null): off, whatever the base says
     try:
         return base.replace(**given), warnings
     except SettingsError as error:

@@ -364,8 +364,6 @@ def test_water_level_round_trips_through_toml(tmp_path, level):
     assert loaded.water_level == level
 
 
-@pytest.mark.xfail(strict=True, reason="scene_document leaves water_level None out and load_scene's base fills "
-                   "it back in: a viewer with water loading a dry scene keeps its water (terrainview/scene.py)")
 @pytest.mark.parametrize("suffix", [".toml", ".png"])
 def test_dry_scene_loaded_over_a_wet_one_is_dry(tmp_path, call_main, suffix):
     """The viewer loads scenes on top of its current settings (app.load_scene passes them as the base): a
