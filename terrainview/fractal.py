@@ -10,49 +10,32 @@ and raising the iterations adds detail to the same terrain.
 
 from __future__ import annotations
 
-import math
-import numbers
-
 import numpy as np
 from numba import get_num_threads, njit, prange
 
-MAX_ITERATIONS_2D = 12
-MAX_ITERATIONS_1D = 16
-MAX_SEED = 2**32 - 1
-MAX_HEIGHT_SCALE = 100.0
+from .kernel_common import (
+    LATTICE_BITS,
+    MAX_HEIGHT_SCALE,
+    MAX_ITERATIONS_2D,
+    MAX_SEED,
+    check_common,
+    check_int,
+    hash32,
+    stream_key,
+)
 
-# Every position is expressed on a lattice of 2**LATTICE_BITS cells per side, whatever the resolution.
-LATTICE_BITS = 16
+__all__ = ["LATTICE_BITS", "MAX_HEIGHT_SCALE", "MAX_ITERATIONS_1D", "MAX_ITERATIONS_2D", "MAX_SEED",
+           "cloud_colors", "diamond_square", "diamond_square_seeded", "midpoint_1d"]
+
+MAX_ITERATIONS_1D = 16
 
 # Domain constants keep the 1D and 2D offset streams independent for one seed.
 _DOMAIN_2D = 0x3C6EF372
 _DOMAIN_1D = 0xA54FF53A
-_MIX_1 = np.uint32(0x7FEB352D)
-_MIX_2 = np.uint32(0x846CA68B)
 _U8 = np.uint32(8)
-_U15 = np.uint32(15)
-_U16 = np.uint32(16)
 _QUARTER = np.float32(0.25)
 _HALF = np.float32(0.5)
 _INV_2_24 = np.float32(1.0 / (1 << 24))
-
-
-@njit(cache=True, inline="always")
-def _hash32(x):
-    """A bijective, well-avalanched 32-bit integer hash (Wellons' lowbias32 constants).
-
-    numba widens integer arithmetic to 64 bits, so every step is cast back to uint32 to wrap.
-    """
-    x = np.uint32(x ^ (x >> _U16))
-    x = np.uint32(x * _MIX_1)
-    x = np.uint32(x ^ (x >> _U15))
-    x = np.uint32(x * _MIX_2)
-    return np.uint32(x ^ (x >> _U16))
-
-
-def _stream_key(seed: int, domain: int) -> np.uint32:
-    """Per-seed key of one offset stream: a bijection of the seed, so distinct seeds give distinct streams."""
-    return np.uint32(_hash32(np.uint32(seed ^ domain)))
 
 
 @njit(cache=True, inline="always")
@@ -62,7 +45,7 @@ def _offset(index, stream_key, scale):
     Two rounds of the hash over (index ^ key): with one, offsets of related lattice points (such as (0, c)
     and (c, 0)) correlate across seeds and the terrain's spread drifts from the original algorithm's.
     """
-    bits = _hash32(_hash32(np.uint32(index ^ stream_key)))
+    bits = hash32(hash32(np.uint32(index ^ stream_key)))
     return (np.float32(np.int32(bits >> _U8)) * _INV_2_24 - _HALF) * scale
 
 
@@ -235,30 +218,6 @@ def _cloud_colors_kernel(heights, mean):
     return colors
 
 
-def _check_int(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
-        raise ValueError(f"{name} must be an integer from {low} to {high}, got {value!r}")
-    return int(value)
-
-
-def _check_real(name: str, value: object, low: float, high: float, low_inclusive: bool = True) -> float:
-    valid = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
-    if valid:
-        valid = (low <= value if low_inclusive else low < value) and value <= high
-    if not valid:
-        bracket = "[" if low_inclusive else "("
-        raise ValueError(f"{name} must be a number in {bracket}{low:g}, {high:g}], got {value!r}")
-    return float(value)
-
-
-def _check_common(seed: object, h: object, height_scale: object) -> tuple[int, float, float]:
-    return (
-        _check_int("seed", seed, 0, MAX_SEED),
-        _check_real("h", h, 0.0, 1.0),
-        _check_real("height_scale", height_scale, 0.0, MAX_HEIGHT_SCALE, low_inclusive=False),
-    )
-
-
 def _refine(coarse: np.ndarray, first_pass: int, iterations: int, seed: int, h: float,
             height_scale: float) -> np.ndarray:
     """Run passes first_pass..iterations - 1 on coarse, the level-first_pass grid (checked arguments)."""
@@ -267,7 +226,7 @@ def _refine(coarse: np.ndarray, first_pass: int, iterations: int, seed: int, h: 
     scratch = np.empty(sum(((2 << level) + 1) ** 2 for level in range(first_pass, iterations - 1)),
                        dtype=np.float32)
     scales = _pass_scales(iterations, h, height_scale)
-    return _diamond_square_kernel(heights, coarse, scratch, scales, first_pass, _stream_key(seed, _DOMAIN_2D),
+    return _diamond_square_kernel(heights, coarse, scratch, scales, first_pass, stream_key(seed, _DOMAIN_2D),
                                   get_num_threads())
 
 
@@ -278,8 +237,8 @@ def diamond_square(iterations: int, seed: int = 0, h: float = 0.7, height_scale:
     times 2**-h after each, offsets uniform in [-0.5, 0.5) * scale, square-step neighbours wrapped across
     the edges, last row/column equal to the first.
     """
-    iterations = _check_int("iterations", iterations, 1, MAX_ITERATIONS_2D)
-    seed, h, height_scale = _check_common(seed, h, height_scale)
+    iterations = check_int("iterations", iterations, 1, MAX_ITERATIONS_2D)
+    seed, h, height_scale = check_common(seed, h, height_scale)
     return _refine(np.zeros((2, 2), dtype=np.float32), 0, iterations, seed, h, height_scale)
 
 
@@ -292,8 +251,8 @@ def diamond_square_seeded(coarse: np.ndarray, iterations: int, seed: int = 0, h:
     diamond_square, with the same offsets and scales (pass p: height_scale * 2**(-h * (p + 1))). The last row
     and column of coarse are replaced by its first ones, so the map stays seamless.
     """
-    iterations = _check_int("iterations", iterations, 1, MAX_ITERATIONS_2D)
-    seed, h, height_scale = _check_common(seed, h, height_scale)
+    iterations = check_int("iterations", iterations, 1, MAX_ITERATIONS_2D)
+    seed, h, height_scale = check_common(seed, h, height_scale)
     array = np.asarray(coarse)
     side = array.shape[0] if array.ndim == 2 else 0
     if array.shape != (side, side) or side < 3 or (side - 1) & (side - 2) or side > (1 << iterations) + 1:
@@ -315,11 +274,11 @@ def diamond_square_seeded(coarse: np.ndarray, iterations: int, seed: int = 0, h:
 def midpoint_1d(iterations: int, seed: int = 0, h: float = 0.7, height_scale: float = 1.0) -> np.ndarray:
     """1D midpoint displacement, float32 of length 2**iterations + 1, ends at 0 (Martz's fill1DFractArray,
     with the scale reduced once per pass as his article says)."""
-    iterations = _check_int("iterations", iterations, 1, MAX_ITERATIONS_1D)
-    seed, h, height_scale = _check_common(seed, h, height_scale)
+    iterations = check_int("iterations", iterations, 1, MAX_ITERATIONS_1D)
+    seed, h, height_scale = check_common(seed, h, height_scale)
     values = np.zeros((1 << iterations) + 1, dtype=np.float32)
     scales = _pass_scales(iterations, h, height_scale)
-    return _midpoint_1d_kernel(values, scales, _stream_key(seed, _DOMAIN_1D), LATTICE_BITS - iterations)
+    return _midpoint_1d_kernel(values, scales, stream_key(seed, _DOMAIN_1D), LATTICE_BITS - iterations)
 
 
 def cloud_colors(heights: np.ndarray) -> np.ndarray:

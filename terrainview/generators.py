@@ -41,10 +41,21 @@ import numpy as np
 from numba import njit, prange
 
 from . import fractal
-from .fractal import LATTICE_BITS, MAX_HEIGHT_SCALE, MAX_ITERATIONS_2D, MAX_SEED, _check_int, _check_real, _hash32
-from .settings import MAX_BLUR, MAX_FAULT_ITERATIONS, SettingsError
+from .kernel_common import (
+    LATTICE_BITS,
+    MAX_HEIGHT_SCALE,
+    MAX_ITERATIONS_2D,
+    MAX_SEED,
+    check_common,
+    check_int,
+    check_real,
+    hash32,
+    stream_key,
+)
 
 MAX_SEED_PASSES = 8
+MAX_FAULT_ITERATIONS = 5000
+MAX_BLUR = 16.0  # cells
 # Delta of the first and of the last fault, before normalisation (only their ratio matters).
 FAULT_MAX_DELTA = 1.0
 FAULT_MIN_DELTA = 0.1
@@ -78,9 +89,9 @@ def _fault_lines(count, stream_key):
     dir_z = np.empty(count, dtype=np.float64)
     for i in range(count):
         base = np.uint32(4 * i)
-        px[i] = np.int64(_hash32(np.uint32(base ^ stream_key)) >> np.uint32(32 - LATTICE_BITS))
-        pz[i] = np.int64(_hash32(np.uint32((base + np.uint32(1)) ^ stream_key)) >> np.uint32(32 - LATTICE_BITS))
-        bits = _hash32(np.uint32((base + np.uint32(2)) ^ stream_key)) >> np.uint32(8)
+        px[i] = np.int64(hash32(np.uint32(base ^ stream_key)) >> np.uint32(32 - LATTICE_BITS))
+        pz[i] = np.int64(hash32(np.uint32((base + np.uint32(1)) ^ stream_key)) >> np.uint32(32 - LATTICE_BITS))
+        bits = hash32(np.uint32((base + np.uint32(2)) ^ stream_key)) >> np.uint32(8)
         angle = 2.0 * math.pi * (np.float64(bits) * _INV_2_24)
         dir_x[i] = math.cos(angle)
         dir_z[i] = math.sin(angle)
@@ -189,7 +200,7 @@ def _fault_deltas(count: int) -> np.ndarray:
 
 
 def _fault_lines_for(seed: int, count: int):
-    return _fault_lines(count, np.uint32(fractal._stream_key(seed, _DOMAIN_FAULT)))
+    return _fault_lines(count, stream_key(seed, _DOMAIN_FAULT))
 
 
 def _fault_raw(iterations: int, seed: int, fault_iterations: int) -> np.ndarray:
@@ -249,7 +260,7 @@ def periodic_blur(heights: np.ndarray, sigma: float) -> np.ndarray:
     heights = np.asarray(heights)
     if heights.ndim != 2 or heights.shape[0] != heights.shape[1] or heights.shape[0] < 2:
         raise ValueError(f"heights must be a square 2D array of at least 2 x 2, got shape {heights.shape}")
-    sigma = _check_real("sigma", sigma, 0.0, MAX_BLUR, low_inclusive=False)
+    sigma = check_real("sigma", sigma, 0.0, MAX_BLUR, low_inclusive=False)
     return _periodic_blur_kernel(np.ascontiguousarray(heights, dtype=np.float32), _gaussian_weights(sigma))
 
 
@@ -262,13 +273,13 @@ def fault_formation(iterations: int, seed: int = 0, fault_iterations: int = 200,
     with a periodic Gaussian of ``blur`` cells when blur > 0. The cells are those of a 2**blur_iterations
     grid (default: this map's own), so a map made at another resolution gets the same blur in world units.
     """
-    iterations = _check_int("iterations", iterations, 1, MAX_ITERATIONS_2D)
-    blur_iterations = iterations if blur_iterations is None else _check_int(
+    iterations = check_int("iterations", iterations, 1, MAX_ITERATIONS_2D)
+    blur_iterations = iterations if blur_iterations is None else check_int(
         "blur_iterations", blur_iterations, 1, MAX_ITERATIONS_2D)
-    seed = _check_int("seed", seed, 0, MAX_SEED)
-    fault_iterations = _check_int("fault_iterations", fault_iterations, 1, MAX_FAULT_ITERATIONS)
-    blur = _check_real("blur", blur, 0.0, MAX_BLUR)
-    height_scale = _check_real("height_scale", height_scale, 0.0, MAX_HEIGHT_SCALE, low_inclusive=False)
+    seed = check_int("seed", seed, 0, MAX_SEED)
+    fault_iterations = check_int("fault_iterations", fault_iterations, 1, MAX_FAULT_ITERATIONS)
+    blur = check_real("blur", blur, 0.0, MAX_BLUR)
+    height_scale = check_real("height_scale", height_scale, 0.0, MAX_HEIGHT_SCALE, low_inclusive=False)
     deltas = _fault_deltas(fault_iterations)
     offset = _RAISED_FRACTION * float(deltas.sum())
     deviation = math.sqrt(_RAISED_FRACTION * (1.0 - _RAISED_FRACTION) * float(np.square(deltas).sum()))
@@ -292,27 +303,29 @@ def _decode_grey(path: str) -> np.ndarray:
     """The image as float32 grey values in [0, 1]; 16-bit grey images keep their 16 bits."""
     from PIL import Image, UnidentifiedImageError
 
+    too_large = False
     try:
         with Image.open(path) as image:
-            if image.width * image.height > MAX_SEED_IMAGE_PIXELS:
-                raise SettingsError(f"seed_image: {path}: {image.width} x {image.height} pixels is too large "
-                                    f"(at most {MAX_SEED_IMAGE_PIXELS} pixels)")
-            if image.mode.startswith("I;16") or image.mode == "I":
+            too_large = image.width * image.height > MAX_SEED_IMAGE_PIXELS
+            size = f"{image.width} x {image.height}"
+            if too_large:
+                grey = np.empty(0, dtype=np.float32)
+            elif image.mode.startswith("I;16") or image.mode == "I":
                 grey = np.asarray(image.convert("I"), dtype=np.float32) * np.float32(1.0 / 65535.0)
             elif image.mode == "F":
                 grey = np.asarray(image, dtype=np.float32)
             else:  # 1, L, LA, P, RGB, RGBA, CMYK, YCbCr...: ITU-R 601-2 luma
                 grey = np.asarray(image.convert("L"), dtype=np.float32) * np.float32(1.0 / 255.0)
-    except SettingsError:
-        raise
     except UnidentifiedImageError:
-        raise SettingsError(f"seed_image: {path}: not an image file Pillow can read") from None
+        raise ValueError(f"seed_image: {path}: not an image file Pillow can read") from None
     except Image.DecompressionBombError as error:
-        raise SettingsError(f"seed_image: {path}: {error}") from None
+        raise ValueError(f"seed_image: {path}: {error}") from None
     except (OSError, ValueError, SyntaxError) as error:  # truncated or corrupt data
-        raise SettingsError(f"seed_image: {path}: cannot decode the image ({error})") from None
+        raise ValueError(f"seed_image: {path}: cannot decode the image ({error})") from None
+    if too_large:
+        raise ValueError(f"seed_image: {path}: {size} pixels is too large (at most {MAX_SEED_IMAGE_PIXELS} pixels)")
     if grey.ndim != 2 or grey.size == 0:
-        raise SettingsError(f"seed_image: {path}: not a 2D image")
+        raise ValueError(f"seed_image: {path}: not a 2D image")
     return np.clip(np.nan_to_num(grey), 0.0, 1.0).astype(np.float32, copy=False)
 
 
@@ -320,18 +333,18 @@ def load_seed_image(path: str | os.PathLike) -> np.ndarray:
     """The grey values in [0, 1] (float32, read-only) of an image file, decoded once per (path, mtime, size).
 
     8-bit images (any mode; colour through Pillow's luma conversion) are divided by 255, 16-bit grey images by
-    65535, floating-point images are clipped to [0, 1]. Raises ``SettingsError("seed_image: PATH: ...")``
+    65535, floating-point images are clipped to [0, 1]. Raises ``ValueError("seed_image: PATH: ...")``
     for a missing, unreadable or non-image file.
     """
     path = os.fspath(path)
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        raise SettingsError(f"seed_image: {path}: no such file") from None
+        raise ValueError(f"seed_image: {path}: no such file") from None
     except OSError as error:
-        raise SettingsError(f"seed_image: {path}: {error.strerror or error}") from None
+        raise ValueError(f"seed_image: {path}: {error.strerror or error}") from None
     if not os.path.isfile(path):
-        raise SettingsError(f"seed_image: {path}: not a file")
+        raise ValueError(f"seed_image: {path}: not a file")
     key = (os.path.abspath(path), info.st_mtime_ns, info.st_size)
     with _decoded_lock:
         grey = _decoded.get(key)
@@ -381,10 +394,8 @@ def seeded_diamond_square(path: str | os.PathLike, seed_passes: int, iterations:
     white at +0.25 * height_scale (``seed_grid``); ``fractal.diamond_square_seeded`` then runs the remaining
     passes with the usual offsets. Rows of the image are Z, columns X, like the heightmap.
     """
-    seed_passes = _check_int("seed_passes", seed_passes, 1, MAX_SEED_PASSES)
-    iterations = _check_int("iterations", iterations, 1, MAX_ITERATIONS_2D)
-    seed = _check_int("seed", seed, 0, MAX_SEED)
-    h = _check_real("h", h, 0.0, 1.0)
-    height_scale = _check_real("height_scale", height_scale, 0.0, MAX_HEIGHT_SCALE, low_inclusive=False)
+    seed_passes = check_int("seed_passes", seed_passes, 1, MAX_SEED_PASSES)
+    iterations = check_int("iterations", iterations, 1, MAX_ITERATIONS_2D)
+    seed, h, height_scale = check_common(seed, h, height_scale)
     coarse = seed_grid(load_seed_image(path), seed_passes_used(seed_passes, iterations), height_scale)
     return fractal.diamond_square_seeded(coarse, iterations, seed, h, height_scale)

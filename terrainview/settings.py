@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import fractal
+from . import fractal, generators
 
 MODES = ("1d", "lines", "rendered", "clouds", "teximage")
 MODE_LABELS = {
@@ -28,8 +28,6 @@ GENERATORS = ("diamond-square", "fault")
 TEXTURES = ("teximage", "blend", "bands")
 SHADINGS = ("none", "slope")
 MAX_TILE = 8
-MAX_FAULT_ITERATIONS = 5000
-MAX_BLUR = 16.0  # cells
 
 
 class SettingsError(ValueError):
@@ -62,9 +60,9 @@ class SceneSettings:
     linear: bool = _option(True, "rendered: linear texture filtering", flag="--linear", off_flag="--nearest")
     # Generators and texturing from the companion articles.
     generator: str = _option("diamond-square", "surface generator", choices=GENERATORS)
-    fault_iterations: int = _option(200, "fault formation: number of fault lines", low=1, high=MAX_FAULT_ITERATIONS)
+    fault_iterations: int = _option(200, "fault formation: number of fault lines", low=1, high=generators.MAX_FAULT_ITERATIONS)
     blur: float = _option(0.0, "fault formation: Gaussian blur sigma in cells (0 = off)", low=0.0,
-                        high=MAX_BLUR)
+                        high=generators.MAX_BLUR)
     seed_image: str = _option("", "grey-scale image whose values seed the first passes", metavar="FILE")
     seed_passes: int = _option(2, "passes taken from --seed-image before diamond-square adds detail",
                                low=1, high=8)

@@ -14,7 +14,7 @@ import functools
 import numpy as np
 from numba import njit, prange
 
-from .fractal import _check_int, _hash32
+from .kernel_common import MAX_SEED, check_int, hash32
 
 MAX_TEXTURE_SIZE = 8192
 MAX_TILE_SIZE = 1024
@@ -58,7 +58,7 @@ def _value_noise_kernel(size, key, periods, amplitudes):
         for i in range(period):
             for j in range(period):
                 counter = np.uint32((octave << 24) | (i << 12) | j)
-                bits = _hash32(np.uint32(counter ^ key)) >> np.uint32(8)
+                bits = hash32(np.uint32(counter ^ key)) >> np.uint32(8)
                 lattice[i, j] = np.float32(bits * _INV_2_24 * 2.0 - 1.0)
         for y in range(size):
             i0, i1, fy = _smooth_cell(y, period, size)
@@ -92,13 +92,13 @@ def tile_images(tile_size: int = TILE_SIZE, seed: int = 0) -> np.ndarray:
     Each is its base colour (``TILE_COLORS``) plus periodic value noise: a brightness noise of
     ``TILE_CONTRASTS`` grey levels and a coarser noise that shifts the colour along ``TILE_TINTS``.
     """
-    tile_size = _check_int("tile_size", tile_size, 1, MAX_TILE_SIZE)
-    seed = _check_int("seed", seed, 0, 2**32 - 1)
+    tile_size = check_int("tile_size", tile_size, 1, MAX_TILE_SIZE)
+    seed = check_int("seed", seed, 0, MAX_SEED)
     tiles = np.empty((len(TILE_NAMES), tile_size, tile_size, 3), dtype=np.uint8)
     for index, (color, contrast, tint) in enumerate(zip(TILE_COLORS, TILE_CONTRASTS, TILE_TINTS)):
-        key = int(_hash32(np.uint32((seed ^ _DOMAIN_TILES) & 0xFFFFFFFF)))
-        brightness = _noise(tile_size, int(_hash32(np.uint32(key ^ (2 * index + 1)))), 4)
-        shift = _noise(tile_size, int(_hash32(np.uint32(key ^ (2 * index + 2)))), 2)
+        key = int(hash32(np.uint32((seed ^ _DOMAIN_TILES) & 0xFFFFFFFF)))
+        brightness = _noise(tile_size, int(hash32(np.uint32(key ^ (2 * index + 1)))), 4)
+        shift = _noise(tile_size, int(hash32(np.uint32(key ^ (2 * index + 2)))), 2)
         rgb = (np.asarray(color, dtype=np.float32) + contrast * brightness[..., None]
                + shift[..., None] * np.asarray(tint, dtype=np.float32))
         tiles[index] = np.clip(np.rint(rgb), 0, 255).astype(np.uint8)
@@ -121,7 +121,7 @@ def tile_ranges(count: int = len(TILE_NAMES)) -> np.ndarray:
     The article's scheme: band = range / (count + 1); tile i owns i * band .. (i + 2) * band with its optimum
     in the middle, so each tile's upper half overlaps the next one's lower half.
     """
-    count = _check_int("count", count, 1, 64)
+    count = check_int("count", count, 1, 64)
     index = np.arange(count, dtype=np.float64)[:, None]
     return (index + np.array([0.0, 1.0, 2.0])) / (count + 1)
 
@@ -155,7 +155,7 @@ def _weights_kernel(fractions, count):
 def tile_weights(fractions: np.ndarray, count: int = len(TILE_NAMES)) -> np.ndarray:
     """Each tile's weight at heights given as fractions of the min..max range (0 = lowest, 1 = highest):
     float64 of shape fractions.shape + (count,), summing to 1 (see ``tile_ranges``)."""
-    count = _check_int("count", count, 1, 64)
+    count = check_int("count", count, 1, 64)
     fractions = np.asarray(fractions, dtype=np.float64)
     return _weights_kernel(fractions.reshape(-1), count).reshape(fractions.shape + (count,))
 
@@ -227,7 +227,7 @@ def _check_heights(heights: object) -> np.ndarray:
 
 
 def _check_size(size: object) -> int:
-    return _check_int("size", size, 1, MAX_TEXTURE_SIZE)
+    return check_int("size", size, 1, MAX_TEXTURE_SIZE)
 
 
 def blend_texture(heights: np.ndarray, size: int, tiles: np.ndarray | None = None) -> np.ndarray:

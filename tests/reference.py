@@ -19,7 +19,8 @@ from collections.abc import Callable
 import numpy as np
 
 from terrainview import generators
-from terrainview.fractal import _DOMAIN_1D, _DOMAIN_2D, LATTICE_BITS, _stream_key
+from terrainview.fractal import _DOMAIN_1D, _DOMAIN_2D, LATTICE_BITS
+from terrainview.kernel_common import stream_key as _stream_key
 
 MASK32 = 0xFFFFFFFF
 # Rounds of the hash per offset in terrainview.fractal (bits = hash(hash(index ^ key))). Keep in step with

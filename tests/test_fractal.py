@@ -56,7 +56,7 @@ def test_midpoint_1d_equals_sequential_reference(iterations, seed, h, height_sca
 
 def test_reference_hash_is_terrainviews_hash():
     # The reference's plain-Python hash against the kernel's own (callable outside numba too).
-    from terrainview.fractal import _hash32
+    from terrainview.kernel_common import hash32 as _hash32
 
     for value in (0, 1, 2, 0x8000, 0x80000000, 0xDEADBEEF, 2**32 - 1, *range(3, 3000, 97)):
         assert reference.lowbias32(value) == int(_hash32(np.uint32(value)))

@@ -1,0 +1,74 @@
+"""What every numba kernel module shares: the counter-based hash, the lattice, and argument checks.
+
+No GL and no settings here. ``fractal``, ``generators``, ``texturing`` (and any later kernel module) import
+these names; each kernel module owns its own limits and raises ``ValueError`` naming the argument.
+
+Determinism: random values are never drawn from a sequential generator. A value is a hash of (a per-seed
+stream key, a counter such as a lattice position or an item index), so it is the same on every thread and
+at every resolution.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from numba import njit
+
+MAX_SEED = 2**32 - 1
+MAX_ITERATIONS_2D = 12
+MAX_HEIGHT_SCALE = 100.0
+# Every position is expressed on a lattice of 2**LATTICE_BITS cells per side, whatever the resolution.
+LATTICE_BITS = 16
+
+_MIX_1 = np.uint32(0x7FEB352D)
+_MIX_2 = np.uint32(0x846CA68B)
+_U15 = np.uint32(15)
+_U16 = np.uint32(16)
+
+
+@njit(cache=True, inline="always")
+def hash32(x):
+    """A bijective, well-avalanched 32-bit integer hash (Wellons' lowbias32 constants).
+
+    numba widens integer arithmetic to 64 bits, so every step is cast back to uint32 to wrap.
+    """
+    x = np.uint32(x ^ (x >> _U16))
+    x = np.uint32(x * _MIX_1)
+    x = np.uint32(x ^ (x >> _U15))
+    x = np.uint32(x * _MIX_2)
+    return np.uint32(x ^ (x >> _U16))
+
+
+def stream_key(seed: int, domain: int) -> np.uint32:
+    """Per-seed key of one random stream: a bijection of the seed, so distinct seeds give distinct streams;
+    ``domain`` keeps the streams of different kernels independent for one seed."""
+    return np.uint32(hash32(np.uint32((seed ^ domain) & 0xFFFFFFFF)))
+
+
+def check_int(name: str, value: object, low: int, high: int) -> int:
+    """``value`` as an int, or ValueError naming ``name``, the value and the range."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer from {low} to {high}, got {value!r}")
+    return int(value)
+
+
+def check_real(name: str, value: object, low: float, high: float, low_inclusive: bool = True) -> float:
+    """``value`` as a finite float in [low, high] (or (low, high]), or ValueError naming it and the range."""
+    valid = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    if valid:
+        valid = (low <= value if low_inclusive else low < value) and value <= high
+    if not valid:
+        bracket = "[" if low_inclusive else "("
+        raise ValueError(f"{name} must be a number in {bracket}{low:g}, {high:g}], got {value!r}")
+    return float(value)
+
+
+def check_common(seed: object, h: object, height_scale: object) -> tuple[int, float, float]:
+    """The seed, roughness and height scale every surface kernel takes."""
+    return (
+        check_int("seed", seed, 0, MAX_SEED),
+        check_real("h", h, 0.0, 1.0),
+        check_real("height_scale", height_scale, 0.0, MAX_HEIGHT_SCALE, low_inclusive=False),
+    )
