@@ -1,0 +1,332 @@
+"""``terrainview video``: a flight drawn offscreen frame by frame and written as H.264 MP4, GIF or PNG frames.
+
+Frame k shows the flight at time k / fps * speed, whatever the machine's speed, drawn by the same code as
+``terrainview render``. Drawing and read-back run on this thread (the GL context's); Lanczos filtering and
+encoding run on a second thread fed through a short queue (Pillow and PyAV release the GIL), so the stages
+overlap. The MP4 carries the flight file's text in its metadata, so ``--flight clip.mp4`` replays it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import os
+import queue
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from .files import OutputError, atomic_output, check_output_path
+from .flythrough import VIDEO_FLIGHT_KEY, Flight, FlightError, flight_text, load_flight
+from .render import DEFAULT_SIZE, TiledRender, check_supersample, create_headless_context, parse_size, save_png
+from .renderer import Renderer
+from .settings import SceneSettings, SettingsError
+
+VIDEO_EXTENSIONS = (".mp4", ".gif")
+MAX_FPS = 120
+MAX_SPEED = 100.0
+MAX_FRAMES = 100_000
+MAX_GIF_PIXELS = 400_000_000  # a GIF is assembled in memory (one byte a pixel): at most this much in all
+QUEUE_FRAMES = 3  # frames drawn ahead of the encoder: enough to overlap, little memory
+H264_OPTIONS = {"crf": "16", "preset": "veryfast"}  # near-transparent quality at a speed two cores can afford
+
+
+def add_video_arguments(parser: argparse.ArgumentParser) -> None:
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("-o", "--output", metavar="FILE.mp4", help="the video to write: .mp4 (H.264) or .gif")
+    target.add_argument("--frames", metavar="DIR", help="write numbered PNG frames (each carrying its scene) "
+                        "into DIR instead of a video")
+    parser.add_argument("--flight", required=True, metavar="FILE",
+                        help="the flight: a flight TOML file or a video terrainview exported")
+    default_size = "x".join(map(str, DEFAULT_SIZE))
+    parser.add_argument("--size", default=default_size, metavar="WxH",
+                        help=f"frame size; even sides for MP4 (default: {default_size})")
+    parser.add_argument("--fps", type=_number("fps", 1, MAX_FPS, integer=True), default=30, metavar="N",
+                        help=f"frames per second, 1 to {MAX_FPS} (default: 30)")
+    parser.add_argument("--supersample", type=int, default=1, metavar="{1,2,4}",
+                        help="draw 1, 2 or 4 times larger and filter down (default: 1)")
+    parser.add_argument("--speed", type=_number("speed", 0.01, MAX_SPEED), default=1.0, metavar="X",
+                        help="flight seconds per video second, 0.01 to 100 (default: 1)")
+    parser.add_argument("--force", action="store_true", help="overwrite the output if it exists")
+    parser.add_argument("--progress", choices=("bar", "lines", "none"), default="bar",
+                        help="a progress bar on stderr (default), 'frame K/N' lines on stdout, or nothing")
+
+
+def _number(name: str, low: float, high: float, integer: bool = False) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = int(text) if integer else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {'an integer' if integer else 'a number'}: {text!r}") from None
+        if not (math.isfinite(value) and low <= value <= high):
+            raise argparse.ArgumentTypeError(f"{name} must be from {low:g} to {high:g}, got {text}")
+        return value
+
+    return parse
+
+
+def video_command(args: argparse.Namespace, settings: SceneSettings) -> int:
+    if getattr(args, "scene", None):
+        raise SettingsError("scene: video takes its scene from --flight; give single options to change it")
+    size = parse_size(args.size)
+    check_supersample(size, args.supersample)
+    if args.output and Path(args.output).suffix.lower() == ".mp4" and (size[0] % 2 or size[1] % 2):
+        raise SettingsError(f"size: H.264 needs even sides, got {size[0]}x{size[1]}; "
+                            f"try {size[0] + size[0] % 2}x{size[1] + size[1] % 2}")
+    path = check_output_path(args.output, args.force, VIDEO_EXTENSIONS) if args.output else \
+        _check_frames_folder(Path(args.frames), args.force)
+    try:
+        flight, warnings = load_flight(args.flight)
+        given = {name: getattr(settings, name) for name in vars(args) if name in SceneSettings.__dataclass_fields__}
+        flight = flight.with_overrides(given) if given else flight
+    except SettingsError as error:
+        raise FlightError(f"{args.flight}: with the options given: {error}") from None
+    for warning in warnings:
+        print(f"terrainview: warning: {warning}", file=sys.stderr)
+    count = frame_count(flight, args.fps, args.speed)
+    if count > MAX_FRAMES:
+        raise SettingsError(f"speed: {count} frames at {args.fps} fps; the most is {MAX_FRAMES} (raise --speed)")
+    if args.output and path.suffix.lower() == ".gif" and count * size[0] * size[1] > MAX_GIF_PIXELS:
+        raise SettingsError(f"size: {count} frames of {size[0]}x{size[1]} is too much for a GIF; use .mp4")
+    with _terminate_as_interrupt():
+        export(flight, path, size, fps=args.fps, supersample=args.supersample, speed=args.speed, force=args.force,
+               frames=args.frames is not None, progress=args.progress)
+    print(f"wrote {path}: {count} frames of {size[0]}x{size[1]} at {args.fps} fps")
+    return 0
+
+
+def frame_count(flight: Flight, fps: int, speed: float) -> int:
+    """Frames k = 0, 1, ... with k / fps * speed within the flight (the last keyframe's time included)."""
+    return math.floor(flight.duration / speed * fps + 1e-9) + 1
+
+
+def frame_time(k: int, fps: int, speed: float) -> float:
+    """The flight time frame k shows."""
+    return k / fps * speed
+
+
+def _check_frames_folder(folder: Path, force: bool) -> Path:
+    parent = folder.parent if str(folder.parent) else Path(".")
+    if not parent.is_dir():
+        raise OutputError(f"{folder}: folder {parent} does not exist")
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"{folder} is a file, not a folder")
+    if folder.is_dir() and any(folder.iterdir()) and not force:
+        raise OutputError(f"{folder} is not empty; pass --force to write frames into it")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"{folder}: folder {parent} is not writable")
+    return folder
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a window cancelling its export) unwinds like Ctrl+C, so no partial file stays behind."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+# --- sinks: where finished frames go ---------------------------------------------------------------------
+
+
+class Mp4Sink:
+    """H.264 in MP4 through PyAV, the flight text in the container's metadata."""
+
+    def __init__(self, path: Path, size: tuple[int, int], fps: int, flight: Flight) -> None:
+        import av
+
+        self.container = av.open(str(path), "w", format="mp4", options={"movflags": "use_metadata_tags"})
+        self.container.metadata[VIDEO_FLIGHT_KEY] = flight_text(flight)
+        self.container.metadata["comment"] = f"terrainview flight, {flight.duration:g} s"
+        self.stream = self.container.add_stream("libx264", rate=fps, options=dict(H264_OPTIONS))
+        self.stream.width, self.stream.height = size
+        self.stream.pix_fmt = "yuv420p"
+        self._frame_type = av.VideoFrame
+
+    def write(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray) -> None:
+        frame = self._frame_type.from_ndarray(np.ascontiguousarray(pixels), format="rgb24")
+        frame.pts = index
+        self.container.mux(self.stream.encode(frame))
+
+    def close(self) -> None:
+        self.container.mux(self.stream.encode(None))
+        self.container.close()
+
+    def abort(self) -> None:
+        self.container.close()
+
+
+class GifSink:
+    """A looping GIF assembled in memory (one palette per frame), the flight text in its comment."""
+
+    def __init__(self, path: Path, size: tuple[int, int], fps: int, flight: Flight) -> None:
+        self.path, self.fps, self.flight = path, fps, flight
+        self.images: list[Image.Image] = []
+
+    def write(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray) -> None:
+        self.images.append(Image.fromarray(pixels).quantize(256, method=Image.Quantize.MEDIANCUT))
+
+    def close(self) -> None:
+        first, *rest = self.images
+        first.save(self.path, format="GIF", save_all=True, append_images=rest, loop=0,
+                   duration=round(1000 / self.fps), comment=flight_text(self.flight).encode("utf-8"))
+
+    def abort(self) -> None:
+        self.images.clear()
+
+
+class FramesSink:
+    """Numbered PNGs, each carrying its scene like every terrainview PNG, plus the frame's flight time."""
+
+    def __init__(self, folder: Path, size: tuple[int, int], fps: int, flight: Flight, count: int,
+                 supersample: int) -> None:
+        self.folder, self.count = folder, count
+        self.extra = {"size": f"{size[0]}x{size[1]}", "supersample": str(supersample), "fps": str(fps)}
+        self.digits = max(5, len(str(count - 1)))
+
+    def write(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray) -> None:
+        save_png(pixels, self.folder / frame_name(index, self.digits), settings, force=True,
+                 extra={**self.extra, "frame": str(index), "flight-time": repr(time)})
+
+    def close(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass
+
+
+def frame_name(index: int, digits: int = 5) -> str:
+    return f"frame-{index:0{digits}d}.png"
+
+
+# --- the export ------------------------------------------------------------------------------------------
+
+
+def export(flight: Flight, path: Path, size: tuple[int, int], *, fps: int, supersample: int, speed: float,
+           force: bool, frames: bool = False, progress: str = "none") -> None:
+    """Draw every frame of the flight and write it to ``path`` (a video, or a folder of PNGs when ``frames``);
+    a failure or an interruption leaves nothing behind."""
+    count = frame_count(flight, fps, speed)
+    with _progress(count, progress) as advance:
+        if frames:
+            with _atomic_folder(path, force) as folder:
+                _run(flight, FramesSink(folder, size, fps, flight, count, supersample), size, fps, supersample,
+                     speed, count, advance)
+            return
+        sink_type = GifSink if path.suffix.lower() == ".gif" else Mp4Sink
+        with atomic_output(path, force) as temporary:
+            _run(flight, sink_type(temporary, size, fps, flight), size, fps, supersample, speed, count, advance)
+
+
+def _run(flight: Flight, sink: Any, size: tuple[int, int], fps: int, supersample: int, speed: float, count: int,
+         advance: Callable[[], None]) -> None:
+    """Draw on this thread, filter and encode on another, through a bounded queue."""
+    drawn: queue.Queue = queue.Queue(maxsize=QUEUE_FRAMES)
+    failures: list[BaseException] = []
+    stop = threading.Event()
+
+    def encode() -> None:
+        while (item := drawn.get()) is not None:
+            if stop.is_set() or failures:
+                continue  # keep taking frames so the drawing side never blocks on a full queue
+            index, time, settings, job = item
+            try:
+                sink.write(index, time, settings, job.result())
+                advance()
+            except BaseException as error:  # noqa: BLE001 - handed to the drawing thread, which raises it
+                failures.append(error)
+
+    encoder = threading.Thread(target=encode, name="video-encoder", daemon=True)
+    ctx = create_headless_context()
+    renderer = Renderer(ctx)
+    encoder.start()
+    finished = False
+    try:
+        for index in range(count):
+            if failures:
+                break
+            time = frame_time(index, fps, speed)
+            settings = flight.at(time)
+            renderer.update(settings)
+            job = TiledRender(renderer, settings, size, supersample=supersample)
+            try:
+                while not job.finished:
+                    job.step()
+            finally:
+                job.release()
+            drawn.put((index, time, settings, job))
+        finished = not failures
+    finally:
+        if not finished:
+            stop.set()
+        drawn.put(None)
+        encoder.join()
+        renderer.release()
+        ctx.release()
+        if failures:
+            sink.abort()
+            raise failures[0]
+        if finished:
+            sink.close()
+        else:
+            sink.abort()
+
+
+@contextlib.contextmanager
+def _progress(count: int, style: str) -> Iterator[Callable[[], None]]:
+    if style == "bar":
+        from tqdm import tqdm
+
+        with tqdm(total=count, unit="frame", file=sys.stderr, dynamic_ncols=True, smoothing=0.1) as bar:
+            yield lambda: bar.update(1)
+        return
+    done = 0
+
+    def line() -> None:
+        nonlocal done
+        done += 1
+        print(f"frame {done}/{count}", flush=True)
+
+    yield line if style == "lines" else (lambda: None)
+
+
+@contextlib.contextmanager
+def _atomic_folder(folder: Path, force: bool) -> Iterator[Path]:
+    """Frames go into a hidden folder beside ``folder``; on success it becomes ``folder`` (or its files move
+    into an existing one), on failure it is removed."""
+    parent = folder.parent if str(folder.parent) else Path(".")
+    temporary = Path(tempfile.mkdtemp(dir=parent, prefix=f".{folder.name}.", suffix=".part"))
+    try:
+        yield temporary
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+        if not folder.exists():
+            os.chmod(temporary, 0o755)
+            os.replace(temporary, folder)
+            return
+        if not force:
+            raise OutputError(f"{folder} filled up while the frames were drawn; pass --force to write into it")
+        for frame in sorted(temporary.iterdir()):
+            os.replace(frame, folder / frame.name)
+        temporary.rmdir()
+    except BaseException:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise
