@@ -20,6 +20,8 @@ from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
 from . import flight
 from .cli import add_scene_arguments, one_line_errors, settings_from_args
 from .files import OutputError, atomic_output, check_output_path, unique_path
+from .flythrough import Flight, load_flight
+from .flythrough_ui import FlythroughControls, add_flight_argument
 from .panel import Panel, PanelStatus
 from .render import TiledRender, save_png
 from .renderer import Frame, Renderer, fov_keeping_framing
@@ -42,15 +44,22 @@ class TerrainApp(mglw.WindowConfig):
     clear_color = None
     log_level = logging.WARNING
     initial_settings: SceneSettings | None = None  # set by run_viewer, which has parsed the command line
+    initial_flight: Flight | None = None  # --flight, read by run_viewer
 
     @classmethod
     def add_arguments(cls, parser) -> None:
         add_scene_arguments(parser)
+        add_flight_argument(parser)
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.wnd.exit_key = None  # Escape is handled here, so it can cancel a text field first
         self.settings = self.initial_settings or settings_from_args(self.argv)
+        self.flythrough = FlythroughControls(self.show_message)
+        replay = self.initial_flight or (load_flight(self.argv.flight)[0] if getattr(self.argv, "flight", None)
+                                         else None)
+        if replay is not None:
+            self.settings = self.flythrough.play(replay)
         self.start_camera = {name: getattr(self.settings, name) for name in CAMERA_FIELDS}
         self.renderer = Renderer(self.ctx)
         self.worker = GenerationWorker(self.renderer.arrays)
@@ -60,6 +69,7 @@ class TerrainApp(mglw.WindowConfig):
         self.drawn_settings: SceneSettings | None = None  # the last settings a frame was drawn with
         self.flight = flight.Flight()
         self.panel = Panel()
+        self.panel.sections.append(lambda settings: self.flythrough.draw_section(settings, self.wnd.buffer_size))
         self.status = PanelStatus()
         self.frame_stats = None
         self.message = ("", 0.0)
@@ -81,6 +91,7 @@ class TerrainApp(mglw.WindowConfig):
     def on_render(self, time_: float, frame_time: float) -> None:
         self._take_generated()
         self.settings = self.flight.advance(self.settings, frame_time)
+        self.settings = self.flythrough.advance(self.settings, frame_time)
         self._request_generation()
         framebuffer = self.wnd.fbo
         framebuffer.use()
@@ -137,6 +148,7 @@ class TerrainApp(mglw.WindowConfig):
         self.status.window_size = self.wnd.buffer_size
         self.status.shot_progress = None if self.shot is None else self.shot[0].progress
         self.status.compiling = not self.worker.first_done.is_set()
+        self.status.recording_seconds = self.flythrough.recording_seconds
         imgui.new_frame()
         self.settings, actions = self.panel.draw(self.settings, self.status)
         if actions.reset_camera:
@@ -150,6 +162,7 @@ class TerrainApp(mglw.WindowConfig):
         if actions.load_scene:
             self.load_scene(Path(self.panel.scene_path))
         self._draw_overlay()
+        self.flythrough.draw_badge()
         imgui.render()
         self.imgui.render(imgui.get_draw_data())
 
@@ -285,7 +298,7 @@ class TerrainApp(mglw.WindowConfig):
         elif key == keys.ESCAPE and not typing:
             if self.shot is not None:
                 self.cancel_shot()
-            else:
+            elif not self.flythrough.escape():
                 self.wnd.close()
         elif typing:
             return
@@ -295,6 +308,10 @@ class TerrainApp(mglw.WindowConfig):
             self.reset_camera()
         elif key == keys.P and not modifiers.ctrl:
             self.toggle_wireframe()
+        elif key == keys.R and not modifiers.ctrl:
+            self.flythrough.toggle_recording(self.settings)
+        elif self.flythrough.player is not None:  # a replay owns the camera: Space pauses, Left/Right step
+            self.flythrough.key({keys.SPACE: "space", keys.LEFT: "left", keys.RIGHT: "right"}.get(key, ""))
         elif flight_key is not None and not modifiers.ctrl:
             self.settings = self.flight.press(self.settings, flight_key)
 
@@ -340,6 +357,7 @@ class TerrainApp(mglw.WindowConfig):
             self.load_scene(Path(paths[0]))
 
     def on_close(self) -> None:
+        self.flythrough.close()
         self.worker.stop()
         if self.shot is not None:
             self.shot[0].release()
@@ -352,6 +370,7 @@ def run_viewer(argv: list[str]) -> int:
     TerrainApp.add_arguments(parser)
     args = parser.parse_args(argv)
     TerrainApp.initial_settings = settings_from_args(args)  # bad values fail here, before a window opens
+    TerrainApp.initial_flight = load_flight(args.flight)[0] if args.flight else None
     if sys.platform.startswith("linux") and args.window in (None, "pyglet", "glfw") \
             and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         raise OutputError("no display to open a window on (DISPLAY is not set); run it on a desktop or under "

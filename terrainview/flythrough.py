@@ -24,7 +24,7 @@ from typing import Any
 
 import tomli_w
 
-from .files import atomic_output, unique_path
+from .files import atomic_output, check_output_path, unique_path
 from .scene import SceneError, scene_document, scene_from_document
 from .settings import SceneSettings, SettingsError, base_type
 
@@ -204,7 +204,7 @@ def flight_text(flight: Flight) -> str:
 
 def save_flight(flight: Flight, path: Path, force: bool = False) -> None:
     """Write a flight file atomically (never over an existing file unless ``force``)."""
-    with atomic_output(path, force) as temporary:
+    with atomic_output(check_output_path(path, force, (".toml",)), force) as temporary:
         temporary.write_text(flight_text(flight), encoding="utf-8")
 
 

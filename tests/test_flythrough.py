@@ -1,0 +1,351 @@
+"""Flythroughs (issue 11): flight files, the documented interpolation, recording and replay in the window."""
+
+from __future__ import annotations
+
+import math
+import tomllib
+
+import pytest
+from test_app_window import app, modifiers, press, release, settle, tap  # noqa: F401 - app is a fixture
+
+from terrainview import flythrough
+from terrainview.files import OutputError
+from terrainview.flythrough import (
+    Flight,
+    FlightError,
+    Keyframe,
+    Player,
+    Recorder,
+    flight_text,
+    load_flight,
+    save_flight,
+)
+from terrainview.scene import load_scene
+from terrainview.settings import SceneSettings
+
+pytest_plugins = ["gl_fixtures"]
+
+CAMERA = ("yrot", "ytrans", "ztrans", "pitch")
+START = SceneSettings(mode="lines", iterations=4, seed=3)
+
+TWO_KEYFRAMES = """\
+version = 1
+
+[scene]
+mode = "rendered"
+iterations = 5
+h = 0.7
+
+[[keyframe]]
+time = 0
+yrot = 10
+ztrans = -3
+
+[[keyframe]]
+time = 2
+yrot = 100
+ztrans = -2
+h = 0.4
+"""
+
+
+def camera(settings: SceneSettings) -> tuple[float, ...]:
+    return tuple(getattr(settings, name) for name in CAMERA)
+
+
+def write(tmp_path, text: str, name: str = "flight.toml"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --- plain-Python reference: centripetal Catmull-Rom as a cubic Hermite segment ----------------------------
+
+
+def hermite_reference(p0, p1, p2, p3, u):
+    """The segment p1 -> p2 at fraction u, with the centripetal tangents written out (Hermite form).
+
+    Coincident points (the duplicated end points) contribute no tangent term."""
+    d01, d12, d23 = (math.dist(p0, p1) ** 0.5, math.dist(p1, p2) ** 0.5, math.dist(p2, p3) ** 0.5)
+
+    def slope(a, b, length):
+        return [0.0] * len(a) if length == 0 else [(y - x) / length for x, y in zip(a, b, strict=True)]
+
+    def tangent(pa, pb, pc, da, db):
+        first, whole, second = slope(pa, pb, da), slope(pa, pc, da + db), slope(pb, pc, db)
+        return [d12 * (f - w + s) for f, w, s in zip(first, whole, second, strict=True)]
+
+    m1, m2 = tangent(p0, p1, p2, d01, d12), tangent(p1, p2, p3, d12, d23)
+    h00, h10 = 2 * u ** 3 - 3 * u ** 2 + 1, u ** 3 - 2 * u ** 2 + u
+    h01, h11 = -2 * u ** 3 + 3 * u ** 2, u ** 3 - u ** 2
+    return [h00 * a + h10 * b + h01 * c + h11 * d for a, b, c, d in zip(p1, m1, p2, m2, strict=True)]
+
+
+# --- the documented behaviour of hand-written flights ------------------------------------------------------
+
+
+def test_two_keyframes_ease_in_and_out_and_settings_hold(tmp_path):
+    """Two keyframes: every camera field follows 3u^2 - 2u^3 between them; h switches at its keyframe."""
+    flight, warnings = load_flight(write(tmp_path, TWO_KEYFRAMES))
+    assert warnings == [] and flight.duration == 2.0
+    assert camera(flight.at(0.0)) == (10.0, -0.5, -3.0, 0.0)
+    for t in (0.25, 0.5, 1.0, 1.9):
+        u = t / 2.0
+        ease = 3 * u ** 2 - 2 * u ** 3
+        settings = flight.at(t)
+        assert settings.yrot == pytest.approx(10.0 + 90.0 * ease, abs=1e-9)
+        assert settings.ztrans == pytest.approx(-3.0 + 1.0 * ease, abs=1e-9)
+        assert settings.h == 0.7, "a setting holds until its keyframe"
+    assert flight.at(2.0).h == 0.4 and camera(flight.at(2.0)) == (100.0, -0.5, -2.0, 0.0)
+    assert flight.at(99.0) == flight.at(2.0), "held after the end"
+    assert load_scene(tmp_path / "flight.toml")[0] == flight.scene == flight.at(0.0).replace(yrot=0.0)
+
+
+def test_a_first_keyframe_after_time_0_starts_from_the_scenes_camera():
+    flight = Flight(START, (Keyframe(1.0, {"yrot": 10.0}), Keyframe(3.0, {"yrot": 100.0})))
+    assert flight.at(0.0).yrot == 0.0 and flight.at(1.0).yrot == 10.0
+    padded = [[0.0], [0.0], [10.0], [100.0], [100.0]]
+    for t in (0.5, 2.0):
+        index = 0 if t < 1.0 else 1
+        u = t if t < 1.0 else (t - 1.0) / 2.0
+        assert flight.at(t).yrot == pytest.approx(hermite_reference(*padded[index:index + 4], u)[0], abs=1e-9)
+
+
+def test_three_keyframes_follow_the_centripetal_hermite_reference():
+    keys = [(0.0, {"ytrans": -0.5, "ztrans": -3.0}), (2.0, {"ytrans": -0.2, "ztrans": -1.0}),
+            (3.0, {"ytrans": -0.6, "ztrans": -0.9})]
+    flight = Flight(START, tuple(Keyframe(t, values) for t, values in keys))
+    points = [[values["ytrans"], values["ztrans"]] for _, values in keys]
+    padded = [points[0], *points, points[-1]]
+    for t in (0.3, 1.0, 1.7, 2.2, 2.5, 2.95):
+        index = 0 if t < 2.0 else 1
+        u = (t - keys[index][0]) / (keys[index + 1][0] - keys[index][0])
+        expected = hermite_reference(*padded[index:index + 4], u)
+        settings = flight.at(t)
+        assert [settings.ytrans, settings.ztrans] == pytest.approx(expected, abs=1e-9), t
+
+
+def test_angles_unwrap_so_a_turn_continues_through_180():
+    """A recorded yaw that wraps from 170 to -170 turns on through 180, not back through 0."""
+    flight = Flight(START, (Keyframe(0.0, {"yrot": 170.0}), Keyframe(1.0, {"yrot": -170.0})))
+    assert flight.at(0.5).yrot == pytest.approx(180.0, abs=1e-9)
+    assert 170.0 < flight.at(0.25).yrot < 180.0
+    assert flight.at(1.0).yrot == -170.0, "on a keyframe: the value as written"
+
+
+def test_non_numeric_camera_fields_and_settings_switch_at_their_keyframe():
+    flight = Flight(START, (Keyframe(0.0, {"mode": "lines"}), Keyframe(1.0, {"mode": "rendered", "tile": 2}),
+                            Keyframe(2.0, {"yrot": 30.0})))
+    assert (flight.at(0.999).mode, flight.at(0.999).tile) == ("lines", 1)
+    assert (flight.at(1.0).mode, flight.at(1.0).tile) == ("rendered", 2)
+    assert flight.at(1.5).mode == "rendered"
+
+
+def test_pitch_never_leaves_its_range():
+    flight = Flight(START, (Keyframe(0.0, {"pitch": 0.0}), Keyframe(1.0, {"pitch": 80.0}),
+                            Keyframe(1.1, {"pitch": -80.0}), Keyframe(5.0, {"pitch": 80.0})))
+    assert all(-80.0 <= flight.at(k / 100).pitch <= 80.0 for k in range(501))
+
+
+def test_overrides_fix_a_setting_for_the_whole_flight():
+    flight = Flight(START, (Keyframe(1.0, {"tile": 2, "yrot": 5.0}), Keyframe(2.0, {"tile": 3})))
+    fixed = flight.with_overrides({"tile": 4})
+    assert all(fixed.at(t).tile == 4 for t in (0.0, 1.0, 2.0))
+    assert fixed.duration == 2.0 and fixed.at(1.0).yrot == 5.0
+
+
+# --- files -------------------------------------------------------------------------------------------------
+
+
+def test_save_and_load_round_trip_and_scene_readers(tmp_path):
+    flight = Flight(START.replace(water_level=0.1), (Keyframe(0.5, {"yrot": 3.25, "water_level": None}),
+                                                      Keyframe(2.0 / 3.0, {"h": 0.5, "mode": "rendered"})))
+    path = tmp_path / "round.toml"
+    save_flight(flight, path)
+    text = path.read_text()
+    assert text.count("[[keyframe]]") == 2 and "water_level = false" in text
+    loaded, warnings = load_flight(path)
+    assert warnings == []
+    assert loaded.scene == flight.scene and loaded.keyframes == flight.keyframes
+    assert loaded.at(0.6).water_level is None
+    assert load_scene(path) == (flight.scene, []), "--scene reads a flight file as its start scene"
+    with pytest.raises(OutputError, match="already exists"):
+        save_flight(flight, path)  # never over an existing file
+    assert load_flight(path)[0].keyframes == flight.keyframes
+
+
+def test_new_flight_paths_never_collide(tmp_path):
+    taken = flythrough.new_flight_path(tmp_path / "flights")
+    taken.write_text("")
+    second = flythrough.new_flight_path(tmp_path / "flights")
+    assert second != taken and second.name.startswith("flight-") and second.suffix == ".toml"
+
+
+@pytest.mark.parametrize(("body", "fragments"), [
+    ("[[keyframe]]\nyrot = 1\n", ("keyframe 1", "time")),
+    ("[[keyframe]]\ntime = -1\n", ("keyframe 1", "time", "-1")),
+    ("[[keyframe]]\ntime = nan\n", ("keyframe 1", "time", "nan")),
+    ("[[keyframe]]\ntime = inf\n", ("keyframe 1", "time")),
+    ("[[keyframe]]\ntime = true\n", ("keyframe 1", "time")),
+    ("[[keyframe]]\ntime = '1'\n", ("keyframe 1", "time")),
+    ("[[keyframe]]\ntime = 2\n[[keyframe]]\ntime = 1\n", ("keyframe 2", "time", "not after")),
+    ("[[keyframe]]\ntime = 1\n[[keyframe]]\ntime = 1\n", ("keyframe 2", "time")),
+    ("[[keyframe]]\ntime = 1\nyrot = 'left'\n", ("keyframe 1", "yrot")),
+    ("[[keyframe]]\ntime = 1\npitch = 95\n", ("keyframe 1", "pitch", "95")),
+    ("[[keyframe]]\ntime = 1\niterations = 30\n", ("keyframe 1", "iterations")),
+    ("[[keyframe]]\ntime = 1\nmode = 'sideways'\n", ("keyframe 1", "mode")),
+    ("[[keyframe]]\ntime = 1\ntile = 1.5\n", ("keyframe 1", "tile")),
+    ("keyframe = 3\n", ("keyframe",)),
+    ("keyframe = [1, 2]\n", ("keyframe",)),
+    ("", ("no [[keyframe]]",)),
+    ("[scene]\nh = 7\n[[keyframe]]\ntime = 1\n", ("h",)),
+    ("[[keyframe]\ntime = 1\n", ("not valid TOML",)),
+])
+def test_bad_flight_files_name_the_file_and_key(tmp_path, body, fragments):
+    path = write(tmp_path, "version = 1\n" + body)
+    with pytest.raises(FlightError) as caught:
+        load_flight(path)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(str(path))
+    for fragment in fragments:
+        assert fragment in message
+
+
+def test_hostile_sizes_are_refused(tmp_path, monkeypatch):
+    big = write(tmp_path, "version = 1\n" + "#" * flythrough.MAX_FLIGHT_BYTES, "big.toml")
+    with pytest.raises(FlightError, match="larger than 4 MiB"):
+        load_flight(big)
+    many = write(tmp_path, "version = 1\n" + "".join(f"[[keyframe]]\ntime = {k}\n" for k in range(6)), "many.toml")
+    monkeypatch.setattr(flythrough, "MAX_KEYFRAMES", 5)
+    with pytest.raises(FlightError, match="6 keyframes; the most is 5"):
+        load_flight(many)
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"\xff\xfe\x00junk")
+    with pytest.raises(FlightError, match="not a flight file"):
+        load_flight(binary)
+    with pytest.raises(FlightError, match="no such flight file"):
+        load_flight(tmp_path / "missing.toml")
+
+
+def test_unknown_settings_are_warnings(tmp_path):
+    flight, warnings = load_flight(write(tmp_path, "version = 1\n[[keyframe]]\ntime = 1\nwarp = 9\nh = 0.5\n"))
+    assert flight.at(1.0).h == 0.5
+    assert len(warnings) == 1 and "keyframe 1" in warnings[0] and "'warp'" in warnings[0]
+
+
+# --- recording and replay ----------------------------------------------------------------------------------
+
+
+def test_recorder_replays_every_sample_exactly():
+    """Steps, holds, an H drag and a mode switch, sampled at an uneven frame rate."""
+    recorder, settings, samples, time = Recorder(START), START, [], 0.0
+    for frame in range(120):
+        time += 1 / 60 if frame % 3 else 1 / 25
+        if 10 <= frame < 30 or frame in (50, 51, 90):
+            settings = settings.replace(yrot=settings.yrot + 3.0, ztrans=settings.ztrans + 0.01)
+        if 60 <= frame < 70:
+            settings = settings.replace(h=round(settings.h - 0.02, 6), pitch=settings.pitch + 1.5)
+        if frame == 80:
+            settings = settings.with_mode("rendered")
+        recorder.feed(time, settings)
+        samples.append((time, settings))
+    flight = recorder.finish()
+    assert flight.duration == time
+    hs = {s.h for _, s in samples}
+    assert len(hs) == 11 and sum(1 for k in flight.keyframes if "h" in k.values) == 10, "the drag is kept"
+    for when, wanted in samples:
+        replayed = flight.at(when)
+        assert camera(replayed) == pytest.approx(camera(wanted), abs=1e-6), when
+        assert replayed.replace(**dict(zip(CAMERA, camera(wanted), strict=True))) == wanted
+    assert tomllib.loads(flight_text(flight))["keyframe"][-1]["time"] == time
+
+
+def test_player_pauses_and_steps():
+    flight = Flight(START, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(2.0, {"yrot": 90.0})))
+    player = Player(flight)
+    assert player.advance(0.5).yrot == flight.at(0.5).yrot
+    player.step(1)
+    assert player.time == 0.5, "stepping only while paused"
+    player.paused = True
+    assert player.advance(1.0).yrot == flight.at(0.5).yrot
+    player.step(1)
+    player.step(1)
+    player.step(-1)
+    assert player.time == pytest.approx(0.5 + flythrough.STEP_SECONDS)
+    player.paused = False
+    player.advance(10.0)
+    assert player.finished and player.time == 2.0
+
+
+# --- in the window -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.xvfb
+class TestRecordingInTheWindow:
+    def test_keys_record_and_the_flight_replays_the_same_camera(self, app, tmp_path, monkeypatch):  # noqa: F811
+        monkeypatch.chdir(tmp_path)
+        keys = app.wnd.keys
+        app.flight.release_all()
+        app.settings = app.settings.replace(mode="lines", yrot=0.0, ytrans=-0.5, ztrans=-3.0, pitch=0.0)
+        settle(app)
+        tap(app, keys.R)
+        assert app.flythrough.recorder is not None
+        seen = []
+
+        def frames(count: int, seconds: float = 1 / 60) -> None:
+            for _ in range(count):
+                app.on_render(0.0, seconds)
+                seen.append((app.flythrough.recorder.seconds, camera(app.settings)))
+
+        frames(3)
+        press(app, keys.LEFT)
+        frames(20)
+        release(app, keys.LEFT)
+        frames(5, 1 / 24)
+        tap(app, keys.UP, times=2)
+        frames(4)
+        press(app, keys.UP, modifiers(shift=True))
+        frames(10, 1 / 90)
+        release(app, keys.UP, modifiers(shift=True))
+        app.settings = app.settings.replace(pitch=12.0)  # as a mouse drag does
+        frames(6)
+        assert app.status.recording_seconds == pytest.approx(seen[-1][0])
+        tap(app, keys.R)
+        assert app.flythrough.recorder is None
+        written = sorted((tmp_path / "flights").glob("flight-*.toml"))
+        assert len(written) == 1 and str(written[0].relative_to(tmp_path)) in app.message[0]
+        assert app.flythrough.recent == [written[0].relative_to(tmp_path)]
+        assert len({c for _, c in seen}) > 12, "the camera moved"
+
+        flight, warnings = load_flight(written[0])
+        assert warnings == []
+        for when, wanted in seen:
+            assert camera(flight.at(when)) == pytest.approx(wanted, abs=1e-6), when
+
+        # Replaying in the window: the same camera at the same times; Space pauses, Right steps, Escape stops.
+        app.settings = app.flythrough.play(flight)
+        elapsed = 0.0
+        for when, wanted in seen[:30]:
+            app.on_render(0.0, when - elapsed)
+            elapsed = when
+            assert camera(app.settings) == pytest.approx(wanted, abs=1e-6)
+        tap(app, keys.SPACE)
+        tap(app, keys.LEFT, times=3)  # steps, not turns
+        app.on_render(0.0, 1 / 60)
+        assert app.flythrough.player.time == pytest.approx(elapsed - 3 * flythrough.STEP_SECONDS)
+        assert camera(app.settings) == camera(flight.at(app.flythrough.player.time))
+        tap(app, keys.ESCAPE)
+        assert app.flythrough.player is None and not app.wnd.is_closing
+        stopped = app.settings.yrot
+        tap(app, keys.LEFT)
+        app.on_render(0.0, 1 / 60)
+        assert app.settings.yrot == stopped + 3.0, "after the replay the keys fly again"
+
+
+def test_bad_flight_for_the_viewer_is_one_line_exit_2(tmp_path, call_main, usage_error):
+    bad = write(tmp_path, "version = 1\n[[keyframe]]\ntime = -2\n")
+    status, _, err = call_main("--flight", str(bad))
+    usage_error(status, err, "keyframe 1", "time")
+    status, _, err = call_main("--flight", str(tmp_path / "none.toml"))
+    usage_error(status, err, "no such flight file")
+
