@@ -221,11 +221,12 @@ def frame_name(index: int, digits: int = 5) -> str:
 
 
 def export(flight: Flight, path: Path, size: tuple[int, int], *, fps: int, supersample: int, speed: float,
-           force: bool, frames: bool = False, progress: str = "none") -> None:
+           force: bool, frames: bool = False, progress: str = "none",
+           on_frame: Callable[[], None] | None = None) -> None:
     """Draw every frame of the flight and write it to ``path`` (a video, or a folder of PNGs when ``frames``);
-    a failure or an interruption leaves nothing behind."""
+    a failure or an interruption leaves nothing behind. ``on_frame`` is called as each frame is written."""
     count = frame_count(flight, fps, speed)
-    with _progress(count, progress) as advance:
+    with _progress(count, progress, on_frame) as advance:
         if frames:
             with _atomic_folder(path, force) as folder:
                 _run(flight, FramesSink(folder, size, fps, flight, count, supersample), size, fps, supersample,
@@ -291,21 +292,28 @@ def _run(flight: Flight, sink: Any, size: tuple[int, int], fps: int, supersample
 
 
 @contextlib.contextmanager
-def _progress(count: int, style: str) -> Iterator[Callable[[], None]]:
-    if style == "bar":
-        from tqdm import tqdm
-
-        with tqdm(total=count, unit="frame", file=sys.stderr, dynamic_ncols=True, smoothing=0.1) as bar:
-            yield lambda: bar.update(1)
-        return
+def _progress(count: int, style: str, on_frame: Callable[[], None] | None) -> Iterator[Callable[[], None]]:
+    """A callback for each frame written: a tqdm bar, a 'frame K/N' line, or nothing, then ``on_frame``."""
     done = 0
+    with contextlib.ExitStack() as stack:
+        bar = None
+        if style == "bar":
+            from tqdm import tqdm
 
-    def line() -> None:
-        nonlocal done
-        done += 1
-        print(f"frame {done}/{count}", flush=True)
+            bar = stack.enter_context(tqdm(total=count, unit="frame", file=sys.stderr, dynamic_ncols=True,
+                                           smoothing=0.1))
 
-    yield line if style == "lines" else (lambda: None)
+        def advance() -> None:
+            nonlocal done
+            done += 1
+            if bar is not None:
+                bar.update(1)
+            elif style == "lines":
+                print(f"frame {done}/{count}", flush=True)
+            if on_frame is not None:
+                on_frame()
+
+        yield advance
 
 
 @contextlib.contextmanager

@@ -1,0 +1,88 @@
+"""Video export figures: frames per second of ``terrainview video`` at 1280x720 and 1920x1080, supersampled 1x
+and 2x, rendered mode, iterations 10, tile 3; and each stage alone (drawing, read-back, filtering + H.264
+encoding), to show the overlapped export is never slower than their sum."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from terrainview.flythrough import Flight, Keyframe
+from terrainview.render import create_headless_context, line_scale_for
+from terrainview.renderer import Frame, Renderer
+from terrainview.settings import SceneSettings
+from terrainview.video import Mp4Sink, export
+
+CASES = (((1280, 720), 1), ((1920, 1080), 1), ((1280, 720), 2), ((1920, 1080), 2))
+FPS = 30
+FRAMES = 4  # exported per case; the first (terrain generation, warm-up) is not counted
+STAGE_FRAMES = 2  # after one warm-up frame
+
+
+def _flight() -> Flight:
+    scene = SceneSettings(mode="rendered", iterations=10, tile=3)
+    return Flight(scene, (Keyframe(0.0, {"yrot": 0.0, "ztrans": -3.0}),
+                          Keyframe((FRAMES - 1) / FPS, {"yrot": 6.0, "ztrans": -2.9})))
+
+
+def _stages(flight: Flight, size: tuple[int, int], supersample: int, folder: Path) -> tuple:
+    """Seconds per frame of drawing (GPU finished), read-back, and filtering + encoding, each on its own."""
+    # A context of its own: export() makes its own current, and draws into a context not current do nothing.
+    ctx = create_headless_context()
+    renderer = Renderer(ctx)
+    full = (size[0] * supersample, size[1] * supersample)
+    framebuffer = ctx.simple_framebuffer(full)
+    frame = Frame(full, line_scale=line_scale_for(size[1]) * supersample)
+    draw = read = encode = 0.0
+    images = []
+    for k in range(STAGE_FRAMES + 1):
+        settings = flight.at(k / FPS)
+        renderer.update(settings)
+        started = time.perf_counter()
+        renderer.draw(settings, framebuffer, frame)
+        ctx.finish()
+        drawn = time.perf_counter()
+        pixels = np.frombuffer(framebuffer.read(components=3), np.uint8).reshape(full[1], full[0], 3)[::-1]
+        read_done = time.perf_counter()
+        if k:  # the first frame warms up shader variants and caches
+            draw, read = draw + drawn - started, read + read_done - drawn
+        images.append(np.ascontiguousarray(pixels))
+    sink = Mp4Sink(folder / "stages.mp4", size, FPS, flight)
+    started = time.perf_counter()
+    for k, pixels in enumerate(images[1:]):
+        if supersample > 1:
+            pixels = np.asarray(Image.fromarray(pixels).resize(size, Image.Resampling.LANCZOS))
+        sink.write(k, k / FPS, flight.scene, pixels)
+    sink.close()
+    encode = time.perf_counter() - started
+    framebuffer.release()
+    renderer.release()
+    ctx.release()
+    return draw / STAGE_FRAMES, read / STAGE_FRAMES, encode / STAGE_FRAMES
+
+
+def _export_fps(flight: Flight, size: tuple[int, int], supersample: int, folder: Path) -> float:
+    stamps: list[float] = []
+    export(flight, folder / f"export-{size[0]}-{supersample}.mp4", size, fps=FPS, supersample=supersample,
+           speed=1.0, force=True, on_frame=lambda: stamps.append(time.perf_counter()))
+    return (len(stamps) - 1) / (stamps[-1] - stamps[0])
+
+
+def run() -> None:
+    flight = _flight()
+    print(f"H.264 export, rendered mode, iterations 10, tile 3, {FRAMES} frames per case (steady state); "
+          "stages alone in ms per frame")
+    print(f"  {'size':>9s} {'ss':>3s} {'export fps':>10s} {'draw':>7s} {'read':>7s} {'encode':>7s} "
+          f"{'sum fps':>8s}")
+    with tempfile.TemporaryDirectory() as folder:
+        for size, supersample in CASES:
+            draw, read, encode = _stages(flight, size, supersample, Path(folder))
+            fps = _export_fps(flight, size, supersample, Path(folder))
+            total = draw + read + encode
+            print(f"  {size[0]:>4d}x{size[1]:<4d} {supersample:>3d} {fps:>10.2f} {draw * 1000:>7.0f} "
+                  f"{read * 1000:>7.0f} {encode * 1000:>7.0f} {1 / total:>8.2f}"
+                  f"{'' if fps >= 1 / total else '  SLOWER than the stages in sequence'}", flush=True)
