@@ -12,7 +12,7 @@ import numpy as np
 from PIL import Image
 
 from terrainview.flythrough import Flight, Keyframe
-from terrainview.render import create_headless_context, line_scale_for
+from terrainview.offscreen import create_headless_context, line_scale_for
 from terrainview.renderer import Frame, Renderer
 from terrainview.settings import SceneSettings
 from terrainview.video import Mp4Sink, export

@@ -25,7 +25,7 @@ from typing import Any
 import tomli_w
 
 from .files import atomic_output, check_output_path, unique_path
-from .scene import SceneError, scene_document, scene_from_document
+from .scene_file import SceneError, scene_document, scene_from_document
 from .settings import SceneSettings, SettingsError, base_type
 
 MAX_FLIGHT_BYTES = 4 * 1024 * 1024
@@ -39,11 +39,6 @@ GIF_MAGIC = b"GIF8"
 
 class FlightError(SceneError):
     """A flight file that cannot be used; the message names the file and, where it applies, the key."""
-
-
-def camera_fields() -> tuple[str, ...]:
-    """The settings that make up the camera (metadata group "camera")."""
-    return tuple(spec.name for spec in dataclasses.fields(SceneSettings) if spec.metadata["group"] == "camera")
 
 
 def _curve_fields() -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -18,7 +18,7 @@ from imgui_bundle import imgui
 
 from .files import OutputError, unique_path
 from .flythrough import FLIGHT_FOLDER, Flight, Player, Recorder, load_flight, new_flight_path, save_flight
-from .scene import SceneError
+from .scene_file import SceneError
 from .settings import SceneSettings
 
 VIDEO_FOLDER = Path("videos")

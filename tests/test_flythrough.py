@@ -20,7 +20,7 @@ from terrainview.flythrough import (
     load_flight,
     save_flight,
 )
-from terrainview.scene import load_scene
+from terrainview.scene_file import load_scene
 from terrainview.settings import SceneSettings
 
 pytest_plugins = ["gl_fixtures"]

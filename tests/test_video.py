@@ -11,8 +11,9 @@ import pytest
 from PIL import Image
 
 from terrainview import video
+from terrainview.commands import video as video_command
 from terrainview.flythrough import Flight, Keyframe, load_flight, save_flight
-from terrainview.scene import load_scene
+from terrainview.scene_file import load_scene
 from terrainview.settings import SceneSettings
 
 av = pytest.importorskip("av")
@@ -69,7 +70,7 @@ def test_frames_equal_render_of_the_flights_scene_pixel_for_pixel(exported, call
             assert image.text["terrainview.frame"] == str(k)
             assert float(image.text["terrainview.flight-time"]) == k / FPS
         scene = tmp_path / f"scene{k}.toml"
-        from terrainview.scene import save_scene_toml
+        from terrainview.scene_file import save_scene_toml
 
         save_scene_toml(FLIGHT.at(k / FPS), scene)
         status, _, err = call_main("render", "-o", tmp_path / f"render{k}.png", "--size", "64x36", "--scene", scene)
@@ -238,7 +239,7 @@ def test_never_overwrites_without_force(tmp_path, call_main, usage_error):
 ])
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, monkeypatch, call_main, usage_error, args, fragments):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(video, "MAX_FRAMES", 50)
+    monkeypatch.setattr(video_command, "MAX_FRAMES", 50)
     save_flight(FLIGHT, tmp_path / "flight.toml")
     status, _, err = call_main("video", "-o", "clip.mp4", "--flight", "flight.toml", "--progress", "none",
                                "--size", "32x18", *args)
