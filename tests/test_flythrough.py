@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+import time
 import tomllib
+from pathlib import Path
 
 import pytest
 from test_app_window import app, modifiers, press, release, settle, tap  # noqa: F401 - app is a fixture
@@ -349,3 +351,41 @@ def test_bad_flight_for_the_viewer_is_one_line_exit_2(tmp_path, call_main, usage
     status, _, err = call_main("--flight", str(tmp_path / "none.toml"))
     usage_error(status, err, "no such flight file")
 
+
+
+# --- the window's video export: a child process with progress, cancelled by Escape ---------------------------
+
+
+def wait_until(condition, seconds: float = 120.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+@pytest.mark.gl
+def test_window_export_runs_aside_reports_progress_and_cancels_cleanly(tmp_path, monkeypatch):
+    from terrainview.flythrough_ui import FlythroughControls
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTHONPATH", str(Path(flythrough.__file__).resolve().parents[1]))
+    short, long = tmp_path / "flights" / "short.toml", tmp_path / "flights" / "long.toml"
+    short.parent.mkdir()
+    save_flight(Flight(START, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(0.2, {"yrot": 6.0}))), short)
+    save_flight(Flight(START, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(600.0, {"yrot": 90.0}))), long)
+    messages: list[str] = []
+    controls = FlythroughControls(messages.append)
+
+    controls.start_export(long, (65, 37))  # the window's size, made even for H.264
+    wait_until(lambda: controls.export.done >= 2)
+    assert controls.export.total == 18001 and 0.0 < controls.export.progress < 1.0
+    assert controls.escape(), "Escape cancels the export"
+    wait_until(lambda: controls.advance(START, 0.0) is not None and controls.export is None)
+    assert messages[-1] == "Cancelled videos/long.mp4"
+    assert list((tmp_path / "videos").iterdir()) == [], "no partial file"
+
+    controls.start_export(short, (64, 36))
+    wait_until(lambda: controls.advance(START, 0.0) is not None and controls.export is None)
+    assert messages[-1] == "Exported videos/short.mp4"
+    assert load_flight(tmp_path / "videos" / "short.mp4")[0].keyframes == load_flight(short)[0].keyframes
+    assert not controls.escape(), "nothing left to cancel"
