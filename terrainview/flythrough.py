@@ -216,10 +216,13 @@ def load_flight(path: str | Path) -> tuple[Flight, list[str]]:
         raise FlightError(f"{path}: no such flight file")
     try:
         with path.open("rb") as stream:
-            head = stream.read(MAX_FLIGHT_BYTES + 1)
+            head = stream.read(MP4_MAGIC_OFFSET + 4)
+            video = head[MP4_MAGIC_OFFSET:] == MP4_MAGIC or head.startswith(GIF_MAGIC)
+            if not video:  # a flight file: read no more than the limit allows
+                head += stream.read(MAX_FLIGHT_BYTES + 1 - len(head))
     except OSError as error:
         raise FlightError(f"{path}: cannot read it ({error.strerror or error})") from None
-    if head[MP4_MAGIC_OFFSET:MP4_MAGIC_OFFSET + 4] == MP4_MAGIC or head.startswith(GIF_MAGIC):
+    if video:
         text = _video_flight_text(path, head.startswith(GIF_MAGIC))
     elif len(head) > MAX_FLIGHT_BYTES:
         raise FlightError(f"{path}: larger than {MAX_FLIGHT_BYTES // 1024 // 1024} MiB; not a flight file")
