@@ -13,7 +13,6 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import itertools
-import json
 import math
 import tomllib
 from collections.abc import Mapping
@@ -308,11 +307,6 @@ def _coerce(spec: dataclasses.Field, value: Any) -> Any:
     if base_type(spec) == "float" and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     return value
-
-
-def flight_json(flight: Flight) -> str:
-    """The flight document as one line of JSON (for PNG text chunks and logs)."""
-    return json.dumps(flight_document(flight), sort_keys=True)
 
 
 # --- recording and replay -------------------------------------------------------------------------------

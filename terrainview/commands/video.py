@@ -27,6 +27,7 @@ MAX_GIF_PIXELS = 400_000_000  # a GIF is assembled in memory (one byte a pixel):
 
 
 def add_video_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``terrainview video`` (the scene options are added by the CLI)."""
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("-o", "--output", metavar="FILE.mp4", help="the video to write: .mp4 (H.264) or .gif")
     target.add_argument("--frames", metavar="DIR", help="write numbered PNG frames (each carrying its scene) "
@@ -61,6 +62,7 @@ def _number(name: str, low: float, high: float, integer: bool = False) -> Callab
 
 
 def video_command(args: argparse.Namespace, settings: SceneSettings) -> int:
+    """Check everything before any work, then draw and write the frames; scene options fix those settings."""
     if getattr(args, "scene", None):
         raise SettingsError("scene: video takes its scene from --flight; give single options to change it")
     size = parse_size(args.size)
