@@ -107,6 +107,9 @@ class FlythroughControls:
         """Called every frame: the replay's settings, or the recording fed with the current ones."""
         if self.player is not None:
             settings = self.player.advance(seconds)
+            if self.player.finished and not self.player.paused:
+                self.player.paused = True
+                self.notify("Replay finished: Space plays it again, Escape returns to flying")
         elif self.recorder is not None:
             self.recorder.feed(self.recorder.seconds + seconds, settings)
             if self.recorder.full:
@@ -179,6 +182,8 @@ class FlythroughControls:
         if self.player is None:
             return
         if name == "space":
+            if self.player.finished and self.player.paused:
+                self.player.time = 0.0  # from the end: play again
             self.player.paused = not self.player.paused
         elif name in ("left", "right"):
             self.player.step(-1 if name == "left" else 1)
