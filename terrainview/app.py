@@ -360,6 +360,7 @@ def _ui_scale(text: str) -> float:
 def run_viewer(argv: list[str]) -> int:
     """Validate the command line (one-line errors, exit 2), then open the window."""
     parser = one_line_errors(mglw.create_parser())
+    parser.prog = "terrainview"  # not sys.argv[0], which is __main__.py under python -m
     TerrainApp.add_arguments(parser)
     args = parser.parse_args(argv)
     TerrainApp.initial_settings = settings_from_args(args)  # bad values fail here, before a window opens
