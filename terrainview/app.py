@@ -76,7 +76,7 @@ class TerrainApp(mglw.WindowConfig):
         self.imgui = ImGuiRenderer(self.ctx)
         self.imgui_input = WindowInput(self.wnd)
         self.style_scale = StyleScale()
-        self.panel.ui_scale = self.argv.ui_scale
+        self.panel.ui_scale = getattr(self.argv, "ui_scale", 1.0)
 
     @property
     def ready(self) -> bool:

@@ -31,7 +31,9 @@ MIN_UI_SCALE, MAX_UI_SCALE = 0.5, 4.0
 def _native_array(address: int, count: int, dtype: type) -> np.ndarray:
     """A NumPy view of ``count`` items at ``address`` in ImGui's memory (valid until the next frame)."""
     item_size = np.dtype(dtype).itemsize
-    return np.frombuffer((ctypes.c_ubyte * (count * item_size)).from_address(address), dtype=dtype)
+    if count == 0:
+        return np.empty(0, dtype)
+    return np.frombuffer(memoryview((ctypes.c_ubyte * (count * item_size)).from_address(address)), dtype=dtype)
 
 
 class ImGuiRenderer:
@@ -187,10 +189,8 @@ class ImGuiRenderer:
         saved_viewport = framebuffer.viewport
         with self.ctx.scope(framebuffer, enable_only=moderngl.BLEND):
             framebuffer.viewport = (0, 0, width, height)
-            self.ctx.blend_equation = moderngl.FUNC_ADD
-            # Colour blends over the scene; alpha accumulates coverage (as ImGui's own backends do).
-            self.ctx.blend_func = (moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA,
-                                   moderngl.ONE, moderngl.ONE_MINUS_SRC_ALPHA)
+            self.ctx.blend_equation = (moderngl.FUNC_ADD, moderngl.FUNC_ADD)
+            self.ctx.blend_func = (moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA)
             try:
                 for (x0, y0, x1, y1), texture_id, first, count in commands:
                     # ImGui's clip rectangle, in display coordinates, to framebuffer pixels (GL: y up).
@@ -204,7 +204,7 @@ class ImGuiRenderer:
                     texture.use(0)
                     vao.render(moderngl.TRIANGLES, vertices=count, first=first)
             finally:
-                framebuffer.scissor = None
+                framebuffer.scissor = (0, 0, *framebuffer.size)  # moderngl's "no scissor"
                 framebuffer.viewport = saved_viewport
 
 
