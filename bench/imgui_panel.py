@@ -47,7 +47,7 @@ def run() -> None:
               f"draw {statistics.median(draw) * 1000:.2f} ms")
         framebuffer.release()
         texture.release()
-    print(f"  font atlas: {renderer.textures_created} created, {renderer.textures_updated} rectangles uploaded")
+    print(f"  font atlas: {renderer.textures_created} created, {renderer.rectangles_uploaded} rectangles uploaded")
     renderer.release()
     imgui.destroy_context(context)
     ctx.release()

@@ -14,6 +14,7 @@ sharp on HiDPI screens.
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Iterable
 from typing import Any
 
 import moderngl
@@ -43,8 +44,8 @@ class ImGuiRenderer:
         self.ctx = ctx
         self._objects: dict[str, Any] = {}  # program, buffers, vertex array
         self._textures: dict[int, moderngl.Texture] = {}  # ImGui's textures, by ImTextureID (the GL name)
-        self.textures_created = self.textures_updated = self.textures_destroyed = 0
-        self.program = self._own("program", load_program("imgui"))
+        self.textures_created = self.textures_destroyed = self.rectangles_uploaded = 0
+        self.program = self._objects["program"] = load_program("imgui")
         self.program["image"].value = 0
         io = imgui.get_io()
         io.backend_flags |= imgui.BackendFlags_.renderer_has_textures | imgui.BackendFlags_.renderer_has_vtx_offset
@@ -52,13 +53,6 @@ class ImGuiRenderer:
         platform.renderer_texture_max_width = platform.renderer_texture_max_height = ctx.info["GL_MAX_TEXTURE_SIZE"]
 
     # --- ownership ------------------------------------------------------------------------------------------
-
-    def _own(self, name: str, gl_object):
-        previous = self._objects.get(name)
-        if previous is not None and previous is not gl_object:
-            previous.release()
-        self._objects[name] = gl_object
-        return gl_object
 
     @property
     def live_objects(self) -> int:
@@ -80,7 +74,7 @@ class ImGuiRenderer:
 
     # --- textures -------------------------------------------------------------------------------------------
 
-    def update_textures(self, textures=None) -> None:
+    def update_textures(self, textures: Iterable[imgui.ImTextureData] | None = None) -> None:
         """Answer ImGui's texture requests (create, update, destroy); ``textures`` defaults to all of ImGui's."""
         for texture in imgui.get_platform_io().textures if textures is None else textures:
             if texture.status == Status.want_create:
@@ -118,7 +112,7 @@ class ImGuiRenderer:
         for rect in texture.updates:
             block = pixels[rect.y:rect.y + rect.h, rect.x:rect.x + rect.w]
             gl_texture.write(np.ascontiguousarray(block), viewport=(rect.x, rect.y, rect.w, rect.h), alignment=1)
-            self.textures_updated += 1
+            self.rectangles_uploaded += 1
         texture.set_status(Status.ok)
 
     def _destroy(self, texture: imgui.ImTextureData) -> None:
@@ -137,10 +131,14 @@ class ImGuiRenderer:
         if vertices is None or indices is None or vertices.size < vertex_bytes or indices.size < index_bytes:
             vertex_size = max(vertex_bytes, 2 * vertices.size if vertices else 1 << 16)
             index_size = max(index_bytes, 2 * indices.size if indices else 1 << 16)
-            vertices = self._own("buffer:vertices", self.ctx.buffer(reserve=vertex_size, dynamic=True))
-            indices = self._own("buffer:indices", self.ctx.buffer(reserve=index_size, dynamic=True))
-            self._own("vao", self.ctx.vertex_array(self.program, [(vertices, *VERTEX_FORMAT)],
-                                                   index_buffer=indices, index_element_size=4))
+            for name in ("vao", "buffer:vertices", "buffer:indices"):  # the old ones go first
+                old = self._objects.pop(name, None)
+                if old is not None:
+                    old.release()
+            vertices = self._objects["buffer:vertices"] = self.ctx.buffer(reserve=vertex_size, dynamic=True)
+            indices = self._objects["buffer:indices"] = self.ctx.buffer(reserve=index_size, dynamic=True)
+            self._objects["vao"] = self.ctx.vertex_array(self.program, [(vertices, *VERTEX_FORMAT)],
+                                                         index_buffer=indices, index_element_size=4)
         return self._objects["vao"]
 
     @staticmethod
@@ -213,7 +211,7 @@ class WindowInput:
 
     _NAMES = {"LEFT": "left_arrow", "RIGHT": "right_arrow", "UP": "up_arrow", "DOWN": "down_arrow"}
 
-    def __init__(self, window) -> None:
+    def __init__(self, window: Any) -> None:
         self.wnd = window
         keys = window.keys
         self.keymap: dict[Any, imgui.Key] = {}
@@ -247,7 +245,8 @@ class WindowInput:
         io.add_key_event(imgui.Key.mod_shift, bool(shift))
         io.add_key_event(imgui.Key.mod_alt, bool(alt))
 
-    def key_event(self, key, action, modifiers) -> None:
+    def key_event(self, key: Any, action: Any, modifiers: Any) -> None:
+        """A key press or release, with the window's modifier flags."""
         down = action == self.wnd.keys.ACTION_PRESS
         state = {"ctrl": modifiers.ctrl, "shift": modifiers.shift, "alt": modifiers.alt}
         if key in self.modifier_keys:
@@ -258,13 +257,15 @@ class WindowInput:
 
     @staticmethod
     def text(text: str) -> None:
+        """Characters typed (into whichever text field has the keyboard)."""
         for char in text:
             imgui.get_io().add_input_character(ord(char))
 
-    def mouse_position(self, x: float, y: float) -> None:
+    @staticmethod
+    def mouse_position(x: float, y: float) -> None:
         imgui.get_io().add_mouse_pos_event(x, y)
 
-    def mouse_button(self, x: float, y: float, button, down: bool) -> None:
+    def mouse_button(self, x: float, y: float, button: Any, down: bool) -> None:
         """A press or release at (x, y); the window's modifiers go first, so Ctrl+click reaches ImGui."""
         mouse = self.wnd.mouse
         index = {mouse.left: 0, mouse.right: 1, mouse.middle: 2}.get(button)

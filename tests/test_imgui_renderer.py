@@ -192,7 +192,7 @@ def test_a_new_font_size_uploads_rectangles_into_the_same_texture(ui, target):
     assert (ui.textures_created, ui.textures_destroyed) == (1, 0)
     atlas = imgui.get_platform_io().textures[0]
     texture_id, area = atlas.tex_id, atlas.width * atlas.height
-    updated = ui.textures_updated
+    updated = ui.rectangles_uploaded
 
     def bigger_text() -> None:
         imgui.begin("big")
@@ -213,11 +213,37 @@ def test_a_new_font_size_uploads_rectangles_into_the_same_texture(ui, target):
     assert atlas.status == imgui.ImTextureStatus.ok
     assert (ui.textures_created, ui.textures_destroyed) == (1, 0), "updated in place, not recreated"
     assert atlas.tex_id == texture_id and ui.live_objects == 5
-    assert ui.textures_updated - updated == len(rectangles) > 0
+    assert ui.rectangles_uploaded - updated == len(rectangles) > 0
     assert sum(w * h for _, _, w, h in rectangles) < area / 4, "only the new glyphs' rectangles"
     # The GPU copy now equals ImGui's pixels everywhere, new glyphs included.
     gpu = np.frombuffer(ui._textures[texture_id].read(alignment=1), np.uint8)
     assert np.array_equal(gpu, atlas.get_pixels_array())
+
+
+@pytest.mark.gl
+def test_buffers_grow_for_large_draw_data_and_every_quad_lands(ui, target):
+    """7200 solid quads (28800 vertices, far past the first 64 KiB buffers) in a red/blue checkerboard of
+    4 x 5 pixel cells: the picture must be exactly that checkerboard, at 1x and at 2x."""
+    columns, rows, cell = 120, 60, (4, 5)
+    red, blue = imgui.get_color_u32(imgui.ImVec4(1, 0, 0, 1)), imgui.get_color_u32(imgui.ImVec4(0, 0, 1, 1))
+
+    def quads() -> None:
+        draw_list = imgui.get_foreground_draw_list()
+        for row in range(rows):
+            for column in range(columns):
+                x, y = column * cell[0], row * cell[1]
+                draw_list.add_rect_filled(imgui.ImVec2(x, y), imgui.ImVec2(x + cell[0], y + cell[1]),
+                                          red if (row + column) % 2 == 0 else blue)
+
+    for scale in (1, 2):
+        framebuffer = target(scale)
+        frame(ui, framebuffer, scale, quads)
+        image = pixels(framebuffer)
+        row_index, column_index = np.indices(image.shape[:2])
+        even = (row_index // (cell[1] * scale) + column_index // (cell[0] * scale)) % 2 == 0
+        expected = np.where(even[..., None], [255, 0, 0], [0, 0, 255])
+        assert np.array_equal(image, expected), f"scale {scale}"
+    assert ui._objects["buffer:vertices"].size >= columns * rows * 4 * imgui.VERTEX_SIZE
 
 
 class FakeList:
@@ -289,7 +315,7 @@ def test_500_changing_frames_keep_the_gl_objects_and_release_frees_them(imgui_co
                 owned[step], live[step] = ui.live_objects, names.live()
         assert owned[100] == owned[499] == 5  # program, vertex array, two buffers, the font atlas
         assert live[100] == live[499]
-        assert ui.textures_updated > 100, "new glyphs were uploaded as the sizes changed"
+        assert ui.rectangles_uploaded > 100, "new glyphs were uploaded as the sizes changed"
         assert ui.textures_created >= 2 and ui.textures_destroyed == ui.textures_created - 1, "atlas rebuilt"
     finally:
         ui.release()
