@@ -10,8 +10,8 @@ import time
 from imgui_bundle import imgui
 
 from terrainview.imgui_renderer import ImGuiRenderer
+from terrainview.offscreen import create_headless_context
 from terrainview.panel import Panel, PanelStatus
-from terrainview.render import create_headless_context
 from terrainview.settings import SceneSettings
 
 WINDOW = (1280, 720)

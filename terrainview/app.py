@@ -17,14 +17,14 @@ from pathlib import Path
 import moderngl_window as mglw
 from imgui_bundle import imgui
 
-from . import flight
-from .cli import add_scene_arguments, one_line_errors, settings_from_args
+from . import catalog, flight
 from .files import OutputError, atomic_output, check_output_path, unique_path
-from .imgui_renderer import MAX_UI_SCALE, MIN_UI_SCALE, ImGuiRenderer, StyleScale, WindowInput
-from .panel import Panel, PanelStatus
-from .render import TiledRender, save_png
+from .imgui_renderer import ImGuiRenderer, StyleScale, WindowInput
+from .offscreen import TiledRender, save_png
+from .options import add_scene_arguments, one_line_errors, settings_from_args
+from .panel import MAX_UI_SCALE, MIN_UI_SCALE, Panel, PanelStatus
 from .renderer import Frame, Renderer, fov_keeping_framing
-from .scene import SceneError, load_scene, save_scene_toml
+from .scene_file import SceneError, load_scene, save_scene_toml
 from .settings import SceneSettings
 from .worker import GenerationWorker
 
@@ -198,7 +198,7 @@ class TerrainApp(mglw.WindowConfig):
     def toggle_wireframe(self) -> None:
         """P (seeds/004): switch the current surface between rendered and wireframe drawing (from another
         render type, show it rendered)."""
-        self.settings = self.settings.with_mode("lines" if self.settings.mode == "rendered" else "rendered")
+        self.settings = self.settings.with_mode(catalog.render_type(self.settings).toggle)
 
     def start_screenshot(self, size: tuple[int, int], supersample: int = 1, path: Path | None = None) -> None:
         """Begin rendering the current view, without the panel, to a PNG; one tile per frame."""

@@ -3,7 +3,7 @@
 ``ImGuiRenderer`` draws ImGui's draw data and keeps ImGui's textures on the GPU the 1.92 way
 (``RendererHasTextures``): ImGui asks for a texture to be created, to have sub-rectangles updated (new glyphs
 as fonts are used at new sizes) or to be destroyed, and the renderer answers every request each frame. Like
-``GpuScene`` it owns every GL object it makes and releases it when replaced or released.
+``GpuResources`` it owns every GL object it makes and releases it when replaced or released.
 
 ``WindowInput`` feeds a moderngl-window window's keys, text, mouse, size and pixel ratio to ImGui as queued
 events; ``StyleScale`` scales the style and the fonts by the user's UI scale. Layout is in window coordinates;
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import moderngl
 import numpy as np
@@ -26,7 +26,6 @@ from .gpu import load_program
 Status = imgui.ImTextureStatus
 INDEX_DTYPE = np.uint16 if imgui.INDEX_SIZE == 2 else np.uint32
 VERTEX_FORMAT = ("2f 2f 4f1", "in_position", "in_texcoord_0", "in_color")  # ImDrawVert: pos, uv, packed RGBA
-MIN_UI_SCALE, MAX_UI_SCALE = 0.5, 4.0
 
 
 def _native_array(address: int, count: int, dtype: type) -> np.ndarray:
@@ -45,12 +44,15 @@ class ImGuiRenderer:
         self._objects: dict[str, Any] = {}  # program, buffers, vertex array
         self._textures: dict[int, moderngl.Texture] = {}  # ImGui's textures, by ImTextureID (the GL name)
         self.textures_created = self.textures_destroyed = self.rectangles_uploaded = 0
-        self.program = self._objects["program"] = load_program("imgui")
-        self.program["image"].value = 0
+        self.program = self._objects["program"] = load_program(ctx, "imgui")
+        self._uniform("image").value = 0
         io = imgui.get_io()
         io.backend_flags |= imgui.BackendFlags_.renderer_has_textures | imgui.BackendFlags_.renderer_has_vtx_offset
         platform = imgui.get_platform_io()
         platform.renderer_texture_max_width = platform.renderer_texture_max_height = ctx.info["GL_MAX_TEXTURE_SIZE"]
+
+    def _uniform(self, name: str) -> moderngl.Uniform:
+        return cast(moderngl.Uniform, self.program[name])  # the shader's uniforms (moderngl types any member)
 
     # --- ownership ------------------------------------------------------------------------------------------
 
@@ -182,8 +184,8 @@ class ImGuiRenderer:
         self._objects["buffer:vertices"].write(vertices)
         self._objects["buffer:indices"].write(indices)
         origin_x, origin_y = draw_data.display_pos.x, draw_data.display_pos.y
-        self.program["display_pos"].value = (origin_x, origin_y)
-        self.program["display_size"].value = (draw_data.display_size.x, draw_data.display_size.y)
+        self._uniform("display_pos").value = (origin_x, origin_y)
+        self._uniform("display_size").value = (draw_data.display_size.x, draw_data.display_size.y)
         saved_viewport = framebuffer.viewport
         with self.ctx.scope(framebuffer, enable_only=moderngl.BLEND):
             framebuffer.viewport = (0, 0, width, height)

@@ -11,7 +11,7 @@ import pytest
 from test_app_window import find_window, grab, key, wait_for, x_env
 
 from terrainview.panel import PANEL_WIDTH
-from terrainview.scene import load_scene
+from terrainview.scene_file import load_scene
 
 pytest_plugins = ["gl_fixtures"]
 
