@@ -350,6 +350,23 @@ def test_the_keys_imgui_needs_for_text_fields_are_mapped():
 
 
 @pytest.mark.gl
+def test_window_input_gives_imgui_the_window_size_and_its_pixel_ratio(imgui_context):
+    """A HiDPI window (a 960x600 framebuffer behind a 480x300 window): layout in window coordinates, fonts at
+    twice the density; a minimised window keeps the last ratio."""
+    window = fake_window()
+    window.buffer_size = (960, 600)
+    window_input = WindowInput(window)
+    window_input.new_frame(0.02)
+    io = imgui.get_io()
+    assert (io.display_size.x, io.display_size.y) == DISPLAY
+    assert (io.display_framebuffer_scale.x, io.display_framebuffer_scale.y) == (2.0, 2.0)
+    assert io.delta_time == pytest.approx(0.02)
+    window.size, window.buffer_size = (0, 0), (0, 0)
+    window_input.new_frame(0.0)
+    assert io.display_framebuffer_scale.x == 2.0 and io.delta_time > 0
+
+
+@pytest.mark.gl
 def test_ctrl_click_on_the_ui_scale_slider_types_a_value(ui, target, monkeypatch):
     """Ctrl+click a slider (as pyglet reports it: the Ctrl press without its own flag, the click with it), type
     2, Enter: the panel's UI scale becomes 2."""
