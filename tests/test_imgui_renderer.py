@@ -156,15 +156,18 @@ def test_ui_scale_2_doubles_the_panel_and_its_text_stays_crisp(ui, target):
 @pytest.mark.gl
 def test_style_scale_returns_to_the_unscaled_style_exactly(imgui_context):
     style = imgui.get_style()
-    names = ("window_padding", "frame_padding", "item_spacing", "scrollbar_size", "grab_min_size", "indent_spacing")
-    unscaled = [str(getattr(style, name)) for name in names]
+
+    def sizes() -> list[float]:
+        return [style.window_padding.x, style.window_padding.y, style.frame_padding.x, style.item_spacing.y,
+                style.scrollbar_size, style.grab_min_size, style.indent_spacing, style.window_rounding]
+
+    unscaled = sizes()
     scale = StyleScale()
-    for value in (1.37, 2.9, 0.5, 3.3, 1.0):
+    for value in (1.37, 2.9, 0.5, 3.3, 1.0):  # each from the unscaled style, so rounding never accumulates
         scale.apply(value)
-    assert [str(getattr(style, name)) for name in names] == unscaled
+    assert sizes() == unscaled
     scale.apply(2.0)
-    assert style.window_padding.x == 2 * float(unscaled[0].split("(")[1].split(",")[0])
-    assert style.font_scale_main == 2.0
+    assert (style.window_padding.x, style.font_scale_main) == (2 * unscaled[0], 2.0)
 
 
 @pytest.mark.gl
