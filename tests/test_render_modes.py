@@ -289,3 +289,13 @@ def test_teximage_bands_have_the_spec_colours(renderer):
         assert len(texels) > 200, index
         proportions = (texels / texels.sum(axis=1, keepdims=True)).mean(axis=0)
         np.testing.assert_allclose(proportions, np.array(colour) / sum(colour), atol=0.003, err_msg=str(index))
+
+
+def test_teximage_mode_is_crisp_at_any_size(frame):
+    """The teximage's triangles are drawn straight into the square at the window's resolution, flat-shaded as
+    the original drew them: magnified 4 times, most neighbouring pixels are exactly equal (one flat triangle),
+    where a magnified texture would blend neighbouring texels into gradients."""
+    pixels = frame(SceneSettings(mode="teximage", teximage_iterations=8), (1024, 1024)).astype(int)
+    same_right = (pixels[:, 1:] == pixels[:, :-1]).all(axis=2).mean()
+    same_below = (pixels[1:] == pixels[:-1]).all(axis=2).mean()
+    assert min(same_right, same_below) > 0.6, (same_right, same_below)
