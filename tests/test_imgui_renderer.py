@@ -2,7 +2,8 @@
 framebuffer scale and at UI scale 2, ImGui 1.92's texture requests, scissors, vertex and index offsets, GL object
 lifetime over 500 changing frames, and the window input mapping (Ctrl+click typing into a slider).
 
-Each test gets its own ImGui context, so windows start where the panel places them on first use.
+Each test gets its own ImGui context, so windows start where the panel places them on first use. Tests that
+take the GL fixtures carry the ``gl`` marker (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -121,7 +122,6 @@ def hard_edge_fraction(image: np.ndarray) -> float:
 # --- drawing ----------------------------------------------------------------------------------------------
 
 
-@pytest.mark.gl
 def test_panel_text_is_sharp_and_the_layout_scales_with_the_framebuffer(ui, target):
     one = draw_panel(ui, target(1), 1.0)
     two = draw_panel(ui, target(2), 2.0)
@@ -140,7 +140,6 @@ def test_panel_text_is_sharp_and_the_layout_scales_with_the_framebuffer(ui, targ
     assert hard_edge_fraction(magnified.astype(int)) < 0.3
 
 
-@pytest.mark.gl
 def test_ui_scale_2_doubles_the_panel_and_its_text_stays_crisp(ui, target):
     one = draw_panel(ui, target(1), 1.0)
     scale = StyleScale()
@@ -153,7 +152,6 @@ def test_ui_scale_2_doubles_the_panel_and_its_text_stays_crisp(ui, target):
     assert hard_edge_fraction(doubled) > 0.75
 
 
-@pytest.mark.gl
 def test_style_scale_returns_to_the_unscaled_style_exactly(imgui_context):
     style = imgui.get_style()
 
@@ -170,7 +168,6 @@ def test_style_scale_returns_to_the_unscaled_style_exactly(imgui_context):
     assert (style.window_padding.x, style.font_scale_main) == (2 * unscaled[0], 2.0)
 
 
-@pytest.mark.gl
 def test_clip_rectangles_become_scissors_at_1x_and_2x(ui, target):
     """A small window holding a long line: nothing of the line may show right of the window, at either scale."""
     def draw() -> None:
@@ -188,7 +185,6 @@ def test_clip_rectangles_become_scissors_at_1x_and_2x(ui, target):
         assert (inside(image, 0) > 200).all(axis=2).sum() > 100 * scale ** 2, "the line is drawn inside"
 
 
-@pytest.mark.gl
 def test_a_new_font_size_uploads_rectangles_into_the_same_texture(ui, target):
     framebuffer = target(1)
     draw_panel(ui, framebuffer, 1.0)
@@ -223,7 +219,6 @@ def test_a_new_font_size_uploads_rectangles_into_the_same_texture(ui, target):
     assert np.array_equal(gpu, atlas.get_pixels_array())
 
 
-@pytest.mark.gl
 def test_buffers_grow_for_large_draw_data_and_every_quad_lands(ui, target):
     """7200 solid quads (28800 vertices, far past the first 64 KiB buffers) in a red/blue checkerboard of
     4 x 5 pixel cells: the picture must be exactly that checkerboard, at 1x and at 2x."""
@@ -250,7 +245,7 @@ def test_buffers_grow_for_large_draw_data_and_every_quad_lands(ui, target):
 
 
 class FakeList:
-    """An ImDrawList stand-in over NumPy arrays: two vertices' worth of ImDrawVert bytes per vertex."""
+    """An ImDrawList stand-in over NumPy arrays: VERTEX_SIZE bytes per vertex, ImGui's index type."""
 
     def __init__(self, vertices: np.ndarray, indices: np.ndarray, commands: list[tuple[int, int, int]]) -> None:
         self.vertices, self.indices = vertices, indices.astype(np.uint32 if imgui.INDEX_SIZE == 4 else np.uint16)
@@ -295,7 +290,6 @@ def settle(renderer) -> None:
     render_frame(renderer, SceneSettings(iterations=2), (16, 9))
 
 
-@pytest.mark.gl
 def test_500_changing_frames_keep_the_gl_objects_and_release_frees_them(imgui_context, renderer, target):
     names = GlNames(renderer.ctx)
     framebuffer = target(2)
@@ -352,7 +346,6 @@ def test_the_keys_imgui_needs_for_text_fields_are_mapped():
         assert keymap[getattr(keys, name)] == getattr(imgui.Key, key), name
 
 
-@pytest.mark.gl
 def test_window_input_gives_imgui_the_window_size_and_its_pixel_ratio(imgui_context):
     """A HiDPI window (a 960x600 framebuffer behind a 480x300 window): layout in window coordinates, fonts at
     twice the density; a minimised window keeps the last ratio."""
@@ -369,7 +362,6 @@ def test_window_input_gives_imgui_the_window_size_and_its_pixel_ratio(imgui_cont
     assert io.display_framebuffer_scale.x == 2.0 and io.delta_time > 0
 
 
-@pytest.mark.gl
 def test_ctrl_click_on_the_ui_scale_slider_types_a_value(ui, target, monkeypatch):
     """Ctrl+click a slider (as pyglet reports it: the Ctrl press without its own flag, the click with it), type
     2, Enter: the panel's UI scale becomes 2."""

@@ -14,6 +14,7 @@ from terrainview.panel import PANEL_WIDTH
 from terrainview.scene_file import load_scene
 
 pytest_plugins = ["gl_fixtures"]
+pytestmark = [pytest.mark.gl, pytest.mark.xvfb]
 
 # Where the panel puts the Iterations slider at UI scale 1 (window coordinates); UI scale 2 doubles it.
 ITERATIONS_SLIDER = (120, 92)
@@ -24,7 +25,6 @@ def panel_width(pixels) -> int:
     return int((pixels[150] != 255).any(axis=1).sum())
 
 
-@pytest.mark.xvfb
 def test_ui_scale_2_and_ctrl_click_typing_in_the_real_window(xvfb_display, screen_grabber, tmp_path):
     display = xvfb_display
     process = subprocess.Popen([sys.executable, "-m", "terrainview.cli", "--mode", "lines", "--iterations", "3",
