@@ -99,7 +99,8 @@ class TerrainApp(mglw.WindowConfig):
     def on_render(self, time_: float, frame_time: float) -> None:
         self._take_generated()
         self.settings = self.flight.advance(self.settings, frame_time)
-        self.settings = self.flythrough.advance(self.settings, frame_time)
+        # A replay's clock starts with the first frame drawn (not while the kernels compile).
+        self.settings = self.flythrough.advance(self.settings, frame_time if self.drawn_settings else 0.0)
         self._request_generation()
         framebuffer = self.wnd.fbo
         framebuffer.use()
