@@ -156,30 +156,33 @@ def _run(flight: Flight, sink: Any, size: tuple[int, int], fps: int, supersample
 
     encoder = threading.Thread(target=encode, name="video-encoder", daemon=True)
     ctx = create_headless_context()
-    renderer = Renderer(ctx)
     encoder.start()
     finished = False
     try:
-        for index in range(count):
-            if failures:
-                break
-            time = frame_time(index, fps, speed)
-            settings = flight.at(time)
-            renderer.update(settings)
-            job = TiledRender(renderer, settings, size, supersample=supersample)
+        with ctx:  # current on this thread, for drawing and releasing, whatever other contexts the process holds
+            renderer = Renderer(ctx)
             try:
-                while not job.finished:
-                    job.step()
+                for index in range(count):
+                    if failures:
+                        break
+                    time = frame_time(index, fps, speed)
+                    settings = flight.at(time)
+                    renderer.update(settings)
+                    job = TiledRender(renderer, settings, size, supersample=supersample)
+                    try:
+                        while not job.finished:
+                            job.step()
+                    finally:
+                        job.release()
+                    drawn.put((index, time, settings, job))
+                finished = not failures
             finally:
-                job.release()
-            drawn.put((index, time, settings, job))
-        finished = not failures
+                renderer.release()
     finally:
         if not finished:
             stop.set()
         drawn.put(None)
         encoder.join()
-        renderer.release()
         ctx.release()
         if failures:
             sink.abort()
