@@ -1,22 +1,25 @@
 """Videos of flights: drawn offscreen frame by frame and written as H.264 MP4, GIF or PNG frames.
 
 Frame k shows the flight at time k / fps * speed, whatever the machine's speed, drawn by the same code as
-``terrainview render``. Drawing and read-back run on this thread (the GL context's); Lanczos filtering and
-encoding run on a second thread fed through a short queue (Pillow and PyAV release the GIL), so the stages
-overlap. The MP4 carries the flight file's text in its metadata, so ``--flight clip.mp4`` replays it.
+``terrainview render``. Drawing and read-back run in this process (the GL context's); Lanczos filtering and
+encoding run in a child process fed through shared memory, so the stages overlap. The MP4 carries the flight
+file's text in its metadata, so ``--flight clip.mp4`` replays it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import mmap
+import multiprocessing
 import os
 import queue
 import shutil
+import signal
 import sys
 import tempfile
-import threading
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +28,10 @@ from PIL import Image
 
 from .files import OutputError, atomic_output
 from .flythrough import VIDEO_FLIGHT_KEY, Flight, flight_text
-from .offscreen import TiledRender, create_headless_context, save_png
+from .offscreen import TiledRender, create_headless_context, reduce, save_png
 from .renderer import Renderer
 from .settings import SceneSettings
 
-QUEUE_FRAMES = 3  # frames drawn ahead of the encoder: enough to overlap, little memory
 H264_OPTIONS = {"crf": "16", "preset": "veryfast"}  # near-transparent quality at a speed two cores can afford
 
 
@@ -128,43 +130,30 @@ def export(flight: Flight, path: Path, size: tuple[int, int], *, fps: int, super
     with _progress(count, progress, on_frame) as advance:
         if frames:
             with _atomic_folder(path, force) as folder:
-                _run(flight, FramesSink(folder, size, fps, flight, count, supersample), size, fps, supersample,
-                     speed, count, advance)
+                _run(flight, partial(FramesSink, folder, size, fps, flight, count, supersample), size, fps,
+                     supersample, speed, count, advance)
             return
         sink_type = GifSink if path.suffix.lower() == ".gif" else Mp4Sink
         with atomic_output(path, force) as temporary:
-            _run(flight, sink_type(temporary, size, fps, flight), size, fps, supersample, speed, count, advance)
+            _run(flight, partial(sink_type, temporary, size, fps, flight), size, fps, supersample, speed, count,
+                 advance)
 
 
-def _run(flight: Flight, sink: Any, size: tuple[int, int], fps: int, supersample: int, speed: float, count: int,
-         advance: Callable[[], None]) -> None:
-    """Draw on this thread, filter and encode on another, through a bounded queue."""
-    drawn: queue.Queue = queue.Queue(maxsize=QUEUE_FRAMES)
-    failures: list[BaseException] = []
-    stop = threading.Event()
+def _run(flight: Flight, make_sink: Callable[[], Any], size: tuple[int, int], fps: int, supersample: int,
+         speed: float, count: int, advance: Callable[[], None]) -> None:
+    """Draw and read back here; filter and encode in a child process, fed through shared-memory slots.
 
-    def encode() -> None:
-        while (item := drawn.get()) is not None:
-            if stop.is_set() or failures:
-                continue  # keep taking frames so the drawing side never blocks on a full queue
-            index, time, settings, job = item
-            try:
-                sink.write(index, time, settings, job.result())
-                advance()
-            except BaseException as error:  # noqa: BLE001 - handed to the drawing thread, which raises it
-                failures.append(error)
-
-    encoder = threading.Thread(target=encode, name="video-encoder", daemon=True)
-    ctx = create_headless_context()
-    encoder.start()
-    finished = False
+    A thread would not overlap: moderngl holds the GIL for the whole of a draw call, seconds on llvmpipe.
+    """
+    full = (size[0] * supersample, size[1] * supersample)
+    encoder = _Encoder(make_sink, full, size)
+    ctx = None
     try:
+        ctx = create_headless_context()
         with ctx:  # current on this thread, for drawing and releasing, whatever other contexts the process holds
             renderer = Renderer(ctx)
             try:
                 for index in range(count):
-                    if failures:
-                        break
                     time = frame_time(index, fps, speed)
                     settings = flight.at(time)
                     renderer.update(settings)
@@ -174,22 +163,118 @@ def _run(flight: Flight, sink: Any, size: tuple[int, int], fps: int, supersample
                             job.step()
                     finally:
                         job.release()
-                    drawn.put((index, time, settings, job))
-                finished = not failures
+                    encoder.submit(index, time, settings, job.pixels, advance)
             finally:
                 renderer.release()
+        encoder.finish(advance)
     finally:
-        if not finished:
-            stop.set()
-        drawn.put(None)
-        encoder.join()
-        ctx.release()
-        if failures:
-            sink.abort()
-            raise failures[0]
-        if finished:
-            sink.close()
-        else:
+        encoder.stop()
+        if ctx is not None:
+            ctx.release()
+
+
+class _Encoder:
+    """The child process that filters and encodes: frames go through ``SLOTS`` shared-memory slots, the child
+    answers ("done", slot) per frame, ("closed", None) once the sink is finished, or the error it met."""
+
+    SLOTS = 2  # one frame being encoded while the next is drawn
+
+    def __init__(self, make_sink: Callable[[], Any], full: tuple[int, int], size: tuple[int, int]) -> None:
+        self.full = full
+        self.memory = mmap.mmap(-1, full[0] * full[1] * 3 * self.SLOTS)  # anonymous, shared with the child
+        # fork: the child starts at once, with nothing to import, and only ever runs the sink's code.
+        context = multiprocessing.get_context("fork")
+        self.jobs, self.results = context.Queue(), context.Queue()
+        self.free = list(range(self.SLOTS))
+        self.pending = 0
+        self.child = context.Process(target=_encode_frames, name="terrainview-encoder", daemon=True,
+                                     args=(make_sink, self.memory, full, size, self.jobs, self.results))
+        self.child.start()
+
+    def submit(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray,
+               advance: Callable[[], None]) -> None:
+        while not self.free:
+            self._answer(advance)
+        slot = self.free.pop()
+        _slot(self.memory, slot, self.full)[:] = pixels
+        self.jobs.put((slot, index, time, settings))
+        self.pending += 1
+
+    def finish(self, advance: Callable[[], None]) -> None:
+        """Wait for every frame and the sink's end (the MP4's last frames, the GIF itself)."""
+        self.jobs.put(None)
+        while self._answer(advance) != "closed":
+            pass
+
+    def _answer(self, advance: Callable[[], None]) -> str:
+        while True:
+            try:
+                kind, value = self.results.get(timeout=0.5)
+                break
+            except queue.Empty:
+                if not self.child.is_alive():
+                    raise OutputError(f"the encoder stopped unexpectedly (exit status {self.child.exitcode})") \
+                        from None
+        if kind == "done":
+            self.free.append(value)
+            self.pending -= 1
+            advance()
+        elif kind == "oserror":
+            raise OSError(*value)
+        elif kind == "error":
+            raise OutputError(f"encoding failed: {value}")
+        return kind
+
+    def stop(self) -> None:
+        """End the child: after ``finish`` it has left; otherwise it drops its sink and leaves."""
+        if self.child.is_alive():
+            self.jobs.put("abort")
+            self.child.join(timeout=30)
+        if self.child.is_alive():
+            self.child.kill()
+        self.child.join()
+        self.jobs.close()
+        self.results.close()
+        self.memory.close()
+
+
+def _slot(memory: mmap.mmap, slot: int, full: tuple[int, int]) -> np.ndarray:
+    frame_bytes = full[0] * full[1] * 3
+    return np.frombuffer(memory, np.uint8, frame_bytes, slot * frame_bytes).reshape(full[1], full[0], 3)
+
+
+def _encode_frames(make_sink: Callable[[], Any], memory: mmap.mmap, full: tuple[int, int], size: tuple[int, int],
+                   jobs: Any, results: Any) -> None:
+    """The encoder process: filter supersampled frames down, hand them to the sink, answer per frame."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the drawing process's to handle; it stops us
+    parent, sink = os.getppid(), None
+    try:
+        sink = make_sink()
+        while True:
+            try:
+                item = jobs.get(timeout=1.0)
+            except queue.Empty:
+                if os.getppid() != parent:  # the drawing process is gone
+                    sink.abort()
+                    return
+                continue
+            if item == "abort":
+                sink.abort()
+                return
+            if item is None:
+                sink.close()
+                results.put(("closed", None))
+                return
+            slot, index, time, settings = item
+            pixels = _slot(memory, slot, full)
+            sink.write(index, time, settings, reduce(pixels, size) if full != size else pixels)
+            results.put(("done", slot))
+    except OSError as error:
+        results.put(("oserror", (error.errno, error.strerror or str(error), error.filename)))
+    except BaseException as error:  # noqa: BLE001 - reported to the drawing process, which raises it
+        results.put(("error", f"{type(error).__name__}: {error}"))
+    if sink is not None:
+        with contextlib.suppress(BaseException):
             sink.abort()
 
 

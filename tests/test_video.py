@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from PIL import Image
 
 from terrainview import video
 from terrainview.commands import video as video_command
+from terrainview.files import OutputError
 from terrainview.flythrough import Flight, Keyframe, load_flight, save_flight
 from terrainview.scene_file import load_scene
 from terrainview.settings import SceneSettings
@@ -167,21 +169,33 @@ def test_sigterm_cancels_and_leaves_nothing(tmp_path):
         assert sorted(path.name for path in tmp_path.iterdir()) == ["flight.toml"]
 
 
-@pytest.mark.parametrize("target", ["clip.mp4", "loop.gif", "frames"])
-def test_a_failing_export_leaves_nothing(tmp_path, monkeypatch, target):
+@pytest.mark.parametrize(("target", "sink"), [("clip.mp4", "Mp4Sink"), ("loop.gif", "GifSink"),
+                                            ("frames", "FramesSink")])
+def test_a_failing_export_leaves_nothing(tmp_path, monkeypatch, target, sink):
+    """A full disk on the second frame, in the encoder process (which inherits the patched sink)."""
+    original = getattr(video, sink).write
     calls = []
 
-    def failing_result(self):
+    def failing_write(self, *args):
         calls.append(1)
         if len(calls) == 2:
             raise OSError(28, "No space left on device")
-        return original(self)
+        original(self, *args)
 
-    original = video.TiledRender.result
-    monkeypatch.setattr(video.TiledRender, "result", failing_result)
+    monkeypatch.setattr(getattr(video, sink), "write", failing_write)
     with pytest.raises(OSError, match="No space left"):
         video.export(FLIGHT, tmp_path / target, SIZE, fps=FPS, supersample=1, speed=1.0, force=False,
                      frames=target == "frames")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_crashing_encoder_is_one_error_and_leaves_nothing(tmp_path, monkeypatch):
+    def crash(self, *args):
+        os._exit(3)
+
+    monkeypatch.setattr(video.Mp4Sink, "write", crash)
+    with pytest.raises(OutputError, match="encoder stopped unexpectedly"):
+        video.export(FLIGHT, tmp_path / "clip.mp4", SIZE, fps=FPS, supersample=1, speed=1.0, force=False)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -271,3 +285,18 @@ def test_bad_targets_and_flights(tmp_path, monkeypatch, call_main, usage_error, 
     status, _, err = call_main("video", "--progress", "none", *args)
     usage_error(status, err, *fragments)
     assert sorted(path.name for path in tmp_path.iterdir()) == before
+
+
+def test_supersampled_frames_equal_supersampled_render(tmp_path, call_main):
+    """Filtering happens in the encoder process: still the render command's picture, pixel for pixel."""
+    flight_path = tmp_path / "flight.toml"
+    save_flight(FLIGHT, flight_path)
+    status, _, err = call_main("video", "--frames", tmp_path / "frames", "--flight", flight_path, "--size", "40x24",
+                               "--fps", "2", "--supersample", "2", "--progress", "none")
+    assert status == 0, err
+    frame = tmp_path / "frames" / video.frame_name(1)
+    status, _, err = call_main("render", "-o", tmp_path / "render.png", "--size", "40x24", "--supersample", "2",
+                               "--scene", frame)
+    assert status == 0, err
+    assert load_scene(frame)[0] == FLIGHT.at(0.5)
+    assert np.array_equal(png(frame), png(tmp_path / "render.png"))
