@@ -32,7 +32,7 @@ from PIL import Image
 from .files import atomic_output, check_output_path
 from .scene import png_text_chunks, scene_document
 from .settings import SceneSettings, SettingsError
-from .terrain import surface_heights
+from .terrain import eroded_heights, surface_heights
 
 UINT16_MAX = 65535
 
@@ -122,6 +122,8 @@ EXPORT_FORMATS: dict[str, Writer] = {
     ".raw": _write_raw,
     ".obj": _write_obj,
 }
+# ``--flow-map``: the wetness as float32 .npy, or as a 16-bit grey PNG (0 -> 0, 1 -> 65535).
+FLOW_MAP_FORMATS = (".npy", ".png")
 # Files a format writes beside the output, by extension: NAME.obj brings NAME.mtl and NAME.png.
 COMPANIONS: dict[str, tuple[str, ...]] = {".obj": (".mtl", ".png")}
 
@@ -131,6 +133,8 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help=f"the file to write; its extension picks the format ({extensions})")
     parser.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    parser.add_argument("--flow-map", metavar="FILE", help="also write the hydraulic erosion's flow map (wetness 0-1): "
+                        f"{', '.join(FLOW_MAP_FORMATS)} (needs --erosion hydraulic or both)")
 
 
 def export_settings(settings: SceneSettings) -> SceneSettings:
@@ -143,15 +147,35 @@ def export_settings(settings: SceneSettings) -> SceneSettings:
         raise SettingsError(f"export writes the 2D heightmap, also in 1d mode; {error}") from None
 
 
+def _write_flow_map(flow: np.ndarray, path: Path, temporary: Path) -> None:
+    if path.suffix.lower() == ".npy":
+        with open(temporary, "wb") as stream:
+            np.save(stream, flow, allow_pickle=False)
+    else:
+        values = np.clip(np.rint(flow.astype(np.float64) * UINT16_MAX), 0, UINT16_MAX).astype(np.uint16)
+        Image.fromarray(values).save(temporary, format="PNG")
+
+
 def export_command(args: argparse.Namespace, settings: SceneSettings) -> int:
     path = check_output_path(args.output, args.force, EXPORT_FORMATS)
     extension = path.suffix.lower()
     paths = [path] + [check_output_path(path.with_suffix(companion), args.force, (companion,))
                       for companion in COMPANIONS.get(extension, ())]
     settings = export_settings(settings)
-    heights = surface_heights(settings)
+    flow_path, flow = None, None
+    if getattr(args, "flow_map", None):
+        if settings.erosion not in ("hydraulic", "both"):
+            raise SettingsError("--flow-map needs --erosion hydraulic or both")
+        flow_path = check_output_path(args.flow_map, args.force, FLOW_MAP_FORMATS)
+        heights, erosion = eroded_heights(settings, settings.iterations, settings.h)
+        flow = None if erosion is None else erosion.flow
+    else:
+        heights = surface_heights(settings)
     with contextlib.ExitStack() as stack:
         files = {final: stack.enter_context(atomic_output(final, args.force)) for final in paths}
+        if flow_path is not None and flow is not None:
+            _write_flow_map(flow, flow_path, stack.enter_context(atomic_output(flow_path, args.force)))
+            paths.append(flow_path)
         EXPORT_FORMATS[extension](heights, settings, files)
     shape = "x".join(str(side) for side in heights.shape)
     print(f"wrote {path} ({path.stat().st_size} bytes, {shape} heights)")

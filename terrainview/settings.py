@@ -83,14 +83,15 @@ class SceneSettings:
                                     low=0.0, high=erosion_kernels.MAX_RADIUS, low_exclusive=True)
     erosion_capacity: float = _option(erosion_kernels.CAPACITY, "hydraulic: sediment capacity factor", low=0.0,
                                       high=erosion_kernels.MAX_CAPACITY)
-    erosion_deposition: float = _option(erosion_kernels.DEPOSITION, "hydraulic: deposition rate (0-1)", low=0.0, high=1.0)
+    erosion_deposition: float = _option(erosion_kernels.DEPOSITION, "hydraulic: deposition rate (0-1)", low=0.0,
+                                        high=1.0)
     erosion_evaporation: float = _option(erosion_kernels.EVAPORATION, "hydraulic: evaporation per step (0-1)", low=0.0,
                                          high=1.0)
     erosion_inertia: float = _option(erosion_kernels.INERTIA, "hydraulic: droplet inertia (0-1)", low=0.0, high=1.0)
     talus: float = _option(erosion_kernels.TALUS, "thermal: talus angle in degrees, on the surface as drawn", low=0.0,
                            high=erosion_kernels.MAX_TALUS, metavar="DEG")
-    thermal_passes: int = _option(erosion_kernels.THERMAL_PASSES, "thermal: passes", low=0, high=erosion_kernels.MAX_THERMAL_PASSES,
-                                  metavar="N")
+    thermal_passes: int = _option(erosion_kernels.THERMAL_PASSES, "thermal: passes", low=0,
+                                  high=erosion_kernels.MAX_THERMAL_PASSES, metavar="N")
     # The camera: view = translate(0, ytrans, ztrans) * rotateX(pitch) * rotateY(yrot).
     yrot: float = _option(0.0, "camera yaw in degrees", low=-1e6, high=1e6, group="camera")
     ytrans: float = _option(-0.5, "camera Y translation", low=-100.0, high=100.0, group="camera")
