@@ -18,12 +18,13 @@ erosion* (2015). A droplet starts at rest with water 1 and no sediment. Each ste
 5. speed**2 += -h_diff * GRAVITY; water *= 1 - evaporation.
 
 Erosion and deposition go through a radial brush (weights falling linearly to 0 at ``radius``) centred on the
-grid point nearest the droplet. Amounts are volumes measured in "reference cells": a cell of a 512 x 512 map,
+grid point nearest the droplet. Amounts are volumes measured in "reference cells": a cell of a 256 x 256 map,
 ``REFERENCE_CELLS``; an amount a changes the heights under the brush by a * weight * (reference cell area /
 cell area), so the volume moved does not depend on the resolution. A droplet lives ``LIFETIME`` steps; what it
 still carries then is lost, and the kernel reports that volume (``ErosionResult.carried``): the map's volume
-changes by exactly minus that, up to float rounding. The same brush adds the droplet's water to a flow map,
-which ``flow_wetness`` turns into the wetness in [0, 1] that the textures darken.
+changes by exactly minus that, up to float rounding. Each step also adds the droplet's water at that grid
+point of a flow map, which is blurred over about the brush's width and turned by ``flow_wetness`` into the
+wetness in [0, 1] that the textures darken.
 
 Determinism: droplet i starts at a position hashed from (a per-seed stream key, i) and picks any random
 direction from a hash of (i, step), so the result is the same on every run and thread count (the kernel is
@@ -50,10 +51,11 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from .generators import MAX_BLUR, periodic_blur
 from .kernel_common import MAX_ITERATIONS_2D, MAX_SEED, check_int, check_real, hash32, stream_key
 
 SURFACE_SIZE = 2.0  # the map spans this many surface units across
-REFERENCE_CELLS = 512  # amounts and the step length are those of a cell of a map this many cells across
+REFERENCE_CELLS = 256  # amounts and the step length are those of a cell of a map this many cells across
 STEP = SURFACE_SIZE / REFERENCE_CELLS  # surface units a droplet moves per step
 LIFETIME = 48  # steps of a droplet
 GRAVITY = 4.0
@@ -62,17 +64,17 @@ WETNESS_FLOW = 3.0  # flow above the map's mean, in means, that gives wetness 1 
 DEPOSIT_FULL = 0.03  # net deposit (as a fraction of the map's height range) that counts as fully smoothed
 
 # Defaults (the scene options' defaults) and limits of the options.
-DROPLETS = 25000.0  # per unit area: 100000 on the map
+DROPLETS = 20000.0  # per unit area: 80000 on the map
 MAX_DROPLETS = 1_000_000.0  # per unit area
 STRENGTH = 0.3
-RADIUS = 0.012  # about three reference cells
+RADIUS = 0.012  # about 1.5 reference cells
 MAX_RADIUS = 0.1
 CAPACITY = 8.0
 MAX_CAPACITY = 64.0
 DEPOSITION = 0.3
 EVAPORATION = 0.02
 INERTIA = 0.1
-TALUS = 65.0  # degrees
+TALUS = 55.0  # degrees
 MAX_TALUS = 89.0
 THERMAL_PASSES = 20
 MAX_THERMAL_PASSES = 1000
@@ -167,6 +169,7 @@ def _hydraulic_kernel(torus, flow, size, key, first, count, brush_rows, brush_co
     returns the volume they still carry when they die, in reference cells. ``cell``: the cell size in surface
     units."""
     mask = size - 1
+    area_scale = (size / REFERENCE_CELLS) ** 2
     reach = max(np.max(np.abs(brush_rows)), np.max(np.abs(brush_columns)))
     offsets = brush_rows * size + brush_columns
     min_drop = MIN_SLOPE * STEP
@@ -213,12 +216,11 @@ def _hydraulic_kernel(torus, flow, size, key, first, count, brush_rows, brush_co
                 centre = row * size + column  # the brush stays inside: no wrapping
                 for k in range(brush_weights.shape[0]):
                     torus[centre + offsets[k]] += change * brush_weights[k]
-                    flow[centre + offsets[k]] += water * brush_weights[k]
             else:
                 for k in range(brush_weights.shape[0]):
-                    index = ((row + brush_rows[k]) & mask) * size + ((column + brush_columns[k]) & mask)
-                    torus[index] += change * brush_weights[k]
-                    flow[index] += water * brush_weights[k]
+                    torus[((row + brush_rows[k]) & mask) * size + ((column + brush_columns[k]) & mask)] += (
+                        change * brush_weights[k])
+            flow[(row & mask) * size + (column & mask)] += water * area_scale
             speed = math.sqrt(max(0.0, speed * speed - drop * GRAVITY))
             water *= 1.0 - evaporation
             # Stay on the torus; a position rounding up to size wraps to 0 through the masks.
@@ -281,7 +283,10 @@ def hydraulic_erosion(heights: np.ndarray, seed: int = 0, droplets: float = DROP
     deposit = np.clip((torus - original) / (DEPOSIT_FULL * span), 0.0, 1.0) if span > 0 else np.zeros_like(torus)
     # Every step brushes its droplet's water (1, evaporating) onto the map: the mean flow per reference cell.
     mean_flow = count * float(np.sum((1.0 - evaporation) ** np.arange(LIFETIME))) / REFERENCE_CELLS**2
-    return ErosionResult(eroded, _closed(flow_wetness(flow, mean_flow)), _closed(deposit), lost * STEP * STEP)
+    # The kernel adds each step's water at the nearest grid point; spread it over about the brush's width.
+    sigma = min(max(0.5 * radius / cell, 0.5), MAX_BLUR)
+    flow = periodic_blur(_closed(flow), sigma)
+    return ErosionResult(eroded, flow_wetness(flow, mean_flow), _closed(deposit), lost * STEP * STEP)
 
 
 # --- thermal -----------------------------------------------------------------------------------------------------
