@@ -177,29 +177,30 @@ def test_thermal_leaves_gentle_slopes_alone():
 @pytest.mark.parametrize("iterations", [6, 7])
 def test_resolution_aware(iterations):
     """Iterations n and n + 1 of one scene erode alike: the change at n + 1 on every second point correlates
-    with the change at n (seed 3: 0.90 at n = 6, 0.88 at n = 7)."""
+    with the change at n (seed 3: 0.94 at n = 6 and at n = 7; 0.87 at n = 8, 0.94 at n = 9)."""
     changes = []
     for n in (iterations, iterations + 1):
         heights = diamond_square(n, 3, 0.7, 1.0)
         changes.append(hydraulic_erosion(heights, 3).heights.astype(np.float64) - heights)
     correlation = np.corrcoef(changes[0].ravel(), changes[1][::2, ::2].ravel())[0, 1]
-    assert correlation > 0.8
+    assert correlation > 0.85
 
 
 def test_erosion_smooths_slopes_and_fills_valley_floors():
-    """Hydraulic erosion (defaults, n = 8): the lowest tenth of the map rises, on average (deposits fill valley
-    floors); the steepest half loses high-frequency roughness (the standard deviation of the Laplacian), and
-    thermal erosion on top removes more."""
+    """Hydraulic erosion (defaults, n = 8, seed 0): the lowest tenth of the map rises by 0.029 on average,
+    against a mean change of 0.020 (deposits fill valley floors); on the steepest half the high-frequency
+    roughness (standard deviation of the Laplacian) falls from 0.0298 to 0.0208, and to 0.0118 with thermal
+    erosion on top."""
     heights = diamond_square(8, 0, 0.7, 1.0)
     hydraulic = hydraulic_erosion(heights, 0).heights
     both = thermal_erosion(hydraulic)
     floors = heights[:-1, :-1] <= np.quantile(heights, 0.1)
     rise = (hydraulic.astype(np.float64) - heights)[:-1, :-1]
-    assert rise[floors].mean() > 0.1 * np.abs(rise).mean()
+    assert rise[floors].mean() > 0.5 * np.abs(rise).mean()
     steep = slopes(heights) >= np.median(slopes(heights))
     roughness = [laplacian(array)[steep].std() for array in (heights, hydraulic, both)]
-    assert roughness[1] < 0.97 * roughness[0]
-    assert roughness[2] < 0.8 * roughness[0]
+    assert roughness[1] < 0.8 * roughness[0]
+    assert roughness[2] < 0.5 * roughness[0]
     assert hydraulic.max() < heights.max()  # peaks wear down
 
 
