@@ -5,11 +5,12 @@ their targets, droplets per second, and a plain single-threaded C run of the sam
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
+import statistics
 import subprocess
 import sys
-import statistics
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -100,13 +101,13 @@ def _figures(label: str, binary: str | None, folder: str) -> None:
     numba_s = {}
     for n, target in HYDRAULIC_TARGET_S.items():
         heights = diamond_square(n, 0)
-        seconds, cpu = _median_seconds(lambda heights=heights: erosion.hydraulic_erosion(heights), REPEATS[n])
+        seconds, cpu = _median_seconds(functools.partial(erosion.hydraulic_erosion, heights), REPEATS[n])
         numba_s[n] = seconds
         print(f"  hydraulic n={n:<2} {(1 << n) + 1:>4}^2  {seconds:6.3f} s (CPU {cpu:.3f} s)  "
               f"{count / seconds / 1e3:6.1f} k droplets/s   target <= {target:g} s  {_verdict(seconds, target)}")
     for n, target in THERMAL_TARGET_S.items():
         heights = diamond_square(n, 0)
-        seconds, cpu = _median_seconds(lambda heights=heights: erosion.thermal_erosion(heights), 5)
+        seconds, cpu = _median_seconds(functools.partial(erosion.thermal_erosion, heights), 5)
         print(f"  thermal   n={n:<2} {(1 << n) + 1:>4}^2  {seconds:6.3f} s (CPU {cpu:.3f} s)  "
               f"{erosion.THERMAL_PASSES} passes          target <= {target:g} s  {_verdict(seconds, target)}")
     if binary is None:

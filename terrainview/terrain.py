@@ -205,11 +205,14 @@ class DerivedArrays:
         from . import texturing
 
         size = teximage_size(settings.teximage_iterations)
+        heights = self.teximage.value
+        if heights is None:
+            raise ValueError("the surface texture needs the teximage heights first")
         erosion = self.teximage_erosion
         flow, deposit = (None, None) if erosion is None else (erosion.flow, erosion.deposit)
         if settings.texture == "blend":
-            return texturing.blend_texture(self.teximage.value, size, flow=flow, deposit=deposit)
-        return texturing.bands_texture(self.teximage.value, size, flow=flow)
+            return texturing.blend_texture(heights, size, flow=flow, deposit=deposit)
+        return texturing.bands_texture(heights, size, flow=flow)
 
     def keys(self, settings: SceneSettings) -> tuple:
         """What the arrays would be made from: equal keys mean nothing to regenerate."""
