@@ -208,11 +208,15 @@ class DerivedArrays:
         heights = self.teximage.value
         if heights is None:
             raise ValueError("the surface texture needs the teximage heights first")
+        # The erosion's maps texture the surface only when there are any (wet channels, deposits).
         erosion = self.teximage_erosion
-        flow, deposit = (None, None) if erosion is None else (erosion.flow, erosion.deposit)
         if settings.texture == "blend":
-            return texturing.blend_texture(heights, size, flow=flow, deposit=deposit)
-        return texturing.bands_texture(heights, size, flow=flow)
+            if erosion is None:
+                return texturing.blend_texture(heights, size)
+            return texturing.blend_texture(heights, size, flow=erosion.flow, deposit=erosion.deposit)
+        if erosion is None:
+            return texturing.bands_texture(heights, size)
+        return texturing.bands_texture(heights, size, flow=erosion.flow)
 
     def keys(self, settings: SceneSettings) -> tuple:
         """What the arrays would be made from: equal keys mean nothing to regenerate."""
