@@ -353,3 +353,42 @@ def test_rendered_frame_differs_visibly(frame):
     difference = np.abs(eroded - plain).mean(axis=2)
     assert difference.mean() > 4.0 and (difference > 16).mean() > 0.1
     assert eroded.mean() < plain.mean()  # wet channels are darker
+
+
+def test_scene_files_keep_the_erosion_settings(tmp_path):
+    from terrainview.scene import load_scene, save_scene_toml
+
+    settings = SceneSettings(erosion="both", erosion_droplets=1234.5, erosion_radius=0.02, talus=42.0,
+                             thermal_passes=7, erosion_inertia=0.25)
+    save_scene_toml(settings, tmp_path / "scene.toml")
+    assert load_scene(tmp_path / "scene.toml")[0] == settings
+
+
+def test_worker_cancels_an_erosion_when_newer_settings_arrive():
+    import time
+
+    from terrainview.worker import GenerationWorker
+
+    slow = SceneSettings(mode="rendered", iterations=8, teximage_iterations=8, erosion="hydraulic",
+                         erosion_droplets=500000.0)
+    worker = GenerationWorker()
+    seen: list[float] = []
+    report = worker.arrays.progress
+    assert report is not None
+    worker.arrays.progress = lambda fraction: seen.append(fraction) or report(fraction)
+    try:
+        worker.request(slow)
+        deadline = time.monotonic() + 120.0
+        while not seen and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert seen, "the erosion never started"
+        newer = slow.replace(erosion="none")
+        worker.request(newer)
+        assert worker.wait_idle(120.0)
+        result = worker.take_result()
+        assert result.settings == newer and result.error is None
+        assert max(seen) < 1.0  # the slow erosion stopped part-way
+        np.testing.assert_array_equal(worker.arrays.surface.value, diamond_square(8, 0))
+        assert worker.erosion_progress is None
+    finally:
+        worker.stop()
