@@ -392,3 +392,17 @@ def test_worker_cancels_an_erosion_when_newer_settings_arrive():
         assert worker.erosion_progress is None
     finally:
         worker.stop()
+
+
+@pytest.mark.parametrize("generator", [{}, {"generator": "fault", "blur": 1.0},
+                                       {"seed_image": "assets/sketch-island.png"}])
+def test_erosion_follows_every_generator(generator):
+    from terrainview.terrain import generated_heights
+
+    settings = SceneSettings(iterations=6, erosion="both", erosion_droplets=3000.0, **generator)
+    plain = generated_heights(settings, 6, settings.h)
+    heights, result = eroded_heights(settings, 6, settings.h)
+    assert result is not None and heights.shape == plain.shape
+    assert np.abs(heights - plain).mean() > 0.01 * np.ptp(plain)
+    np.testing.assert_array_equal(heights[-1], heights[0])
+    np.testing.assert_array_equal(heights[:, -1], heights[:, 0])
