@@ -309,12 +309,12 @@ def _wrap_border(padded):
 def _thermal_passes(padded, passes, limits):
     """``passes`` passes over the torus held in ``padded`` (size + 2)**2 with a wrapped one-cell border;
     ``limits[k]`` is the largest stable height difference towards neighbour k (``_NEIGHBOUR_ROWS``,
-    ``_NEIGHBOUR_COLUMNS``). Each pass first finds every cell's share (what it moves per unit of excess),
+    ``_NEIGHBOUR_COLUMNS``); returns the padded result. Each pass first finds every cell's share (what it moves per unit of excess),
     then every cell's new height: what it keeps plus what its higher neighbours pass to it. Row by row and
     direction by direction, so the inner loops run along contiguous columns and vectorise."""
     size = padded.shape[0] - 2
     share = np.zeros_like(padded)
-    out = np.empty_like(padded)
+    out = padded.copy()
     total = np.empty(size)
     largest = np.empty(size)
     change = np.empty(size)
@@ -344,7 +344,7 @@ def _thermal_passes(padded, passes, limits):
                     change[column] += share[above, column + across] * excess
             for column in range(size):
                 out[row, column + 1] = padded[row, column + 1] + change[column]
-        padded[1:size + 1, 1:size + 1] = out[1:size + 1, 1:size + 1]
+        padded, out = out, padded
     return padded
 
 
@@ -362,7 +362,7 @@ def thermal_erosion(heights: np.ndarray, talus: float = TALUS, passes: int = THE
     # A few passes per call: the progress callback stays responsive and the kernel call overhead negligible.
     batch = max(1, passes // _BATCHES)
     for done in range(0, passes, batch):
-        _thermal_passes(padded, min(batch, passes - done), limits)
+        padded = _thermal_passes(padded, min(batch, passes - done), limits)
         _report(progress, min(passes, done + batch) / passes)
     torus = padded[1:-1, 1:-1]
     return _closed(torus)
