@@ -106,19 +106,44 @@ SURFACE_RENDER_TYPE = "lines"
 
 @dataclass(frozen=True)
 class Texture:
-    """A surface texture of rendered mode: made on the CPU from the teximage heightmap at a side length, or
-    (``make`` None) the teximage itself, drawn by GL."""
+    """A surface texture of rendered mode: made on the CPU from the teximage heightmap at a side length (with
+    the hydraulic erosion's flow and deposit maps when there are any), or (``make`` None) the teximage itself,
+    drawn by GL."""
 
     name: str
     label: str
-    make: Callable[[np.ndarray, int], np.ndarray] | None
+    make: Callable[[np.ndarray, int, np.ndarray | None, np.ndarray | None], np.ndarray] | None
 
 
 TEXTURES: dict[str, Texture] = {entry.name: entry for entry in (
     Texture("teximage", "Teximage (the original's)", None),
-    Texture("blend", "Blended tiles", texturing.blend_texture),
-    Texture("bands", "Colour bands", texturing.bands_texture),
+    Texture("blend", "Blended tiles",
+            lambda heights, size, flow, deposit: texturing.blend_texture(heights, size, flow=flow, deposit=deposit)),
+    Texture("bands", "Colour bands",
+            lambda heights, size, flow, deposit: texturing.bands_texture(heights, size, flow=flow)),
 )}
+
+
+@dataclass(frozen=True)
+class Erosion:
+    """An erosion choice: which passes run (hydraulic droplets first, then thermal slides)."""
+
+    name: str
+    label: str
+    hydraulic: bool
+    thermal: bool
+
+
+EROSIONS: dict[str, Erosion] = {entry.name: entry for entry in (
+    Erosion("none", "None", False, False),
+    Erosion("hydraulic", "Hydraulic (droplets)", True, False),
+    Erosion("thermal", "Thermal (talus slides)", False, True),
+    Erosion("both", "Hydraulic, then thermal", True, True),
+)}
+# The settings each pass reads (the seed places the droplets).
+HYDRAULIC_SETTINGS = ("seed", "erosion_droplets", "erosion_strength", "erosion_radius", "erosion_capacity",
+                      "erosion_deposition", "erosion_evaporation", "erosion_inertia")
+THERMAL_SETTINGS = ("talus", "thermal_passes")
 SHADINGS = ("none", "slope")
 
 
@@ -132,6 +157,10 @@ def generator(settings: SceneSettings) -> Generator:
 
 def texture(settings: SceneSettings) -> Texture:
     return TEXTURES[settings.texture]
+
+
+def erosion(settings: SceneSettings) -> Erosion:
+    return EROSIONS[settings.erosion]
 
 
 def reads(settings: SceneSettings, name: str) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import catalog, fractal, generators
+from . import erosion as erosion_kernels
 
 MODES = tuple(catalog.RENDER_TYPES)
 MAX_TILE = 8
@@ -61,6 +62,26 @@ class SceneSettings:
     shading: str = _option("none", "slope shading of the surface", choices=catalog.SHADINGS)
     water_level: float | None = _option(None, "height of a translucent water plane (off when absent)",
                                         low=-100.0, high=100.0, optional=True)
+    # Erosion (terrainview.erosion), applied to whatever the generator made; lengths in surface units (the map
+    # is 2 across), heights as displayed.
+    erosion: str = _option("none", "erosion after generation: hydraulic droplets, thermal slides or both",
+                           choices=tuple(catalog.EROSIONS))
+    erosion_droplets: float = _option(erosion_kernels.DROPLETS, "hydraulic: droplets per unit area (the map is 2 x 2)",
+                                      low=0.0, high=erosion_kernels.MAX_DROPLETS)
+    erosion_strength: float = _option(erosion_kernels.STRENGTH, "hydraulic: erosion rate (0-1)", low=0.0, high=1.0)
+    erosion_radius: float = _option(erosion_kernels.RADIUS, "hydraulic: erosion brush radius in surface units",
+                                    low=0.0, high=erosion_kernels.MAX_RADIUS, low_exclusive=True)
+    erosion_capacity: float = _option(erosion_kernels.CAPACITY, "hydraulic: sediment capacity factor", low=0.0,
+                                      high=erosion_kernels.MAX_CAPACITY)
+    erosion_deposition: float = _option(erosion_kernels.DEPOSITION, "hydraulic: deposition rate (0-1)", low=0.0,
+                                        high=1.0)
+    erosion_evaporation: float = _option(erosion_kernels.EVAPORATION, "hydraulic: evaporation per step (0-1)", low=0.0,
+                                         high=1.0)
+    erosion_inertia: float = _option(erosion_kernels.INERTIA, "hydraulic: droplet inertia (0-1)", low=0.0, high=1.0)
+    talus: float = _option(erosion_kernels.TALUS, "thermal: talus angle in degrees, on the surface as drawn", low=0.0,
+                           high=erosion_kernels.MAX_TALUS, metavar="DEG")
+    thermal_passes: int = _option(erosion_kernels.THERMAL_PASSES, "thermal: passes", low=0,
+                                  high=erosion_kernels.MAX_THERMAL_PASSES, metavar="N")
     # The camera: view = translate(0, ytrans, ztrans) * rotateX(pitch) * rotateY(yrot).
     yrot: float = _option(0.0, "camera yaw in degrees", low=-1e6, high=1e6, group="camera")
     ytrans: float = _option(-0.5, "camera Y translation", low=-100.0, high=100.0, group="camera")
