@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import fractal, generators
+from .lod import DEFAULT_ERROR_PIXELS
 
 MODES = ("1d", "lines", "rendered", "clouds", "teximage")
 MODE_LABELS = {
@@ -28,6 +29,7 @@ GENERATORS = ("diamond-square", "fault")
 TEXTURES = ("teximage", "blend", "bands")
 SHADINGS = ("none", "slope")
 MAX_TILE = 8
+LOD_CHOICES = ("on", "off")
 
 
 class SettingsError(ValueError):
@@ -70,6 +72,11 @@ class SceneSettings:
     shading: str = _option("none", "slope shading of the surface", choices=SHADINGS)
     water_level: float | None = _option(None, "height of a translucent water plane (off when absent)",
                                         low=-100.0, high=100.0, optional=True)
+    # Level of detail (terrainview/lod.py): the full mesh is drawn whenever it fits the budget, or always when off.
+    lod: str = _option("on", "level of detail of large surfaces (off: always the full mesh)", choices=LOD_CHOICES,
+                       group="render")
+    lod_error: float = _option(DEFAULT_ERROR_PIXELS, "level of detail: largest on-screen grid step in output pixels",
+                               low=0.01, high=64.0, group="render", metavar="PX")
     # The camera: view = translate(0, ytrans, ztrans) * rotateX(pitch) * rotateY(yrot).
     yrot: float = _option(0.0, "camera yaw in degrees", low=-1e6, high=1e6, group="camera")
     ytrans: float = _option(-0.5, "camera Y translation", low=-100.0, high=100.0, group="camera")

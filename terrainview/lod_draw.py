@@ -1,0 +1,69 @@
+"""Drawing the surface with level of detail: per frame, select nodes (terrainview/lod.py) and draw them as
+instanced grid patches with the ``terrain_lod`` and ``grid_lines_lod`` programs. The renderer's rendered and
+lines modes call this when the full mesh would exceed its budget; otherwise they draw the full mesh."""
+
+from __future__ import annotations
+
+import moderngl
+import numpy as np
+from pyglm import glm
+
+from . import lod
+from .gpu import SURFACE_FOG, GpuScene
+from .settings import SceneSettings
+
+MAX_LOD_LEVELS = 16  # the size of the shaders' morph_zones array (lod.glsl)
+
+
+class LodTerrain:
+    """The CPU half of level of detail: the current surface's min/max pyramid, and each frame's selection."""
+
+    def __init__(self) -> None:
+        self.surface: lod.LodSurface | None = None
+
+    def set_surface(self, heights: np.ndarray) -> None:
+        """Rebuild the pyramid for a newly uploaded surface (a 1D profile has none)."""
+        self.surface = lod.LodSurface.from_heights(heights) if heights.ndim == 2 else None
+
+    def select(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, detail_height: int,
+               field_of_view_y: float, lines: bool) -> lod.Selection | None:
+        """The nodes to draw, or None when the full mesh is drawn: level of detail off, or the full mesh within
+        its budget (the original's exact look). Rendered mode selects nothing beyond the fog's end."""
+        surface = self.surface
+        if settings.lod == "off" or surface is None:
+            return None
+        if lines:
+            within_budget = lod.full_mesh_segments(surface.iterations, settings.tile) <= lod.SEGMENT_BUDGET
+        else:
+            within_budget = lod.full_mesh_triangles(surface.iterations, settings.tile) <= lod.TRIANGLE_BUDGET
+        if within_budget:
+            return None
+        view_rows = np.array(view, dtype=np.float64)  # numpy gets pyglm matrices row by row
+        view_projection = np.array(projection * view, dtype=np.float64)
+        planes = lod.frustum_planes(view_projection, None if lines else SURFACE_FOG[1], view_rows)
+        eye = np.array(glm.inverse(view) * glm.vec4(0.0, 0.0, 0.0, 1.0), dtype=np.float64)[:3]
+        ranges = lod.lod_ranges(surface, detail_height, field_of_view_y, settings.lod_error)
+        return lod.select_nodes(surface, lod.tile_roots(settings.tile), planes, eye, ranges)
+
+
+def draw_selection(gpu: GpuScene, program_name: str, selection: lod.Selection) -> int:
+    """Draw the selected nodes with a level-of-detail program whose other uniforms are set; returns the
+    triangles or line segments drawn."""
+    program = gpu.programs[program_name]
+    zones = np.zeros((MAX_LOD_LEVELS, 2), dtype="f4")
+    morph = selection.morph_zones()
+    zones[:len(morph)] = morph
+    program["morph_zones"].write(zones.tobytes())
+    program["lod_eye"].value = tuple(float(value) for value in selection.eye)
+    lines = program_name.startswith("grid_lines")
+    for part, rows, quads in (("whole", selection.whole, selection.patch),
+                              ("quarters", selection.quarters, selection.patch // 2)):
+        if not len(rows):
+            continue
+        program["patch_quads"].value = quads
+        vertex_array = gpu.lod_vertex_array(program_name, part, rows, quads)
+        if lines:
+            vertex_array.render(moderngl.LINES, vertices=4 * quads * (quads + 1), instances=len(rows))
+        else:
+            vertex_array.render(moderngl.TRIANGLES, vertices=6 * quads * quads, instances=len(rows))
+    return selection.segments() if lines else selection.triangles()
