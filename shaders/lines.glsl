@@ -37,7 +37,7 @@ void main() {
         gl_Position = vec4(0.0, 0.0, 0.0, -1.0);   // behind the near plane: the geometry shader drops it
         return;
     }
-    LodVertex vertex = lod_vertex(along_x ? ivec2(position, line) : ivec2(line, position));
+    LodVertex vertex = lod_vertex(along_x ? ivec2(position, line) : ivec2(line, position), false);
     gl_Position = projection * view * vec4(vertex.world, 1.0);
 }
 #else

@@ -20,7 +20,10 @@ struct LodVertex {
     float morph;    // 0: this level's height, 1: the coarser level's
 };
 
-LodVertex lod_vertex(ivec2 patch_index) {
+// With collapse_edges (filled triangles), a fully morphed vertex on the patch's border moves onto the coarser
+// level's vertex coarse_a: the border is then made of exactly the coarser neighbour's vertices, with no
+// T-junction for rounding to open a crack at. The surface is the same (the vertex already lay on that edge).
+LodVertex lod_vertex(ivec2 patch_index, bool collapse_edges) {
     LodVertex v;
     int level = int(node_info.x);
     int step = 1 << level;
@@ -38,7 +41,13 @@ LodVertex lod_vertex(ivec2 patch_index) {
     float distance = sqrt(dot(horizontal, horizontal) + lod_eye.y * lod_eye.y);
     vec2 zone = morph_zones[level];
     v.morph = odd == ivec2(0) ? 0.0 : clamp((distance - zone.x) / (zone.y - zone.x), 0.0, 1.0);
-    if (v.morph > 0.0) {
+    bool border = any(equal(patch_index, ivec2(0))) || any(equal(patch_index, ivec2(patch_quads)));
+    if (collapse_edges && border && v.morph == 1.0) {
+        v.cell = v.coarse_b = v.coarse_a;
+        v.local = grid_xz(v.cell.x, v.cell.y);
+        xz = node.xy + v.local;
+        height = grid_height(v.cell.x, v.cell.y);
+    } else if (v.morph > 0.0) {
         float coarse = 0.5 * (grid_height(v.coarse_a.x, v.coarse_a.y) + grid_height(v.coarse_b.x, v.coarse_b.y));
         height = mix(height, coarse, v.morph);
     }
