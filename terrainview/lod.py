@@ -33,6 +33,7 @@ MORPH_END = 0.99  # ... and is complete just before the range ends, whatever the
 MAX_NODE_EXTENT = 0.35
 TRIANGLE_BUDGET = 400_000  # rendered mode draws the exact full mesh up to this many triangles ...
 SEGMENT_BUDGET = 250_000  # ... and lines mode up to this many line segments
+BUDGET_HEIGHT = 720  # the budgets hold for a 720-pixel-high image; taller ones get more, by area
 DEFAULT_ERROR_PIXELS = 8.0  # the --lod-error default
 INSTANCE_FIELDS = 6  # tile centre x, z; first column, first row (cells); level; edge flags (lines mode)
 EDGE_HIGH_X, EDGE_HIGH_Z = 1, 2  # the node's last column / row is an outer edge of the drawn tiles

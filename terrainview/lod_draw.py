@@ -13,6 +13,8 @@ from .gpu import SURFACE_FOG, GpuScene
 from .settings import SceneSettings
 
 MAX_LOD_LEVELS = 16  # the size of the shaders' morph_zones array (lod.glsl)
+ERROR_GROWTH = 1.5  # a selection over budget is made again with this much more error, ...
+MAX_RETRIES = 8  # ... this many times at most
 
 
 class LodTerrain:
@@ -28,22 +30,31 @@ class LodTerrain:
     def select(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, detail_height: int,
                field_of_view_y: float, lines: bool) -> lod.Selection | None:
         """The nodes to draw, or None when the full mesh is drawn: level of detail off, or the full mesh within
-        its budget (the original's exact look). Rendered mode selects nothing beyond the fog's end."""
+        its budget (the original's exact look). Rendered mode selects nothing beyond the fog's end. A view
+        that would exceed the budget (an eye low over a large surface) is drawn with a larger error instead."""
         surface = self.surface
         if settings.lod == "off" or surface is None:
             return None
         if lines:
-            within_budget = lod.full_mesh_segments(surface.iterations, settings.tile) <= lod.SEGMENT_BUDGET
+            budget, full = lod.SEGMENT_BUDGET, lod.full_mesh_segments(surface.iterations, settings.tile)
         else:
-            within_budget = lod.full_mesh_triangles(surface.iterations, settings.tile) <= lod.TRIANGLE_BUDGET
-        if within_budget:
+            budget, full = lod.TRIANGLE_BUDGET, lod.full_mesh_triangles(surface.iterations, settings.tile)
+        if full <= budget:
             return None
         view_rows = np.array(view, dtype=np.float64)  # numpy gets pyglm matrices row by row
         view_projection = np.array(projection * view, dtype=np.float64)
         planes = lod.frustum_planes(view_projection, None if lines else SURFACE_FOG[1], view_rows)
         eye = np.array(glm.inverse(view) * glm.vec4(0.0, 0.0, 0.0, 1.0), dtype=np.float64)[:3]
-        ranges = lod.lod_ranges(surface, detail_height, field_of_view_y, settings.lod_error)
-        return lod.select_nodes(surface, lod.tile_roots(settings.tile), planes, eye, ranges)
+        roots = lod.tile_roots(settings.tile)
+        budget *= max(1.0, (detail_height / lod.BUDGET_HEIGHT) ** 2)
+        error = settings.lod_error
+        for _ in range(MAX_RETRIES):
+            ranges = lod.lod_ranges(surface, detail_height, field_of_view_y, error)
+            selection = lod.select_nodes(surface, roots, planes, eye, ranges)
+            if (selection.segments() if lines else selection.triangles()) <= budget:
+                break
+            error *= ERROR_GROWTH
+        return selection
 
 
 def draw_selection(gpu: GpuScene, program_name: str, selection: lod.Selection) -> int:

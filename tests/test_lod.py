@@ -7,7 +7,7 @@ import functools
 import numpy as np
 import pytest
 
-from terrainview import fractal, lod
+from terrainview import fractal, lod, lod_draw
 from terrainview.lod_draw import LodTerrain
 from terrainview.renderer import FIELD_OF_VIEW_Y, Frame, projection_matrix, view_matrix
 from terrainview.settings import SceneSettings
@@ -124,6 +124,14 @@ def test_node_count_stays_bounded_as_iterations_and_tiles_grow():
     assert triangles[12, 8] <= 4 * triangles[8, 3]
 
 
+def test_a_view_over_budget_is_drawn_with_a_larger_error():
+    # An eye just above the ground and a tiny error would select millions of triangles.
+    settings = SceneSettings(mode="rendered", iterations=12, tile=8, ytrans=-0.2, ztrans=-0.5, lod_error=0.5)
+    assert select(settings).triangles() <= lod.TRIANGLE_BUDGET
+    assert select(settings.replace(mode="lines"), lines=True).segments() <= lod.SEGMENT_BUDGET
+    assert select(settings).triangles() > lod.TRIANGLE_BUDGET / 4, "only as much coarser as the budget needs"
+
+
 def test_a_taller_output_image_selects_finer_nodes():
     settings = SceneSettings(mode="rendered", iterations=10, tile=3)
     small, large = select(settings, image_height=720), select(settings, image_height=2160)
@@ -238,7 +246,8 @@ def test_lod_matches_the_full_mesh_at_iterations_10(renderer):
 
 @pytest.mark.gl
 @pytest.mark.parametrize("shading", ["none", "slope"])
-def test_finest_level_everywhere_is_the_full_mesh_pixel_for_pixel(renderer, shading):
+def test_finest_level_everywhere_is_the_full_mesh_pixel_for_pixel(renderer, shading, monkeypatch):
+    monkeypatch.setattr(lod_draw, "MAX_RETRIES", 1)  # keep the finest level even over the triangle budget
     settings = SceneSettings(mode="rendered", iterations=8, tile=3, shading=shading, water_level=0.0)
     size = (240, 135)
     full, full_stats = draw(renderer, settings.replace(lod="off"), size)
