@@ -126,7 +126,7 @@ class TiledRender:
                       self.line_scale, self.field_of_view_y, detail_height=self.size[1])
         drawn = self.renderer.draw(self.settings, framebuffer, frame)
         self.stats = FrameStats(self.stats.primitives + drawn.primitives, drawn.kind,
-                                self.stats.terrain + drawn.terrain, drawn.terrain_full)
+                                self.stats.terrain + drawn.terrain, self.stats.terrain_full + drawn.terrain_full)
         raw = framebuffer.read(viewport=(0, 0, tile_width, tile_height), components=3)
         tile = np.frombuffer(raw, dtype=np.uint8).reshape(tile_height, tile_width, 3)[::-1]
         self.pixels[height - y0 - tile_height:height - y0, x0:x0 + tile_width] = tile

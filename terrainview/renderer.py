@@ -55,6 +55,10 @@ class FrameStats:
         """What the surface drew against its full mesh, e.g. "312k of 33.5M triangles"."""
         return f"{_count(self.terrain)} of {_count(self.terrain_full)} {self.kind}"
 
+    def summary(self) -> str:
+        """The status line's figure: the surface against its full mesh, or what the frame drew."""
+        return self.terrain_summary() if self.terrain_full else f"{_count(self.primitives)} {self.kind}"
+
 
 def _count(value: int) -> str:
     if value >= 1_000_000:
