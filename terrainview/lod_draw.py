@@ -28,10 +28,12 @@ class LodTerrain:
         self.surface = lod.LodSurface.from_heights(heights) if heights.ndim == 2 else None
 
     def select(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, detail_height: int,
-               field_of_view_y: float, lines: bool) -> lod.Selection | None:
+               field_of_view_y: float, lines: bool, image_projection: glm.mat4 | None = None) -> lod.Selection | None:
         """The nodes to draw, or None when the full mesh is drawn: level of detail off, or the full mesh within
         its budget (the original's exact look). Rendered mode selects nothing beyond the fog's end. A view
-        that would exceed the budget (an eye low over a large surface) is drawn with a larger error instead."""
+        that would exceed the budget (an eye low over a large surface) is drawn with a larger error instead;
+        when ``projection`` shows one tile of a larger image, ``image_projection`` (the whole image's) decides
+        that error, so every tile uses the same."""
         surface = self.surface
         if settings.lod == "off" or surface is None:
             return None
@@ -42,19 +44,25 @@ class LodTerrain:
         if full <= budget:
             return None
         view_rows = np.array(view, dtype=np.float64)  # numpy gets pyglm matrices row by row
-        view_projection = np.array(projection * view, dtype=np.float64)
-        planes = lod.frustum_planes(view_projection, None if lines else SURFACE_FOG[1], view_rows)
+
+        def planes(matrix: glm.mat4) -> np.ndarray:
+            view_projection = np.array(matrix * view, dtype=np.float64)
+            return lod.frustum_planes(view_projection, None if lines else SURFACE_FOG[1], view_rows)
+
         eye = np.array(glm.inverse(view) * glm.vec4(0.0, 0.0, 0.0, 1.0), dtype=np.float64)[:3]
         roots = lod.tile_roots(settings.tile)
-        budget *= max(1.0, (detail_height / lod.BUDGET_HEIGHT) ** 2)
+        image_planes = planes(image_projection if image_projection is not None else projection)
+        limit = budget * max(1.0, (detail_height / lod.BUDGET_HEIGHT) ** 2)
         error = settings.lod_error
         for _ in range(MAX_RETRIES):
             ranges = lod.lod_ranges(surface, detail_height, field_of_view_y, error)
-            selection = lod.select_nodes(surface, roots, planes, eye, ranges)
-            if (selection.segments() if lines else selection.triangles()) <= budget:
+            selection = lod.select_nodes(surface, roots, image_planes, eye, ranges)
+            if (selection.segments() if lines else selection.triangles()) <= limit:
                 break
             error *= ERROR_GROWTH
-        return selection
+        if image_projection is None or image_projection == projection:
+            return selection
+        return lod.select_nodes(surface, roots, planes(projection), eye, ranges)
 
 
 def draw_selection(gpu: GpuScene, program_name: str, selection: lod.Selection) -> int:

@@ -166,7 +166,9 @@ class Renderer:
     def _lod_selection(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, frame: Frame,
                        lines: bool) -> lod.Selection | None:
         detail_height = frame.detail_height or frame.image_size[1]
-        return self.lod.select(settings, view, projection, detail_height, frame.field_of_view_y, lines)
+        image_projection = projection_matrix(frame.aspect, frame.field_of_view_y)
+        return self.lod.select(settings, view, projection, detail_height, frame.field_of_view_y, lines,
+                               image_projection)
 
     def _draw_lines(self, settings, framebuffer, frame: Frame) -> FrameStats:
         view, projection = view_matrix(settings), frame.perspective()

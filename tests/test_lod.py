@@ -281,3 +281,17 @@ def test_render_prints_the_terrain_triangles(tmp_path, capsys, gl_ctx):
                  "--tile", "3"]) == 0
     line = capsys.readouterr().out.strip()
     assert line.startswith("wrote") and line.endswith("of 1.2M triangles)"), line
+
+
+@pytest.mark.gl
+@pytest.mark.parametrize("mode", ["rendered", "lines"])
+def test_a_tiled_shot_selects_like_the_whole_image(renderer, mode):
+    from terrainview.render import render_pixels
+
+    # A low eye and a small error: over budget, so the error grows, and it must grow alike in every tile.
+    settings = SceneSettings(mode=mode, iterations=10, tile=3, ytrans=-0.25, lod_error=0.1)
+    renderer.update(settings)
+    whole = render_pixels(renderer, settings, (200, 150))
+    tiled = render_pixels(renderer, settings, (200, 150), tile_side=64)
+    different = np.any(whole != tiled, axis=-1)
+    assert different.mean() < 0.002, f"{different.sum()} pixels differ"
