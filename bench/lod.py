@@ -11,7 +11,7 @@ import numpy as np
 
 from bench import median_ms
 from terrainview import lod
-from terrainview.render import TiledRender, create_headless_context, render_pixels
+from terrainview.offscreen import TiledRender, create_headless_context, render_pixels
 from terrainview.renderer import Frame, Renderer, view_matrix
 from terrainview.settings import SceneSettings
 

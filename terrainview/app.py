@@ -17,13 +17,13 @@ import moderngl_window as mglw
 from imgui_bundle import imgui
 from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
 
-from . import flight
-from .cli import add_scene_arguments, one_line_errors, settings_from_args
+from . import catalog, flight
 from .files import OutputError, atomic_output, check_output_path, unique_path
+from .offscreen import TiledRender, save_png
+from .options import add_scene_arguments, one_line_errors, settings_from_args
 from .panel import Panel, PanelStatus
-from .render import TiledRender, save_png
 from .renderer import Frame, Renderer, fov_keeping_framing
-from .scene import SceneError, load_scene, save_scene_toml
+from .scene_file import SceneError, load_scene, save_scene_toml
 from .settings import SceneSettings
 from .worker import GenerationWorker
 
@@ -150,6 +150,7 @@ class TerrainApp(mglw.WindowConfig):
             self.load_scene(Path(self.panel.scene_path))
         self._draw_overlay()
         imgui.render()
+        self.wnd.fbo.use()  # a screenshot's tile drawn this frame left its own framebuffer bound
         self.imgui.render(imgui.get_draw_data())
 
     def _draw_overlay(self) -> None:
@@ -187,7 +188,7 @@ class TerrainApp(mglw.WindowConfig):
     def toggle_wireframe(self) -> None:
         """P (seeds/004): switch the current surface between rendered and wireframe drawing (from another
         render type, show it rendered)."""
-        self.settings = self.settings.with_mode("lines" if self.settings.mode == "rendered" else "rendered")
+        self.settings = self.settings.with_mode(catalog.render_type(self.settings).toggle)
 
     def start_screenshot(self, size: tuple[int, int], supersample: int = 1, path: Path | None = None) -> None:
         """Begin rendering the current view, without the panel, to a PNG; one tile per frame."""

@@ -9,7 +9,7 @@ import numpy as np
 from pyglm import glm
 
 from . import lod
-from .gpu import SURFACE_FOG, GpuScene
+from .gpu import SURFACE_FOG, GpuResources
 from .settings import SceneSettings
 
 MAX_LOD_LEVELS = 16  # the size of the shaders' morph_zones array (lod.glsl)
@@ -65,7 +65,7 @@ class LodTerrain:
         return lod.select_nodes(surface, roots, planes(projection), eye, ranges)
 
 
-def draw_selection(gpu: GpuScene, program_name: str, selection: lod.Selection) -> int:
+def draw_selection(gpu: GpuResources, program_name: str, selection: lod.Selection) -> int:
     """Draw the selected nodes with a level-of-detail program whose other uniforms are set; returns the
     triangles or line segments drawn."""
     program = gpu.programs[program_name]

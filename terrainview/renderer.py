@@ -14,8 +14,8 @@ import moderngl
 import numpy as np
 from pyglm import glm
 
-from . import lod
-from .gpu import FOG_COLOR, GpuScene
+from . import catalog, lod
+from .gpu import FOG_COLOR, GpuResources
 from .lod_draw import LodTerrain, draw_selection
 from .settings import SceneSettings
 from .terrain import DerivedArrays
@@ -104,8 +104,9 @@ class Renderer:
 
     def __init__(self, ctx: moderngl.Context) -> None:
         self.ctx = ctx
-        self.gpu = GpuScene(ctx)
+        self.gpu = GpuResources(ctx)
         self.arrays = DerivedArrays()
+        self.teximage_band_limits = (0.0, 0.0)  # heights splitting the teximage's range in thirds
         self.lod = LodTerrain()
 
     def update(self, settings: SceneSettings) -> list[str]:
@@ -117,7 +118,7 @@ class Renderer:
     def upload(self, changed: dict[str, np.ndarray | None]) -> None:
         """Move regenerated arrays (from ``DerivedArrays.update``, maybe on another thread) to the GPU."""
         uploads = {"surface": self.gpu.upload_surface, "clouds": self.gpu.upload_clouds,
-                   "teximage": self.gpu.upload_teximage, "surface_texture": self.gpu.upload_surface_texture}
+                   "teximage": self._draw_teximage_texture, "surface_texture": self.gpu.upload_surface_texture}
         for name, value in changed.items():
             uploads[name](value)
             if name == "surface":
@@ -126,15 +127,38 @@ class Renderer:
     def release(self) -> None:
         self.gpu.release()
 
+    def _draw_teximage_texture(self, heights: np.ndarray) -> None:
+        """Draw the teximage heightmap top-down into the teximage texture (the original's glCopyTexImage)."""
+        heights_texture, framebuffer = self.gpu.upload_teximage_heights(heights)
+        low, high = float(heights.min()), float(heights.max())
+        self.teximage_band_limits = (low + (high - low) / 3.0, low + 2.0 * (high - low) / 3.0)
+        with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
+            framebuffer.viewport = (0, 0, *framebuffer.size)
+            framebuffer.clear(0.0, 0.0, 0.0, 1.0)
+            self._draw_teximage_triangles(glm.mat4(1.0))
+        framebuffer.color_attachments[0].build_mipmaps()
+
+    def _draw_teximage_triangles(self, placement: glm.mat4) -> int:
+        """The teximage heightmap as flat-shaded lit triangles seen from above, the square -1..1 placed by
+        ``placement``; returns the triangle count."""
+        program, heights = self.gpu.programs["teximage"], self.gpu.get("texture:teximage_heights")
+        size = heights.width
+        program["band_limits"].value = self.teximage_band_limits
+        program["placement"].write(placement)
+        self._bind_grid(program, heights, size, 1)
+        self.gpu.get("vao:teximage").render(moderngl.TRIANGLE_STRIP, vertices=2 * size, instances=size - 1)
+        return 2 * (size - 1) ** 2
+
     def can_draw(self, settings: SceneSettings) -> bool:
-        """The GPU holds the kind of surface ``settings.mode`` draws (a 1D profile or a 2D heightmap)."""
-        return self.gpu.complete and self.gpu.has("vao:polyline" if settings.mode == "1d" else "texture:surface")
+        """The GPU holds the kind of surface the render type draws (a 1D profile or a 2D heightmap)."""
+        profile = catalog.render_type(settings).dimensions == 1
+        return self.gpu.complete and self.gpu.has("vao:polyline" if profile else "texture:surface")
 
     # --- drawing --------------------------------------------------------------------------------------------
 
     def draw(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         """Draw ``settings`` into ``framebuffer``, whose viewport is the part of the image being drawn."""
-        draw = getattr(self, "_draw_" + settings.mode.replace("1d", "profile"))
+        draw = getattr(self, catalog.render_type(settings).draw)
         with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
             return draw(settings, framebuffer, frame)
 
@@ -153,7 +177,7 @@ class Renderer:
             self.ctx.enable(moderngl.BLEND)
             self.ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
 
-    def _draw_profile(self, settings, framebuffer, frame: Frame) -> FrameStats:
+    def draw_profile(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         program = self.gpu.programs["polyline"]
         projection = frame.ndc_window * glm.ortho(-frame.aspect, frame.aspect, -1.0, 1.0, -1.0, 1.0)
         self._line_uniforms(program, settings, framebuffer, glm.mat4(1.0), projection, frame)
@@ -170,7 +194,7 @@ class Renderer:
         return self.lod.select(settings, view, projection, detail_height, frame.field_of_view_y, lines,
                                image_projection)
 
-    def _draw_lines(self, settings, framebuffer, frame: Frame) -> FrameStats:
+    def draw_lines(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         view, projection = view_matrix(settings), frame.perspective()
         selection = self._lod_selection(settings, view, projection, frame, lines=True)
         program = self.gpu.programs["grid_lines" if selection is None else "grid_lines_lod"]
@@ -195,7 +219,7 @@ class Renderer:
         if tiles is not None:
             program["tiles"].value = tiles
 
-    def _draw_rendered(self, settings, framebuffer, frame: Frame) -> FrameStats:
+    def draw_rendered(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         ctx, gpu = self.ctx, self.gpu
         view, projection = view_matrix(settings), frame.perspective()
         framebuffer.clear(*FOG_COLOR, 1.0)
@@ -261,16 +285,21 @@ class Renderer:
         self.gpu.get("vao:screen_quad").render(moderngl.TRIANGLE_STRIP, vertices=4)
         return FrameStats(2, "triangles")
 
-    def _draw_clouds(self, settings, framebuffer, frame: Frame) -> FrameStats:
+    def draw_clouds(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         clouds = self.gpu.get("texture:clouds")
         clouds.filter = (moderngl.NEAREST, moderngl.NEAREST)
         return self._draw_image(framebuffer, clouds, (-1.0, -1.0, 1.0, 1.0), frame.ndc_window)
 
-    def _draw_teximage(self, settings, framebuffer, frame: Frame) -> FrameStats:
+    def draw_teximage(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         # The largest power-of-two square that fits the image, centred.
         width, height = frame.image_size
         side = 1 << int(math.log2(max(1, min(width, height))))
         half_x, half_y = side / width, side / height
-        texture = self.gpu.surface_texture()
-        texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
-        return self._draw_image(framebuffer, texture, (-half_x, -half_y, half_x, half_y), frame.ndc_window)
+        if catalog.texture(settings).make is not None:  # a CPU-made texture is an image: show it
+            texture = self.gpu.surface_texture()
+            texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
+            return self._draw_image(framebuffer, texture, (-half_x, -half_y, half_x, half_y), frame.ndc_window)
+        # The teximage itself: its triangles drawn straight into the square, as the original drew them.
+        framebuffer.clear(0.0, 0.0, 0.0, 1.0)
+        placement = frame.ndc_window * glm.scale(glm.vec3(half_x, half_y, 1.0))
+        return FrameStats(self._draw_teximage_triangles(placement), "triangles")

@@ -34,7 +34,7 @@ XVFB_SCREEN = "1600x1000x24"
 
 @pytest.fixture(scope="session")
 def gl_ctx():
-    from terrainview.render import create_headless_context
+    from terrainview.offscreen import create_headless_context
 
     ctx = create_headless_context()
     yield ctx
@@ -44,13 +44,9 @@ def gl_ctx():
 @pytest.fixture
 def renderer(gl_ctx):
     """A fresh Renderer on the session context; it must leave no GL error behind."""
-    import moderngl_window
-
     from terrainview.renderer import Renderer
 
-    # Another test (the window tests) may have made its own context current and active in moderngl-window:
-    # make this one current for the test, and the one moderngl-window's resource loaders compile programs in.
-    moderngl_window.activate_context(ctx=gl_ctx)
+    # Another test (the window tests) may have made its own context current: make this one current.
     with gl_ctx:
         _ = gl_ctx.error  # reading it clears any error left by someone else
         renderer = Renderer(gl_ctx)
@@ -64,7 +60,7 @@ def renderer(gl_ctx):
 
 def render_frame(renderer, settings, size: tuple[int, int] = SMALL_SIZE) -> np.ndarray:
     """Bring ``renderer`` up to date with ``settings`` and draw one frame: uint8 RGB, top row first."""
-    from terrainview.render import render_pixels
+    from terrainview.offscreen import render_pixels
 
     renderer.update(settings)
     pixels = render_pixels(renderer, settings, size)

@@ -150,7 +150,7 @@ def fault_reference(iterations: int, seed: int, fault_iterations: int) -> np.nda
     positions = np.arange(size, dtype=np.int64) << shift
     raw = np.zeros((size, size), dtype=np.float64)
     lines = generators._fault_lines_for(seed, fault_iterations)
-    for px, pz, dx, dz, delta in zip(*lines, generators._fault_deltas(fault_iterations)):
+    for px, pz, dx, dz, delta in zip(*lines, generators._fault_deltas(fault_iterations), strict=True):
         wrap_x = ((positions - px + generators._HALF_PERIOD) & generators._PERIOD_MASK) - generators._HALF_PERIOD
         wrap_z = ((positions - pz + generators._HALF_PERIOD) & generators._PERIOD_MASK) - generators._HALF_PERIOD
         raised = (dx * wrap_z.astype(np.float64))[:, None] - dz * wrap_x.astype(np.float64)[None, :] > 0.0
@@ -158,3 +158,11 @@ def fault_reference(iterations: int, seed: int, fault_iterations: int) -> np.nda
         raw += np.where(raised, delta, 0.0)
     raw = np.concatenate([raw, raw[:1]], axis=0)
     return np.concatenate([raw, raw[:, :1]], axis=1).astype(np.float32)
+
+
+# Colour tables as the sources state them, written out here so that a swap in the code's own tables fails.
+# seeds/004, chooseColor: lowest quarter of the height range to highest, in 0-255 units.
+# blue, green, yellow, brown
+ARTICLE_BAND_COLORS = ((65, 127, 219), (73, 161, 101), (172, 189, 117), (153, 123, 46))
+# SPEC, 2D mesh / teximage: bottom, middle and top third of the height range.
+SPEC_TEXIMAGE_COLORS = ((0.2, 0.4, 0.2), (0.55, 0.55, 0.6), (0.95, 0.95, 1.0))

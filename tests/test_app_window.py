@@ -16,6 +16,9 @@ from PIL import Image
 
 from terrainview.cli import main
 
+pytestmark = [pytest.mark.gl, pytest.mark.xvfb]
+
+
 pytest_plugins = ["gl_fixtures"]
 
 START_CAMERA = {"yrot": 0.0, "ytrans": -0.5, "ztrans": -3.0, "pitch": 0.0}
@@ -212,7 +215,7 @@ class TestKeysInProcess:
 
 
     def test_dropping_a_png_or_toml_loads_its_scene(self, fresh, tmp_path):
-        from terrainview.scene import save_scene_toml
+        from terrainview.scene_file import save_scene_toml
 
         wanted = fresh.settings.replace(seed=42, iterations=5, yrot=12.0)
         path = tmp_path / "dropped.toml"
@@ -317,7 +320,7 @@ class TestKeysInProcess:
                 fresh.on_render(0.0, 1 / 60)
             pytest.fail("F12 wrote no screenshot")
 
-        from terrainview.scene import load_scene
+        from terrainview.scene_file import load_scene
 
         fresh.settings = fresh.settings.replace(seed=5)  # as the panel's Seed field does
         hasty = shoot()
@@ -412,7 +415,7 @@ def test_viewer_end_to_end(xvfb_display, screen_grabber, tmp_path):
         shots = tmp_path / "screenshots"
         shot = wait_for(lambda: sorted(shots.glob("*.png")) or None, 30, "the F12 screenshot")
         assert len(shot) == 1
-        from terrainview.scene import load_scene
+        from terrainview.scene_file import load_scene
 
         settings, warnings = load_scene(shot[0])
         assert settings.mode == "lines" and settings.iterations == 5
@@ -436,10 +439,9 @@ def test_viewer_end_to_end(xvfb_display, screen_grabber, tmp_path):
             process.communicate()
 
 
-def test_viewer_without_a_display_exits_2_with_one_line(tmp_path):
+def test_viewer_without_a_display_exits_2_with_one_line(tmp_path, run_cli):
     env = {key: value for key, value in os.environ.items() if key not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    result = subprocess.run([sys.executable, "-m", "terrainview.cli", "--mode", "lines"], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=60)
+    result = run_cli("--mode", "lines", cwd=tmp_path, env=env)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr

@@ -178,7 +178,7 @@ def test_full_mesh_is_used_within_budget_and_when_off():
 
 
 def draw(renderer, settings: SceneSettings, size: tuple[int, int]) -> tuple[np.ndarray, object]:
-    from terrainview.render import render_pixels
+    from terrainview.offscreen import render_pixels
 
     renderer.update(settings)
     stats: list = []
@@ -286,7 +286,7 @@ def test_render_prints_the_terrain_triangles(tmp_path, capsys, gl_ctx):
 @pytest.mark.gl
 @pytest.mark.parametrize("mode", ["rendered", "lines"])
 def test_a_tiled_shot_selects_like_the_whole_image(renderer, mode):
-    from terrainview.render import render_pixels
+    from terrainview.offscreen import render_pixels
 
     # A low eye and a small error: over budget, so the error grows, and it must grow alike in every tile.
     settings = SceneSettings(mode=mode, iterations=10, tile=3, ytrans=-0.25, lod_error=0.1)
