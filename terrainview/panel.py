@@ -126,9 +126,10 @@ class Panel:
         imgui.same_line()
         s = _checkbox(s, "invert", "Invert colors")
         s = _checkbox(s, "linear", "Texture linear")
-        s = _combo(s, "lod", "Level of detail", {"on": "on (large surfaces)", "off": "off (always the full mesh)"})
-        if s.lod == "on":
-            s = _slider(s, "lod_error", "Detail error (px)", low=0.5, high=32.0)
+        if catalog.render_type(s).level_of_detail:
+            s = _combo(s, "lod", "Level of detail", {"on": "on (large surfaces)", "off": "off (always the full mesh)"})
+            if s.lod == "on":
+                s = _slider(s, "lod_error", "Detail error (px)", low=0.5, high=32.0)
         if imgui.collapsing_header("Generator and texture"):
             s = _combo(s, "generator", "Generator", {name: entry.label for name, entry in catalog.GENERATORS.items()})
             for widget in catalog.generator(s).widgets:
