@@ -151,6 +151,22 @@ def test_ranges_double_per_level_and_morph_in_the_last_part():
     assert np.all(zones[finite, 1] < selection.ranges[finite])
 
 
+def test_roots_around_the_eye_are_the_copies_within_reach():
+    roots = lod.roots_around(0.3, 5.2, 3.0)
+    assert np.all(np.mod(roots, 2.0) == 0.0), "copies sit on the same lattice as an odd --tile"
+    for x in range(-10, 12, 2):
+        for z in range(-4, 16, 2):
+            gap = np.maximum(np.abs(np.array([x, z]) - [0.3, 5.2]) - 1.0, 0.0)
+            assert ([x, z] in roots.tolist()) == (np.hypot(*gap) <= 3.0)
+    # Selection over them: every copy in view is covered as any tile is.
+    settings = SceneSettings(mode="rendered", iterations=8, tile=1, ztrans=-5.2, yrot=0.0)
+    view, projection = view_matrix(settings), projection_matrix(ASPECT)
+    planes = lod.frustum_planes(np.array(projection * view), 7.0, np.array(view))
+    selection = lod.select_nodes(surface(8), lod.roots_around(0.0, 5.2, 7.5), planes, np.array([0.0, 0.5, 5.2]),
+                                 lod.lod_ranges(surface(8), 720, FIELD_OF_VIEW_Y, 8.0))
+    assert len(np.unique(selection.whole[:, 1])) >= 3, "copies at several distances are drawn"
+
+
 def test_pyramid_bounds_match_a_plain_reference():
     heights = fractal.diamond_square(7, 3)
     pyramid = lod.LodSurface.from_heights(heights)
