@@ -12,8 +12,8 @@ Ranges come from a screen-space error in pixels of the output image: at ``ranges
 seen face-on spans ``error_pixels`` pixels. They are raised where needed so that each node is small against
 its range (``MAX_NODE_EXTENT``), which keeps neighbours within one level of each other.
 
-The distance that picks a level (here and in the vertex shader) is ``lod_distance``: the horizontal distance
-combined with the eye's height above (or below) the slab of all heights. It never exceeds the true distance,
+The distance that picks a level (here and in the vertex shader, lod.glsl) is ``lod_distance``: the horizontal
+distance combined with the eye's height above (or below) the slab of all heights. It never exceeds the true distance,
 and it makes a node's extent its horizontal size alone, whatever its cliffs.
 """
 
@@ -198,7 +198,7 @@ def _distance2(eye, x0, z0, x1, z1):
 
 
 @njit(cache=True, nogil=True)
-def _emit(out, count, distances, roots, root, root_edges, surface_cells, patch, level, region_side, a, b, d2):
+def _emit(out, count, distances, roots, root, root_edges, surface_cells, level, region_side, a, b, d2):
     if count < out.shape[0]:
         out[count, 0], out[count, 1] = roots[root, 0], roots[root, 1]
         out[count, 2], out[count, 3] = a * region_side, b * region_side
@@ -234,7 +234,7 @@ def _select_kernel(roots, root_edges, low, high, offsets, surface_cells, patch, 
         d2 = _distance2(eye, x0, z0, x1, z1)
         if level == 0 or d2 > ranges2[level - 1]:
             whole_count = _emit(whole, whole_count, whole_distances, roots, root, root_edges, surface_cells,
-                                patch, level, patch << level, a, b, d2)
+                                level, patch << level, a, b, d2)
             continue
         for child in range(4):
             ca, cb = 2 * a + child % 2, 2 * b + child // 2
@@ -246,7 +246,7 @@ def _select_kernel(roots, root_edges, low, high, offsets, surface_cells, patch, 
             if d2 > ranges2[level - 1]:
                 # Not needed finer: this quarter is drawn at the parent's level (a half-size patch).
                 quarter_count = _emit(quarters, quarter_count, quarter_distances, roots, root, root_edges,
-                                      surface_cells, patch, level, patch << (level - 1), ca, cb, d2)
+                                      surface_cells, level, patch << (level - 1), ca, cb, d2)
             else:
                 stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = root, level - 1, ca, cb
                 top += 1

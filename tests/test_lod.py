@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 import pytest
+from pyglm import glm
 
 from terrainview import fractal, lod, lod_draw
 from terrainview.lod_draw import LodTerrain
@@ -90,6 +91,22 @@ def test_selection_covers_the_visible_area_once(camera):
     for a, b in ((grid[:, 1:], grid[:, :-1]), (grid[1:, :], grid[:-1, :])):
         both = (a >= 0) & (b >= 0)
         assert np.abs(a - b)[both].max() <= 1
+    # Where levels k and k + 1 meet, the finer side has fully morphed and the coarser has not begun: the
+    # shared border is the same line on both sides.
+    eye = np.array(glm.inverse(view) * glm.vec4(0.0, 0.0, 0.0, 1.0))[:3]
+    cell = 2.0 / (1 << iterations)
+    zones = selection.morph_zones()
+    borders = 0
+    for levels in (grid, grid.T):  # borders between columns, then between rows (x and z swapped)
+        rows, columns = np.nonzero((levels[:, 1:] >= 0) & (levels[:, :-1] >= 0) & (levels[:, 1:] != levels[:, :-1]))
+        finer = np.minimum(levels[rows, columns], levels[rows, columns + 1]).astype(int)
+        borders += len(finer)
+        for corner in (0, 1):  # both ends of each shared cell edge
+            along, across = -tiles + (rows + corner) * cell, -tiles + (columns + 1) * cell
+            x, z = (across, along) if levels is grid else (along, across)
+            distance = lod.lod_distance(surface(iterations), eye, np.column_stack([x, np.zeros(len(x)), z]))
+            assert np.all(distance >= zones[finer, 1]) and np.all(distance <= zones[finer + 1, 0])
+    assert borders > 0
 
 
 def test_fog_end_limits_rendered_mode_but_not_lines():
