@@ -219,7 +219,6 @@ def draw(renderer, settings: SceneSettings, size: tuple[int, int]) -> tuple[np.n
     return pixels, stats[0]
 
 
-@pytest.mark.gl
 def test_no_cracks_between_levels(renderer):
     settings = SceneSettings(iterations=8, tile=3, **FROM_ABOVE)
     size = (320, 180)
@@ -242,7 +241,6 @@ def node_set(selection: lod.Selection) -> set[tuple]:
                                                                       selection.quarters.tolist()}
 
 
-@pytest.mark.gl
 def test_morphing_keeps_frames_continuous_where_the_selection_changes(renderer):
     base = SceneSettings(mode="rendered", iterations=8, tile=3, ytrans=-0.3)
     size = (320, 180)
@@ -267,7 +265,6 @@ def test_morphing_keeps_frames_continuous_where_the_selection_changes(renderer):
     assert detailed.mean() <= 1.25 * full.mean() + 0.2
 
 
-@pytest.mark.gl
 def test_lod_matches_the_full_mesh_at_iterations_10(renderer):
     settings = SceneSettings(mode="rendered", iterations=10, tile=1)
     size = (320, 180)
@@ -277,7 +274,6 @@ def test_lod_matches_the_full_mesh_at_iterations_10(renderer):
     assert np.abs(detailed.astype(int) - full.astype(int)).mean() <= 2.0
 
 
-@pytest.mark.gl
 @pytest.mark.parametrize("shading", ["none", "slope"])
 def test_finest_level_everywhere_is_the_full_mesh_pixel_for_pixel(renderer, shading, monkeypatch):
     monkeypatch.setattr(lod_draw, "MAX_RETRIES", 1)  # keep the finest level even over the triangle budget
@@ -289,7 +285,6 @@ def test_finest_level_everywhere_is_the_full_mesh_pixel_for_pixel(renderer, shad
     assert np.array_equal(finest, full)
 
 
-@pytest.mark.gl
 def test_lines_mode_draws_the_same_surface_with_fewer_segments(renderer):
     settings = SceneSettings(mode="lines", iterations=8, tile=3, antialias=False)
     size = (320, 180)
@@ -305,18 +300,24 @@ def test_lines_mode_draws_the_same_surface_with_fewer_segments(renderer):
     assert 0.05 < ink.mean() < full_ink.mean()
 
 
-@pytest.mark.gl
-def test_render_prints_the_terrain_triangles(tmp_path, capsys, gl_ctx):
-    from terrainview.cli import main
+@pytest.mark.gl  # renders offscreen through the CLI
+def test_render_prints_the_terrain_triangles(tmp_path, call_main):
+    status, out, _ = call_main("render", "-o", tmp_path / "shot.png", "--size", "160x90", "--mode", "rendered",
+                               "--iterations", "8", "--tile", "3")
+    assert status == 0
+    assert out.strip().startswith("wrote") and out.strip().endswith("of 1.2M triangles)"), out
 
+
+@pytest.mark.parametrize(("option", "value", "fragment"), [("--lod-error", "0", "lod_error"),
+                                                           ("--lod-error", "65", "lod_error"),
+                                                           ("--lod", "maybe", "--lod")])
+def test_bad_lod_options_stop_with_one_line(tmp_path, call_main, usage_error, option, value, fragment):
     output = tmp_path / "shot.png"
-    assert main(["render", "-o", str(output), "--size", "160x90", "--mode", "rendered", "--iterations", "8",
-                 "--tile", "3"]) == 0
-    line = capsys.readouterr().out.strip()
-    assert line.startswith("wrote") and line.endswith("of 1.2M triangles)"), line
+    status, _, err = call_main("render", "-o", output, "--size", "32x32", option, value)
+    usage_error(status, err, fragment)
+    assert not output.exists()
 
 
-@pytest.mark.gl
 @pytest.mark.parametrize("mode", ["rendered", "lines"])
 def test_a_tiled_shot_selects_like_the_whole_image(renderer, mode):
     from terrainview.offscreen import render_pixels
