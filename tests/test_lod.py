@@ -274,10 +274,11 @@ def test_lod_matches_the_full_mesh_at_iterations_10(renderer):
     assert np.abs(detailed.astype(int) - full.astype(int)).mean() <= 2.0
 
 
-@pytest.mark.parametrize("shading", ["none", "slope"])
-def test_finest_level_everywhere_is_the_full_mesh_pixel_for_pixel(renderer, shading, monkeypatch):
+@pytest.mark.parametrize(("shading", "texture"), [("none", "teximage"), ("slope", "blend")])
+def test_finest_level_everywhere_is_the_full_mesh_pixel_for_pixel(renderer, shading, texture, monkeypatch):
     monkeypatch.setattr(lod_draw, "MAX_RETRIES", 1)  # keep the finest level even over the triangle budget
-    settings = SceneSettings(mode="rendered", iterations=8, tile=3, shading=shading, water_level=0.0)
+    settings = SceneSettings(mode="rendered", iterations=8, tile=3, shading=shading, texture=texture,
+                             water_level=0.0)
     size = (240, 135)
     full, full_stats = draw(renderer, settings.replace(lod="off"), size)
     finest, stats = draw(renderer, settings.replace(lod_error=0.01), size)
@@ -329,3 +330,13 @@ def test_a_tiled_shot_selects_like_the_whole_image(renderer, mode):
     tiled = render_pixels(renderer, settings, (200, 150), tile_side=64)
     different = np.any(whole != tiled, axis=-1)
     assert different.mean() < 0.002, f"{different.sum()} pixels differ"
+
+
+def test_level_of_detail_keeps_the_gl_object_count_flat(renderer):
+    sizes = (200, 120)
+    counts = []
+    for iterations, tile, error in ((8, 3, 8.0), (9, 2, 1.0), (8, 8, 0.3), (8, 3, 8.0), (9, 2, 1.0), (8, 8, 0.3)):
+        for mode in ("rendered", "lines"):
+            draw(renderer, SceneSettings(mode=mode, iterations=iterations, tile=tile, lod_error=error), sizes)
+        counts.append(renderer.gpu.live_objects)
+    assert counts[3:] == counts[:3], "instance buffers are reused or replaced, never added"
