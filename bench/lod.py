@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from bench import median_ms
-from terrainview import lod
+from terrainview import fractal, lod
 from terrainview.offscreen import TiledRender, create_headless_context, render_pixels
 from terrainview.renderer import Frame, Renderer, view_matrix
 from terrainview.settings import SceneSettings
@@ -104,7 +104,15 @@ def _screenshot(renderer: Renderer) -> None:
               f"over {len(job.tiles)} tiles)", flush=True)
 
 
+def _pyramid() -> None:
+    for iterations in (10, 12):
+        heights = fractal.diamond_square(iterations, 0)
+        ms = median_ms(lambda heights=heights: lod.LodSurface.from_heights(heights), repeats=5)
+        print(f"min/max pyramid (once per surface upload), iterations {iterations}: {ms:.1f} ms")
+
+
 def run() -> None:
+    _pyramid()
     ctx = create_headless_context()
     print(f"renderer: {ctx.info['GL_RENDERER']}")
     framebuffer = ctx.simple_framebuffer(SIZE)

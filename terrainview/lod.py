@@ -82,14 +82,23 @@ def _pyramid_kernel(heights, patch, levels):
     low = np.empty(offsets[levels + 1], dtype=np.float32)
     high = np.empty(offsets[levels + 1], dtype=np.float32)
     side = sides[0]
+    # Level 0 in two passes: each row's bounds per node column (one sequential sweep of the map), then per node.
+    row_low = np.empty((cells + 1, side), dtype=np.float32)
+    row_high = np.empty((cells + 1, side), dtype=np.float32)
+    for row in range(cells + 1):
+        for a in range(side):
+            lo = hi = heights[row, a * patch]
+            for column in range(a * patch + 1, (a + 1) * patch + 1):
+                value = heights[row, column]
+                lo = min(lo, value)
+                hi = max(hi, value)
+            row_low[row, a], row_high[row, a] = lo, hi
     for b in range(side):
         for a in range(side):
-            lo, hi = np.inf, -np.inf
-            for row in range(b * patch, (b + 1) * patch + 1):
-                for column in range(a * patch, (a + 1) * patch + 1):
-                    value = heights[row, column]
-                    lo = min(lo, value)
-                    hi = max(hi, value)
+            lo, hi = row_low[b * patch, a], row_high[b * patch, a]
+            for row in range(b * patch + 1, (b + 1) * patch + 1):
+                lo = min(lo, row_low[row, a])
+                hi = max(hi, row_high[row, a])
             low[b * side + a], high[b * side + a] = lo, hi
     for level in range(1, levels + 1):
         side, child_side = sides[level], sides[level - 1]
