@@ -4,6 +4,7 @@ mesh where it still draws, the picture difference against the full mesh, and the
 
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 
@@ -12,7 +13,7 @@ import numpy as np
 from bench import median_ms
 from terrainview import fractal, lod
 from terrainview.offscreen import TiledRender, create_headless_context, render_pixels
-from terrainview.renderer import Frame, Renderer, view_matrix
+from terrainview.renderer import Frame, FrameStats, Renderer, view_matrix
 from terrainview.settings import SceneSettings
 
 SIZE = (1280, 720)
@@ -26,7 +27,7 @@ def _verdict(ok: bool) -> str:
     return "ok" if ok else "MISSED"
 
 
-def _frame_ms(ctx, renderer: Renderer, settings: SceneSettings, framebuffer, repeats: int) -> tuple[float, object]:
+def _frame_ms(ctx, renderer: Renderer, settings: SceneSettings, framebuffer, repeats: int) -> tuple[float, FrameStats]:
     """Median milliseconds of a whole frame (selection, drawing, GPU finished), and its FrameStats."""
     frame = Frame(SIZE)
     stats = renderer.draw(settings, framebuffer, frame)  # warm-up: shader variants, buffers
@@ -107,7 +108,7 @@ def _screenshot(renderer: Renderer) -> None:
 def _pyramid() -> None:
     for iterations in (10, 12):
         heights = fractal.diamond_square(iterations, 0)
-        ms = median_ms(lambda heights=heights: lod.LodSurface.from_heights(heights), repeats=5)
+        ms = median_ms(functools.partial(lod.LodSurface.from_heights, heights), repeats=5)
         print(f"min/max pyramid (once per surface upload), iterations {iterations}: {ms:.1f} ms")
 
 
