@@ -27,18 +27,21 @@ def _verdict(ok: bool) -> str:
     return "ok" if ok else "MISSED"
 
 
-def _frame_ms(ctx, renderer: Renderer, settings: SceneSettings, framebuffer, repeats: int) -> tuple[float, FrameStats]:
-    """Median milliseconds of a whole frame (selection, drawing, GPU finished), and its FrameStats."""
+def _frame_ms(ctx, renderer: Renderer, settings: SceneSettings, framebuffer,
+              repeats: int) -> tuple[float, float, FrameStats]:
+    """Median wall and CPU milliseconds of a whole frame (selection, drawing, GPU finished), and its FrameStats.
+    CPU time counts llvmpipe's threads too: it says what a frame costs whatever else runs on the machine."""
     frame = Frame(SIZE)
     stats = renderer.draw(settings, framebuffer, frame)  # warm-up: shader variants, buffers
     ctx.finish()
-    times = []
+    wall, cpu = [], []
     for _ in range(repeats):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         stats = renderer.draw(settings, framebuffer, frame)
         ctx.finish()
-        times.append(time.perf_counter() - started)
-    return 1000 * statistics.median(times), stats
+        wall.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - started_cpu)
+    return 1000 * statistics.median(wall), 1000 * statistics.median(cpu), stats
 
 
 def _selection_ms(renderer: Renderer, settings: SceneSettings, lines: bool) -> float:
@@ -51,7 +54,7 @@ def _selection_ms(renderer: Renderer, settings: SceneSettings, lines: bool) -> f
 def _table(ctx, renderer: Renderer, framebuffer) -> None:
     print(f"frames at {SIZE[0]}x{SIZE[1]}, default camera, --lod-error {lod.DEFAULT_ERROR_PIXELS:g} "
           f"(median of 3 frames; full mesh: 1 frame, up to {FULL_MESH_LIMIT / 1e6:g}M primitives)")
-    print(f"  {'mode':8s} {'iter':>4s} {'tile':>4s} {'frame ms':>9s} {'drawn':>8s} {'of full':>8s} "
+    print(f"  {'mode':8s} {'iter':>4s} {'tile':>4s} {'frame ms':>9s} {'cpu ms':>7s} {'drawn':>8s} {'of full':>10s} "
           f"{'select ms':>9s} {'full ms':>8s}  targets")
     for mode in ("rendered", "lines"):
         budget = lod.SEGMENT_BUDGET if mode == "lines" else lod.TRIANGLE_BUDGET
@@ -59,7 +62,7 @@ def _table(ctx, renderer: Renderer, framebuffer) -> None:
         for iterations, tile in CASES:
             settings = SceneSettings(mode=mode, iterations=iterations, tile=tile)
             renderer.update(settings)
-            ms, stats = _frame_ms(ctx, renderer, settings, framebuffer, repeats=3)
+            ms, cpu_ms, stats = _frame_ms(ctx, renderer, settings, framebuffer, repeats=3)
             frame_ms[iterations, tile] = ms
             uses_lod = stats.terrain < stats.terrain_full
             select_ms = f"{_selection_ms(renderer, settings, mode == 'lines'):9.3f}" if uses_lod else f"{'-':>9s}"
@@ -70,8 +73,8 @@ def _table(ctx, renderer: Renderer, framebuffer) -> None:
                 full_ms = f"{'-':>8s}"
             targets = (f"frame<={FRAME_TARGET_MS:g} {_verdict(ms <= FRAME_TARGET_MS)}, "
                        f"drawn<={budget // 1000}k {_verdict(stats.terrain <= budget)}")
-            print(f"  {mode:8s} {iterations:4d} {tile:4d} {ms:9.1f} {stats.terrain:8d} {stats.terrain_full:8d} "
-                  f"{select_ms} {full_ms}  {targets}", flush=True)
+            print(f"  {mode:8s} {iterations:4d} {tile:4d} {ms:9.1f} {cpu_ms:7.1f} {stats.terrain:8d} "
+                  f"{stats.terrain_full:10d} {select_ms} {full_ms}  {targets}", flush=True)
         ratio = frame_ms[12, 8] / frame_ms[8, 1]
         print(f"  {mode}: iterations 12 tile 8 takes {ratio:.2f}x the frame time of iterations 8 tile 1 "
               f"(target <= 1.5x: {_verdict(ratio <= 1.5)})")

@@ -31,8 +31,13 @@ MORPH_END = 0.99  # ... and is complete just before the range ends, whatever the
 # A node's bounding-box diagonal is at most this fraction of its range: then the finer side of any boundary
 # between levels is fully morphed there while the coarser side has not started morphing.
 MAX_NODE_EXTENT = 0.35
-TRIANGLE_BUDGET = 400_000  # rendered mode draws the exact full mesh up to this many triangles ...
-SEGMENT_BUDGET = 250_000  # ... and lines mode up to this many line segments
+# The exact full mesh is drawn while it costs no more than about 30 ms on llvmpipe, whose vertex and geometry
+# stages run on one thread (about 0.16 us a triangle, 0.4 us a line segment with its geometry shader).
+FULL_MESH_TRIANGLES = 200_000
+FULL_MESH_SEGMENTS = 80_000
+# What a level-of-detail frame may draw at most: a view that would draw more is drawn with a larger error.
+TRIANGLE_BUDGET = 400_000
+SEGMENT_BUDGET = 250_000
 BUDGET_HEIGHT = 720  # the budgets hold for a 720-pixel-high image; taller ones get more, by area
 DEFAULT_ERROR_PIXELS = 8.0  # the --lod-error default
 INSTANCE_FIELDS = 6  # tile centre x, z; first column, first row (cells); level; edge flags (lines mode)

@@ -29,20 +29,22 @@ class LodTerrain:
 
     def select(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, detail_height: int,
                field_of_view_y: float, lines: bool, image_projection: glm.mat4 | None = None) -> lod.Selection | None:
-        """The nodes to draw, or None when the full mesh is drawn: level of detail off, or the full mesh within
-        its budget (the original's exact look). Rendered mode selects nothing beyond the fog's end. A view
-        that would exceed the budget (an eye low over a large surface) is drawn with a larger error instead;
-        when ``projection`` shows one tile of a larger image, ``image_projection`` (the whole image's) decides
-        that error, so every tile uses the same."""
+        """The nodes to draw, or None when the full mesh is drawn: level of detail off, or the full mesh small
+        enough (lod.FULL_MESH_TRIANGLES, FULL_MESH_SEGMENTS: the original's exact look). Rendered mode selects
+        nothing beyond the fog's end. A view that would exceed the budget (an eye low over a large surface) is
+        drawn with a larger error instead; when ``projection`` shows one tile of a larger image,
+        ``image_projection`` (the whole image's) decides that error, so every tile uses the same."""
         surface = self.surface
         if settings.lod == "off" or surface is None:
             return None
         if lines:
             budget, full = lod.SEGMENT_BUDGET, lod.full_mesh_segments(surface.iterations, settings.tile)
+            if full <= lod.FULL_MESH_SEGMENTS:
+                return None
         else:
             budget, full = lod.TRIANGLE_BUDGET, lod.full_mesh_triangles(surface.iterations, settings.tile)
-        if full <= budget:
-            return None
+            if full <= lod.FULL_MESH_TRIANGLES:
+                return None
         view_rows = np.array(view, dtype=np.float64)  # numpy gets pyglm matrices row by row
 
         def planes(matrix: glm.mat4) -> np.ndarray:

@@ -132,7 +132,7 @@ def test_node_count_stays_bounded_as_iterations_and_tiles_grow():
     for iterations in (8, 10, 12):
         for tiles in (1, 3, 8):
             settings = SceneSettings(mode="rendered", iterations=iterations, tile=tiles)
-            if lod.full_mesh_triangles(iterations, tiles) <= lod.TRIANGLE_BUDGET:
+            if lod.full_mesh_triangles(iterations, tiles) <= lod.FULL_MESH_TRIANGLES:
                 continue
             triangles[iterations, tiles] = select(settings).triangles()
             assert select(settings, lines=True).segments() <= lod.SEGMENT_BUDGET
@@ -205,6 +205,10 @@ def test_full_mesh_is_used_within_budget_and_when_off():
     assert terrain.select(SceneSettings(mode="rendered", iterations=8, tile=3), *args, lines=False) is not None
     assert terrain.select(SceneSettings(mode="rendered", iterations=8, tile=3, lod="off"), *args,
                           lines=False) is None
+    # Lines cost more per primitive (a geometry shader each): level of detail starts sooner.
+    terrain.surface = surface(7)
+    assert terrain.select(SceneSettings(mode="lines", iterations=7, tile=1), *args, lines=True) is None
+    assert terrain.select(SceneSettings(mode="lines", iterations=7, tile=2), *args, lines=True) is not None
 
 
 # --- frames ------------------------------------------------------------------------------------------------
