@@ -9,7 +9,7 @@ import platform
 import sys
 
 SECTIONS = ("bench.kernels", "bench.generators", "bench.erosion", "bench.viewer", "bench.screenshots",
-            "bench.imgui_panel")
+            "bench.imgui_panel", "bench.lod")
 
 
 def main() -> int:

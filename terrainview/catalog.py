@@ -30,6 +30,7 @@ class RenderType:
     draw: str  # the Renderer method that draws a frame of it
     max_iterations: int
     toggle: str = "rendered"  # the render type P switches to (rendered and wireframe drawing of the surface)
+    level_of_detail: bool = False  # draws the surface mesh, with level of detail (lod.py) when it is too large
 
 
 @dataclass(frozen=True)
@@ -80,9 +81,10 @@ def _fault(settings: SceneSettings, iterations: int, h: float) -> np.ndarray:
 
 RENDER_TYPES: dict[str, RenderType] = {entry.name: entry for entry in (
     RenderType("1d", "1D midpoint displacement", 1, ("surface",), "draw_profile", fractal.MAX_ITERATIONS_1D),
-    RenderType("lines", "2D mesh / lines", 2, ("surface",), "draw_lines", fractal.MAX_ITERATIONS_2D),
+    RenderType("lines", "2D mesh / lines", 2, ("surface",), "draw_lines", fractal.MAX_ITERATIONS_2D,
+               level_of_detail=True),
     RenderType("rendered", "2D mesh / rendered", 2, ("surface", "clouds", "teximage", "surface_texture"),
-               "draw_rendered", fractal.MAX_ITERATIONS_2D, toggle="lines"),
+               "draw_rendered", fractal.MAX_ITERATIONS_2D, toggle="lines", level_of_detail=True),
     RenderType("clouds", "2D mesh / clouds", 2, ("clouds",), "draw_clouds", fractal.MAX_ITERATIONS_2D),
     RenderType("teximage", "2D mesh / teximage", 2, ("teximage", "surface_texture"), "draw_teximage",
                fractal.MAX_ITERATIONS_2D),

@@ -55,8 +55,7 @@ class PanelStatus:
     """What the status line shows."""
 
     generation_seconds: float = 0.0
-    primitives: int = 0
-    primitive_kind: str = "triangles"
+    drawn: str = ""  # what the frame drew, e.g. "312k of 33.5M triangles" (FrameStats.summary)
     frames_per_second: float = 0.0
     busy_seconds: float | None = None  # a generation running for this long (None: idle)
     compiling: bool = False
@@ -134,6 +133,10 @@ class Panel:
         imgui.same_line()
         s = _checkbox(s, "invert", "Invert colors")
         s = _checkbox(s, "linear", "Texture linear")
+        if catalog.render_type(s).level_of_detail:
+            s = _combo(s, "lod", "Level of detail", {"on": "on (large surfaces)", "off": "off (always the full mesh)"})
+            if s.lod == "on":
+                s = _slider(s, "lod_error", "Detail error (px)", low=0.5, high=32.0)
         if imgui.collapsing_header("Generator and texture"):
             s = _combo(s, "generator", "Generator", {name: entry.label for name, entry in catalog.GENERATORS.items()})
             for widget in catalog.generator(s).widgets:
@@ -239,7 +242,7 @@ class Panel:
         if status.error:
             imgui.text_colored(imgui.ImVec4(1.0, 0.35, 0.3, 1.0), status.error)
         imgui.text(f"generated in {status.generation_seconds * 1000:.1f} ms | "
-                   f"{status.primitives:,} {status.primitive_kind} | {status.frames_per_second:.0f} fps")
+                   f"{status.drawn} | {status.frames_per_second:.0f} fps")
         imgui.text_disabled("F1: keyboard shortcuts")
 
     @staticmethod

@@ -16,9 +16,11 @@ from typing import Any
 
 from . import catalog, fractal, generators
 from . import erosion as erosion_kernels
+from .lod import DEFAULT_ERROR_PIXELS
 
 MODES = tuple(catalog.RENDER_TYPES)
 MAX_TILE = 8
+LOD_CHOICES = ("on", "off")
 
 
 class SettingsError(ValueError):
@@ -82,6 +84,11 @@ class SceneSettings:
                            high=erosion_kernels.MAX_TALUS, metavar="DEG")
     thermal_passes: int = _option(erosion_kernels.THERMAL_PASSES, "thermal: passes", low=0,
                                   high=erosion_kernels.MAX_THERMAL_PASSES, metavar="N")
+    # Level of detail (terrainview/lod.py): the full mesh is drawn whenever it fits the budget, or always when off.
+    lod: str = _option("on", "level of detail of large surfaces (off: always the full mesh)", choices=LOD_CHOICES,
+                       group="render")
+    lod_error: float = _option(DEFAULT_ERROR_PIXELS, "level of detail: largest on-screen grid step in output pixels",
+                               low=0.01, high=64.0, group="render", metavar="PX")
     # The camera: view = translate(0, ytrans, ztrans) * rotateX(pitch) * rotateY(yrot).
     yrot: float = _option(0.0, "camera yaw in degrees", low=-1e6, high=1e6, group="camera")
     ytrans: float = _option(-0.5, "camera Y translation", low=-100.0, high=100.0, group="camera")

@@ -22,6 +22,7 @@ OTHER_VALUES = {
     "erosion": "both", "erosion_droplets": 5000.0, "erosion_strength": 0.5, "erosion_radius": 0.05,
     "erosion_capacity": 4.0, "erosion_deposition": 0.5, "erosion_evaporation": 0.05, "erosion_inertia": 0.3,
     "talus": 30.0, "thermal_passes": 5,
+    "lod": "off", "lod_error": 3.0,
     "yrot": 30.0, "ytrans": -0.7, "ztrans": -2.0, "pitch": 20.0,
 }
 

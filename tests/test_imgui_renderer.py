@@ -306,7 +306,7 @@ def test_500_changing_frames_keep_the_gl_objects_and_release_frees_them(imgui_co
             scale.apply(panel.ui_scale)
             panel.help_visible = step // 30 % 2 == 1
             settings = SceneSettings(iterations=1 + step % 8, seed=step)
-            status = PanelStatus(frames_per_second=step, primitives=step * 7)
+            status = PanelStatus(frames_per_second=step, drawn=f"{step * 7:,} triangles")
             frame(ui, framebuffer, 1 + step // 25 % 2, lambda: panel.draw(settings, status))  # noqa: B023
             assert renderer.ctx.error == "GL_NO_ERROR", f"frame {step}"
             if step in (100, 499):
