@@ -141,6 +141,7 @@ class TerrainApp(mglw.WindowConfig):
 
     def _draw_ui(self, frame_time: float) -> None:
         self.status.busy_seconds = self.worker.busy_seconds
+        self.status.erosion_progress = self.worker.erosion_progress
         self.status.window_size = self.wnd.buffer_size
         self.status.shot_progress = None if self.shot is None else self.shot[0].progress
         self.status.compiling = not self.worker.first_done.is_set()

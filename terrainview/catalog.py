@@ -126,6 +126,22 @@ TEXTURES: dict[str, Texture] = {entry.name: entry for entry in (
 )}
 
 
+# The erosion passes' panel widgets; their settings, with the seed that places the droplets, are what each
+# pass reads.
+HYDRAULIC_WIDGETS = (
+    Widget("erosion_droplets", "Droplets per unit area", high=100000.0),
+    Widget("erosion_strength", "Erosion strength"),
+    Widget("erosion_radius", "Brush radius", high=0.05),
+    Widget("erosion_capacity", "Sediment capacity"),
+    Widget("erosion_deposition", "Deposition"),
+    Widget("erosion_evaporation", "Evaporation"),
+    Widget("erosion_inertia", "Inertia"),
+)
+THERMAL_WIDGETS = (Widget("talus", "Talus angle (deg)"), Widget("thermal_passes", "Thermal passes", high=100))
+HYDRAULIC_SETTINGS = ("seed",) + tuple(widget.setting for widget in HYDRAULIC_WIDGETS)
+THERMAL_SETTINGS = tuple(widget.setting for widget in THERMAL_WIDGETS)
+
+
 @dataclass(frozen=True)
 class Erosion:
     """An erosion choice: which passes run (hydraulic droplets first, then thermal slides)."""
@@ -135,6 +151,10 @@ class Erosion:
     hydraulic: bool
     thermal: bool
 
+    @property
+    def widgets(self) -> tuple[Widget, ...]:
+        return (HYDRAULIC_WIDGETS if self.hydraulic else ()) + (THERMAL_WIDGETS if self.thermal else ())
+
 
 EROSIONS: dict[str, Erosion] = {entry.name: entry for entry in (
     Erosion("none", "None", False, False),
@@ -142,10 +162,6 @@ EROSIONS: dict[str, Erosion] = {entry.name: entry for entry in (
     Erosion("thermal", "Thermal (talus slides)", False, True),
     Erosion("both", "Hydraulic, then thermal", True, True),
 )}
-# The settings each pass reads (the seed places the droplets).
-HYDRAULIC_SETTINGS = ("seed", "erosion_droplets", "erosion_strength", "erosion_radius", "erosion_capacity",
-                      "erosion_deposition", "erosion_evaporation", "erosion_inertia")
-THERMAL_SETTINGS = ("talus", "thermal_passes")
 SHADINGS = ("none", "slope")
 
 

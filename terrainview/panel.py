@@ -61,6 +61,7 @@ class PanelStatus:
     compiling: bool = False
     error: str | None = None
     shot_progress: float | None = None  # a screenshot being rendered (None: none)
+    erosion_progress: float | None = None  # the running erosion's fraction done (None: none runs)
     window_size: tuple[int, int] = (1280, 720)
 
 
@@ -145,6 +146,10 @@ class Panel:
             s = _combo(s, "texture", "Texture", {name: entry.label for name, entry in catalog.TEXTURES.items()})
             s = _combo(s, "shading", "Shading", {name: name for name in catalog.SHADINGS})
             s = self._water(s)
+        if imgui.collapsing_header("Erosion"):
+            s = _combo(s, "erosion", "Erosion", {name: entry.label for name, entry in catalog.EROSIONS.items()})
+            for widget in catalog.erosion(s).widgets:
+                s = _slider(s, widget.setting, widget.label, high=widget.high)
         if imgui.collapsing_header("Camera"):
             s = _drag(s, "yrot", "Yaw", 1.0)
             s = _drag(s, "pitch", "Pitch", 1.0)
@@ -239,6 +244,8 @@ class Panel:
         if status.busy_seconds is not None:
             label = "Compiling terrain kernels (first run)..." if status.compiling else "Generating..."
             imgui.text(f"{label} {status.busy_seconds:.1f} s")
+        if status.erosion_progress is not None:
+            imgui.progress_bar(status.erosion_progress, imgui.ImVec2(-1, 0), f"Eroding {status.erosion_progress:.0%}")
         if status.error:
             imgui.text_colored(imgui.ImVec4(1.0, 0.35, 0.3, 1.0), status.error)
         imgui.text(f"generated in {status.generation_seconds * 1000:.1f} ms | "
