@@ -20,8 +20,8 @@ from terrainview.video import Mp4Sink, export
 
 CASES = (((1280, 720), 1), ((1920, 1080), 1), ((1280, 720), 2), ((1920, 1080), 2))
 FPS = 30
-FRAMES = 4  # exported per case
-STAGE_FRAMES = 2  # after one warm-up frame
+EXPORT_SECONDS = 6.0  # about how long each case's export runs: 4 to 40 frames, by the stages' speed
+STAGE_FRAMES = 4  # after one warm-up frame
 # Other processes share the two cores and slow llvmpipe down at random, so every figure is the least time
 # seen: the one closest to what the work itself costs, for the export and its stages alike.
 
@@ -71,33 +71,34 @@ def _stages(flight: Flight, size: tuple[int, int], supersample: int, folder: Pat
     return min(draws), min(reads), min(encodes[1:]) + flush
 
 
-def _export_fps(size: tuple[int, int], supersample: int, folder: Path) -> float:
-    """Frames per second of the export: a FRAMES-frame export less a one-frame export (context, terrain
+def _export_fps(size: tuple[int, int], supersample: int, frames: int, folder: Path) -> float:
+    """Frames per second of the export: a ``frames``-frame export less a one-frame export (context, terrain
     generation, the encoder's start), each the least of two runs."""
     seconds = []
-    for frames in (1, FRAMES):
+    for count in (1, frames):
         runs = []
         for _ in range(2):
             started = time.perf_counter()
-            export(_flight(frames), folder / "export.mp4", size, fps=FPS, supersample=supersample, speed=1.0,
+            export(_flight(count), folder / "export.mp4", size, fps=FPS, supersample=supersample, speed=1.0,
                    force=True)
             runs.append(time.perf_counter() - started)
         seconds.append(min(runs))
-    return (FRAMES - 1) / (seconds[1] - seconds[0])
+    return (frames - 1) / (seconds[1] - seconds[0])
 
 
 def run() -> None:
     flight = _flight(STAGE_FRAMES + 1)
-    print(f"H.264 export, rendered mode, iterations 10, tile 3, {FRAMES} frames; each stage alone in ms per frame "
+    print("H.264 export, rendered mode, iterations 10, tile 3; each stage alone in ms per frame "
           "(encode: Lanczos filtering when supersampled, then H.264); least times seen")
-    print(f"  {'size':>9s} {'ss':>3s} {'export fps':>10s} {'draw':>7s} {'read':>7s} {'encode':>7s} "
+    print(f"  {'size':>9s} {'ss':>3s} {'frames':>6s} {'export fps':>10s} {'draw':>7s} {'read':>7s} {'encode':>7s} "
           f"{'sum fps':>8s}")
     with tempfile.TemporaryDirectory() as folder:
         for size, supersample in CASES:
             draw, read, encode = _stages(flight, size, supersample, Path(folder))
-            fps = _export_fps(size, supersample, Path(folder))
             total = draw + read + encode
-            print(f"  {size[0]:>4d}x{size[1]:<4d} {supersample:>3d} {fps:>10.2f} {draw * 1000:>7.0f} "
+            frames = max(4, min(40, round(EXPORT_SECONDS / total)))
+            fps = _export_fps(size, supersample, frames, Path(folder))
+            print(f"  {size[0]:>4d}x{size[1]:<4d} {supersample:>3d} {frames:>6d} {fps:>10.2f} {draw * 1000:>7.0f} "
                   f"{read * 1000:>7.0f} {encode * 1000:>7.0f} {1 / total:>8.2f}"
                   f"{'' if fps >= 1 / total else '  SLOWER than the stages in sequence'}", flush=True)
     # Other processes on the same cores slow llvmpipe down at random: say how busy the machine was.
