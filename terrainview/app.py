@@ -60,8 +60,8 @@ class TerrainApp(mglw.WindowConfig):
         self.wnd.exit_key = None  # Escape is handled here, so it can cancel a text field first
         self.settings = self.initial_settings or settings_from_args(self.argv)
         self.flythrough = FlythroughControls(self.show_message)
-        replay = self.initial_flight or (load_flight(self.argv.flight)[0] if getattr(self.argv, "flight", None)
-                                         else None)
+        flight_path = getattr(self.argv, "flight", None)
+        replay = self.initial_flight or (load_flight(flight_path)[0] if flight_path else None)
         if replay is not None:
             self.settings = self.flythrough.play(replay)
         self.start_camera = {name: getattr(self.settings, name) for name in CAMERA_FIELDS}

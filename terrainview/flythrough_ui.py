@@ -13,6 +13,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 from imgui_bundle import imgui
 
@@ -49,19 +50,20 @@ class VideoExport:
              "--progress", "lines"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.errors: list[str] = []
-        self._readers = [threading.Thread(target=self._read_progress, daemon=True),
-                         threading.Thread(target=self._read_errors, daemon=True)]
+        assert self.process.stdout is not None and self.process.stderr is not None  # both are pipes
+        self._readers = [threading.Thread(target=self._read_progress, args=(self.process.stdout,), daemon=True),
+                         threading.Thread(target=self._read_errors, args=(self.process.stderr,), daemon=True)]
         for reader in self._readers:
             reader.start()
 
-    def _read_progress(self) -> None:
-        for line in self.process.stdout:
+    def _read_progress(self, stream: IO[str]) -> None:
+        for line in stream:
             if line.startswith("frame "):
                 done, _, total = line[6:].strip().partition("/")
                 self.done, self.total = int(done), int(total)
 
-    def _read_errors(self) -> None:
-        for line in self.process.stderr:
+    def _read_errors(self, stream: IO[str]) -> None:
+        for line in stream:
             if line.strip():
                 self.errors.append(line.strip())
 
