@@ -35,6 +35,7 @@ WATER_COLOR = (0.16, 0.36, 0.62, 0.62)
 SKY_APEX = (0.0, 2.0, 0.0)
 SKY_BASE_XZ = ((0, 15), (10, 10), (15, 0), (10, -10), (0, -15), (-10, -10), (-15, 0), (-10, 10))
 SKY_TEXTURE_REPEATS = 6.0
+SKY_EYE = (0.0, 0.5, 3.0)  # the original's eye, which the sky is drawn around (see shaders/sky.glsl)
 
 
 def _glsl(value: float | Sequence[float]) -> str:
@@ -80,7 +81,7 @@ class GpuScene:
         self.programs = {
             "terrain": load_program("terrain", **fog, FOG_START=SURFACE_FOG[0], FOG_END=SURFACE_FOG[1],
                                     LIGHT_DIRECTION=LIGHT_DIRECTION, SLOPE_AMBIENT=SLOPE_AMBIENT),
-            "sky": load_program("sky", **fog, FOG_START=SKY_FOG[0], FOG_END=SKY_FOG[1]),
+            "sky": load_program("sky", **fog, FOG_START=SKY_FOG[0], FOG_END=SKY_FOG[1], SKY_EYE=SKY_EYE),
             "water": load_program("water", **fog, FOG_START=SURFACE_FOG[0], FOG_END=SURFACE_FOG[1],
                                   WATER_COLOR=WATER_COLOR),
             "teximage": load_program("teximage", BAND_LOW_COLOR=TEXIMAGE_BAND_COLORS[0],

@@ -14,8 +14,9 @@ import moderngl
 import numpy as np
 from pyglm import glm
 
-from .gpu import FOG_COLOR, GpuScene
-from .settings import SceneSettings
+from . import camera
+from .gpu import FOG_COLOR, SURFACE_FOG, GpuScene
+from .settings import ENDLESS, SceneSettings
 from .terrain import DerivedArrays
 
 FIELD_OF_VIEW_Y = 60.0
@@ -43,15 +44,16 @@ class Frame:
 
 @dataclass(frozen=True)
 class FrameStats:
+    """What a frame drew of the terrain (sky and water not counted), and what the full mesh would be."""
+
     primitives: int
     kind: str  # "triangles" or "line segments"
+    full_mesh: int = 0  # the full mesh's count for the same view (0: the same as primitives)
 
 
 def view_matrix(settings: SceneSettings) -> glm.mat4:
-    """The original's view, translate(0, ytrans, ztrans) * rotateY(yrot), with the viewer's pitch between."""
-    return (glm.translate(glm.vec3(0.0, settings.ytrans, settings.ztrans))
-            * glm.rotate(glm.radians(settings.pitch), glm.vec3(1.0, 0.0, 0.0))
-            * glm.rotate(glm.radians(settings.yrot), glm.vec3(0.0, 1.0, 0.0)))
+    """The camera's view (orbit: the original's translate * rotateX(pitch) * rotateY(yrot); see camera.py)."""
+    return camera.view_matrix(settings)
 
 
 def projection_matrix(aspect: float, field_of_view_y: float = FIELD_OF_VIEW_Y) -> glm.mat4:
@@ -135,27 +137,34 @@ class Renderer:
         program = self.gpu.programs["polyline"]
         projection = frame.ndc_window * glm.ortho(-frame.aspect, frame.aspect, -1.0, 1.0, -1.0, 1.0)
         self._line_uniforms(program, settings, framebuffer, glm.mat4(1.0), projection, frame)
-        program["tiles"].value = settings.tile
+        # Endless: enough copies to fill the image's width (the profile view does not move).
+        tiles = 2 * math.ceil(frame.aspect / 2.0) + 1 if settings.tile == ENDLESS else settings.tile
+        program["tiles"].value = tiles
         program["tile_spacing"].value = 2.0
         self.gpu.get("vao:polyline").render(moderngl.LINE_STRIP, vertices=self.gpu.profile_length,
-                                            instances=settings.tile)
-        return FrameStats((self.gpu.profile_length - 1) * settings.tile, "line segments")
+                                            instances=tiles)
+        return FrameStats((self.gpu.profile_length - 1) * tiles, "line segments")
 
     def _draw_lines(self, settings, framebuffer, frame: Frame) -> FrameStats:
         program = self.gpu.programs["grid_lines"]
         self._line_uniforms(program, settings, framebuffer, view_matrix(settings), frame.perspective(), frame)
         size = self.gpu.surface_grid_size
-        self._bind_grid(program, self.gpu.get("texture:surface"), size, settings.tile)
-        self.gpu.get("vao:grid_lines").render(moderngl.LINE_STRIP, vertices=size,
-                                              instances=2 * size * settings.tile ** 2)
-        return FrameStats(2 * size * (size - 1) * settings.tile ** 2, "line segments")
+        # No fog in lines mode: endless tiles reach as far as the far plane.
+        tiles = self._bind_grid(program, self.gpu.get("texture:surface"), size, settings, FAR_PLANE)
+        self.gpu.get("vao:grid_lines").render(moderngl.LINE_STRIP, vertices=size, instances=2 * size * tiles ** 2)
+        return FrameStats(2 * size * (size - 1) * tiles ** 2, "line segments")
 
     @staticmethod
-    def _bind_grid(program: moderngl.Program, heights: moderngl.Texture, grid_size: int, tiles: int) -> None:
+    def _bind_grid(program: moderngl.Program, heights: moderngl.Texture, grid_size: int, settings: SceneSettings,
+                   reach: float) -> int:
+        """Bind the heightmap and the tile layout (see camera.tile_layout); returns the tiles per side."""
+        tiles, origin = camera.tile_layout(settings, reach)
         heights.use(0)
         program["heights"].value = 0
         program["grid_size"].value = grid_size
         program["tiles"].value = tiles
+        program["tile_origin"].value = origin
+        return tiles
 
     def _draw_rendered(self, settings, framebuffer, frame: Frame) -> FrameStats:
         ctx, gpu = self.ctx, self.gpu
@@ -164,9 +173,10 @@ class Renderer:
         filter_ = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR) if settings.linear else (
             moderngl.NEAREST, moderngl.NEAREST)
 
-        # The sky pyramid, behind everything: no depth test.
+        # The sky pyramid around the eye (rotation only), behind everything: no depth test.
         sky = gpu.programs["sky"]
-        sky["view"].write(view)
+        sky["rotation"].write(camera.rotation_matrix(settings))
+        sky["yaw_rotation"].write(glm.rotate(glm.radians(settings.yrot), glm.vec3(0.0, 1.0, 0.0)))
         sky["projection"].write(projection)
         clouds = gpu.get("texture:clouds")
         clouds.filter = filter_
@@ -181,14 +191,15 @@ class Renderer:
         terrain["projection"].write(projection)
         terrain["slope_shading"].value = settings.shading == "slope"
         size = gpu.surface_grid_size
-        self._bind_grid(terrain, gpu.get("texture:surface"), size, settings.tile)
+        # Past the fog's end nothing can be seen: endless tiles reach that far.
+        tiles = self._bind_grid(terrain, gpu.get("texture:surface"), size, settings, SURFACE_FOG[1])
         texture = gpu.surface_texture()
         texture.filter = filter_
         texture.use(1)
         terrain["surface_texture"].value = 1
         gpu.get("vao:terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
-                                      instances=(size - 1) * settings.tile ** 2)
-        triangles = 8 + 2 * (size - 1) ** 2 * settings.tile ** 2
+                                      instances=(size - 1) * tiles ** 2)
+        triangles = 2 * (size - 1) ** 2 * tiles ** 2
 
         if settings.water_level is not None:
             # Translucent: blended over the surface, depth-tested against it, writing no depth.
@@ -200,10 +211,10 @@ class Renderer:
             water["view"].write(view)
             water["projection"].write(projection)
             water["level"].value = settings.water_level
-            water["half_extent"].value = float(settings.tile)
+            water["half_extent"].value = float(tiles)
+            water["centre"].value = camera.tile_layout(settings, SURFACE_FOG[1])[1]
             gpu.get("vao:water").render(moderngl.TRIANGLE_STRIP, vertices=4)
             ctx.depth_mask = True
-            triangles += 2
         return FrameStats(triangles, "triangles")
 
     def _draw_image(self, framebuffer: moderngl.Framebuffer, texture: moderngl.Texture, rectangle: tuple,
