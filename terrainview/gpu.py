@@ -7,7 +7,7 @@ shaders need are defined here once and passed to them as ``#define`` values.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import moderngl
@@ -35,6 +35,8 @@ WATER_COLOR = (0.16, 0.36, 0.62, 0.62)
 SKY_APEX = (0.0, 2.0, 0.0)
 SKY_BASE_XZ = ((0, 15), (10, 10), (15, 0), (10, -10), (0, -15), (-10, -10), (-15, 0), (-10, 10))
 SKY_TEXTURE_REPEATS = 6.0
+# Large heightmaps reach the GPU this many bytes per slice, a slice per frame (``GpuScene.stage``).
+SLICE_BYTES = 4 << 20
 SKY_EYE = (0.0, 0.5, 3.0)  # the original's eye, which the sky is drawn around (see shaders/sky.glsl)
 
 
@@ -100,6 +102,7 @@ class GpuScene:
         sky = self._own("buffer:sky", ctx.buffer(_sky_vertices()))
         self._own("vao:sky", ctx.vertex_array(self.programs["sky"],
                                               [(sky, "3f 2f", "in_position", "in_texcoord_0")]))
+        self._staged_from: dict[str, np.ndarray] = {}  # texture name -> the array its staged copy holds
         self.surface_grid_size = 0  # vertices per side of the 2D surface on the GPU (0: none)
         self.profile_length = 0  # points of the 1D profile on the GPU (0: none)
 
@@ -136,8 +139,37 @@ class GpuScene:
 
     # --- uploads --------------------------------------------------------------------------------------------
 
+    def stage(self, changed: dict[str, np.ndarray | None]) -> Iterator[None]:
+        """Copy the heightmaps in ``changed`` (as from ``DerivedArrays.update``) into new textures a slice at a
+        time, yielding after each; the ``upload_*`` calls given the same arrays then adopt them whole, so
+        the drawn terrain stays the old one until everything is there and then switches at once."""
+        targets = {"surface": "texture:surface", "teximage": "texture:teximage_heights"}
+        for key, name in targets.items():
+            values = changed.get(key)
+            if values is not None and values.ndim == 2:
+                yield from self._stage_float_texture(name, values)
+
+    def _stage_float_texture(self, name: str, values: np.ndarray) -> Iterator[None]:
+        self._staged_from.pop(name, None)
+        rows, columns = values.shape
+        data = np.ascontiguousarray(values, dtype="f4")
+        texture = self._own("staged:" + name, self.ctx.texture((columns, rows), 1, dtype="f4"))
+        texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        band = max(1, SLICE_BYTES // data[0].nbytes)
+        for first in range(0, rows, band):
+            count = min(band, rows - first)
+            texture.write(data[first:first + count], viewport=(0, first, columns, count))
+            yield
+        self._staged_from[name] = values
+
     def _float_texture(self, name: str, values: np.ndarray) -> moderngl.Texture:
-        """Upload a 2D float32 array as an R32F texture, reusing the texture when the size is unchanged."""
+        """Upload a 2D float32 array as an R32F texture, reusing the texture when the size is unchanged (or
+        adopting the copy ``stage`` made of this very array)."""
+        staged = self._objects.pop("staged:" + name, None)
+        if staged is not None:
+            if self._staged_from.pop(name, None) is values:
+                return self._own(name, staged)
+            staged.release()
         rows, columns = values.shape
         texture = self._objects.get(name)
         if texture is None or texture.size != (columns, rows):

@@ -10,17 +10,27 @@ from dataclasses import dataclass, field
 
 from imgui_bundle import imgui
 
-from . import fractal
+from . import camera, fractal
 from .render import MAX_IMAGE_SIDE, MAX_RENDER_SIDE, SUPERSAMPLE_FACTORS
-from .settings import GENERATORS, MODE_LABELS, MODES, SHADINGS, TEXTURES, SceneSettings, option_spec
+from .settings import (
+    CAMERAS,
+    ENDLESS,
+    GENERATORS,
+    MODE_LABELS,
+    MODES,
+    SHADINGS,
+    TEXTURES,
+    SceneSettings,
+    option_spec,
+)
 
 SHORTCUTS = (
     ("Left / Right, A / D", "turn 3 degrees (hold to repeat, 30 steps/s)"),
-    ("Up / Down, W / S", "move 0.05 along Z"),
-    ("Shift + Up / Down", "move 0.05 along Y"),
+    ("Up / Down, W / S", "orbit: move 0.05 along Z; fly: along the heading"),
+    ("Shift + Up / Down", "orbit: move 0.05 along Y; fly: climb / descend"),
     ("Mouse drag", "turn; vertical drag pitches (within 80 degrees)"),
-    ("Mouse wheel", "move along Z"),
-    ("Home", "reset the camera"),
+    ("Mouse wheel", "orbit: move along Z; fly: speed"),
+    ("Home", "reset the camera to the session's start"),
     ("P", "toggle rendered / wireframe"),
     ("Ctrl-O", "show / hide this panel"),
     ("F12", "save a screenshot to ./screenshots/"),
@@ -54,9 +64,14 @@ class PanelStatus:
     """What the status line shows."""
 
     generation_seconds: float = 0.0
+    change_seconds: float | None = None  # from a settings change to the first frame showing it
     primitives: int = 0
+    full_mesh: int = 0  # what the full mesh would draw for the same view
     primitive_kind: str = "triangles"
     frames_per_second: float = 0.0
+    frame_seconds: float = 0.0  # mean over the last half second
+    slowest_frame_seconds: float = 0.0  # the slowest frame of the last half second
+    fly_speed: float = 1.0
     busy_seconds: float | None = None  # a generation running for this long (None: idle)
     compiling: bool = False
     error: str | None = None
@@ -100,7 +115,7 @@ class Panel:
         if not open_:
             self.visible = False
         if expanded:
-            settings = self._draw_options(settings, actions)
+            settings = self._draw_options(settings, actions, status)
             self._draw_screenshot(status, actions)
             self._draw_status(status)
         imgui.end()
@@ -108,7 +123,7 @@ class Panel:
 
     # --- sections -------------------------------------------------------------------------------------------
 
-    def _draw_options(self, settings: SceneSettings, actions: PanelActions) -> SceneSettings:
+    def _draw_options(self, settings: SceneSettings, actions: PanelActions, status: PanelStatus) -> SceneSettings:
         s = settings
         s = _combo(s, "mode", "Render type", MODES, [MODE_LABELS[mode] for mode in MODES])
         imgui.separator_text("Surface")
@@ -117,7 +132,7 @@ class Panel:
         s = _slider(s, "h", "Surface H")
         s = _slider(s, "height_scale", "Height scale", low=0.01, high=5.0)
         s = self._seed(s)
-        s = _slider(s, "tile", "Tile")
+        s = self._tile(s)
         if imgui.collapsing_header("Clouds and teximage", imgui.TreeNodeFlags_.default_open):
             s = _slider(s, "cloud_iterations", "Cloud iterations")
             s = _slider(s, "cloud_h", "Cloud H")
@@ -140,16 +155,40 @@ class Panel:
             s = _combo(s, "shading", "Shading", SHADINGS)
             s = self._water(s)
         if imgui.collapsing_header("Camera"):
-            s = _drag(s, "yrot", "Yaw", 1.0)
-            s = _drag(s, "pitch", "Pitch", 1.0)
-            s = _drag(s, "ytrans", "Y", 0.01)
-            s = _drag(s, "ztrans", "Z", 0.01)
+            s = self._camera(s, status)
             actions.reset_camera = imgui.button("Reset camera (Home)")
         imgui.separator()
         actions.save_scene = imgui.button("Save scene...")
         imgui.same_line()
         actions.load_scene = imgui.button("Load scene...")
         _, self.scene_path = imgui.input_text("Scene file", self.scene_path)
+        return s
+
+    @staticmethod
+    def _tile(settings: SceneSettings) -> SceneSettings:
+        endless = settings.tile == ENDLESS
+        changed, endless = imgui.checkbox("Endless", endless)
+        if changed:
+            return settings.replace(tile=ENDLESS if endless else 1)
+        if endless:
+            return settings
+        imgui.same_line()
+        return _slider(settings, "tile", "Tile")
+
+    @staticmethod
+    def _camera(settings: SceneSettings, status: PanelStatus) -> SceneSettings:
+        """The mode (switching keeps the view) and the mode's own fields."""
+        index = CAMERAS.index(settings.camera)
+        changed, index = imgui.combo("Camera", index, ["orbit (the original's)", "fly"])
+        if changed:
+            settings = camera.switch_mode(settings, CAMERAS[index])
+        s = _drag(settings, "yrot", "Yaw", 1.0)
+        s = _drag(s, "pitch", "Pitch", 1.0)
+        names = ("eye_x", "eye_y", "eye_z") if s.camera == "fly" else ("xtrans", "ytrans", "ztrans")
+        for name, label in zip(names, ("X", "Y", "Z"), strict=True):
+            s = _drag(s, name, label, 0.01)
+        if s.camera == "fly":
+            imgui.text_disabled(f"speed x{status.fly_speed:.2f} (mouse wheel)")
         return s
 
     def _seed(self, settings: SceneSettings) -> SceneSettings:
@@ -224,8 +263,11 @@ class Panel:
             imgui.text(f"{label} {status.busy_seconds:.1f} s")
         if status.error:
             imgui.text_colored(imgui.ImVec4(1.0, 0.35, 0.3, 1.0), status.error)
-        imgui.text(f"generated in {status.generation_seconds * 1000:.1f} ms | "
-                   f"{status.primitives:,} {status.primitive_kind} | {status.frames_per_second:.0f} fps")
+        shown = "-" if status.change_seconds is None else f"{status.change_seconds * 1000:.0f} ms"
+        imgui.text(f"change shown after {shown} (generated in {status.generation_seconds * 1000:.1f} ms)")
+        imgui.text(f"frame {status.frame_seconds * 1000:.0f} ms (slowest {status.slowest_frame_seconds * 1000:.0f}) | "
+                   f"{status.frames_per_second:.0f} fps")
+        imgui.text(f"{count_text(status.primitives)} of {count_text(status.full_mesh)} {status.primitive_kind}")
         imgui.text_disabled("F1: keyboard shortcuts")
 
     @staticmethod
@@ -240,6 +282,15 @@ class Panel:
             imgui.same_line(190)
             imgui.text_disabled(meaning)
         imgui.end()
+
+
+def count_text(count: int) -> str:
+    """A primitive count as people read it: 950, 312k, 33.5M, 2.1G."""
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if count >= scale:
+            value = count / scale
+            return f"{value:.1f}{suffix}" if value < 100 else f"{value:.0f}{suffix}"
+    return str(count)
 
 
 # --- widgets bound to one setting ---------------------------------------------------------------------------
