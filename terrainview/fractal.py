@@ -20,6 +20,7 @@ from .kernel_common import (
     MAX_SEED,
     check_common,
     check_int,
+    dynamic_rows,
     hash32,
     parallel_bands,
     stream_key,
@@ -155,8 +156,9 @@ def _refine_rows(coarse, fine, first_row, end_row, scale, stream_key, lattice_sh
         above, below = below, above
 
 
-# Levels with fewer coarse rows than this are refined on one thread: the parallel launch would cost more.
-_PARALLEL_ROWS = 64
+# Levels with fewer coarse rows than this are refined on one thread: waking the other thread (it sleeps
+# between launches, see kernel_common) would cost more than it saves.
+_PARALLEL_ROWS = 256
 
 
 @njit(cache=True, parallel=True, nogil=True)
@@ -293,4 +295,5 @@ def cloud_colors(heights: np.ndarray) -> np.ndarray:
     if heights.ndim != 2 or heights.size == 0:
         raise ValueError(f"heights must be a non-empty 2D array, got shape {heights.shape}")
     heights = np.ascontiguousarray(heights, dtype=np.float32)
-    return _cloud_colors_kernel(heights, np.float32(heights.mean(dtype=np.float64)))
+    with dynamic_rows(heights.shape[0]):
+        return _cloud_colors_kernel(heights, np.float32(heights.mean(dtype=np.float64)))

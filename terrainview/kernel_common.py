@@ -23,7 +23,7 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np  # noqa: E402
-from numba import config, njit  # noqa: E402
+from numba import config, get_num_threads, njit, parallel_chunksize  # noqa: E402
 
 # The layer measured and tuned here; TBB and workqueue remain fallbacks where OpenMP is missing.
 config.THREADING_LAYER_PRIORITY = ["omp", "tbb", "workqueue"]
@@ -92,3 +92,10 @@ def check_common(seed: object, h: object, height_scale: object) -> tuple[int, fl
 def parallel_bands(threads: int) -> int:
     """How many bands a parallel kernel cuts its rows into for ``threads`` numba threads (1: run serially)."""
     return 1 if threads <= 1 else BANDS_PER_THREAD * threads
+
+
+def dynamic_rows(rows: int) -> parallel_chunksize:
+    """Around a call of a kernel whose prange runs over ``rows``: hand the rows out in small chunks as
+    threads come free, rather than one fixed half per thread (a thread kept off its core would hold up the
+    whole call)."""
+    return parallel_chunksize(max(1, rows // parallel_bands(get_num_threads())))

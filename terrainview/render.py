@@ -184,5 +184,7 @@ def render_command(args: argparse.Namespace, settings: SceneSettings) -> int:
     finally:
         renderer.release()
         ctx.release()
-    print(f"wrote {path} ({size[0]}x{size[1]}, {settings.mode} mode)")
+    stats = renderer.last_stats
+    drawn = f", {stats.primitives:,} terrain {stats.kind}" if stats and settings.mode in ("1d", "lines", "rendered") else ""
+    print(f"wrote {path} ({size[0]}x{size[1]}, {settings.mode} mode{drawn})")
     return 0

@@ -89,6 +89,7 @@ class Renderer:
         self.ctx = ctx
         self.gpu = GpuScene(ctx)
         self.arrays = DerivedArrays()
+        self.last_stats: FrameStats | None = None  # what the latest draw drew
 
     def update(self, settings: SceneSettings) -> list[str]:
         """Regenerate what the settings changed and upload it, all on this thread; returns what changed."""
@@ -116,7 +117,8 @@ class Renderer:
         """Draw ``settings`` into ``framebuffer``, whose viewport is the part of the image being drawn."""
         draw = getattr(self, "_draw_" + settings.mode.replace("1d", "profile"))
         with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
-            return draw(settings, framebuffer, frame)
+            self.last_stats = draw(settings, framebuffer, frame)
+        return self.last_stats
 
     def _line_uniforms(self, program: moderngl.Program, settings: SceneSettings, framebuffer: moderngl.Framebuffer,
                        view: glm.mat4, projection: glm.mat4, frame: Frame) -> None:

@@ -283,3 +283,15 @@ def test_rendered_mode_at_pitch_0_keeps_the_originals_sky(frame):
 
 ORIGINAL_BANDS = [[179.2, 179.2, 230.2], [179.8, 181.0, 233.9], [195.8, 201.0, 246.4], [203.4, 211.0, 239.2],
                   [214.0, 222.0, 255.0]]
+
+
+@pytest.mark.gl
+def test_render_reports_the_terrain_it_drew_without_the_sky(tmp_path, call_main, usage_error):
+    status, out, _ = call_main("render", "-o", tmp_path / "shot.png", "--mode", "rendered", "--iterations", "3",
+                               "--size", "64x36", "--tile", "endless")
+    assert status == 0
+    # Endless in rendered mode: a 9 x 9 ring (reaching past the fog's end) of 2 * 8 * 8 triangles each.
+    assert out.strip().endswith(f"rendered mode, {81 * 2 * 8 * 8:,} terrain triangles)"), out
+    status, _, err = call_main("render", "-o", tmp_path / "bad.png", "--tile", "forever")
+    usage_error(status, err, "tile", "forever")
+    assert not (tmp_path / "bad.png").exists()
