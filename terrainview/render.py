@@ -185,6 +185,7 @@ def render_command(args: argparse.Namespace, settings: SceneSettings) -> int:
         renderer.release()
         ctx.release()
     stats = renderer.last_stats
-    drawn = f", {stats.primitives:,} terrain {stats.kind}" if stats and settings.mode in ("1d", "lines", "rendered") else ""
+    terrain = stats is not None and settings.mode in ("1d", "lines", "rendered")
+    drawn = f", {stats.primitives:,} terrain {stats.kind}" if terrain else ""
     print(f"wrote {path} ({size[0]}x{size[1]}, {settings.mode} mode{drawn})")
     return 0
