@@ -10,10 +10,10 @@ import pytest
 from PIL import Image
 
 from terrainview import camera, flight
-from terrainview.cli import add_scene_arguments, settings_from_args
 from terrainview.fractal import diamond_square
 from terrainview.gpu import FOG_COLOR
-from terrainview.scene import load_scene, png_text_chunks, save_scene_toml
+from terrainview.options import add_scene_arguments, settings_from_args
+from terrainview.scene_file import load_scene, png_text_chunks, save_scene_toml
 from terrainview.settings import SceneSettings, SettingsError
 
 pytest_plugins = ["gl_fixtures"]
