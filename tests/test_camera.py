@@ -295,3 +295,10 @@ def test_render_reports_the_terrain_it_drew_without_the_sky(tmp_path, call_main,
     status, _, err = call_main("render", "-o", tmp_path / "bad.png", "--tile", "forever")
     usage_error(status, err, "tile", "forever")
     assert not (tmp_path / "bad.png").exists()
+
+
+def test_obj_export_of_endless_terrain_is_the_one_tile_it_repeats(tmp_path, call_main):
+    status, out, err = call_main("export", "-o", tmp_path / "endless.obj", "--iterations", "2", "--tile", "endless")
+    assert status == 0, err
+    faces = [line for line in (tmp_path / "endless.obj").read_text().splitlines() if line.startswith("f ")]
+    assert len(faces) == 2 * 4 * 4 and "1x1 tiles" in out
