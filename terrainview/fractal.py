@@ -20,9 +20,9 @@ from .kernel_common import (
     MAX_SEED,
     check_common,
     check_int,
-    dynamic_rows,
     hash32,
     parallel_bands,
+    parallel_rows,
     stream_key,
 )
 
@@ -295,5 +295,5 @@ def cloud_colors(heights: np.ndarray) -> np.ndarray:
     if heights.ndim != 2 or heights.size == 0:
         raise ValueError(f"heights must be a non-empty 2D array, got shape {heights.shape}")
     heights = np.ascontiguousarray(heights, dtype=np.float32)
-    with dynamic_rows(heights.shape[0]):
+    with parallel_rows(heights.shape[0], heights.size):
         return _cloud_colors_kernel(heights, np.float32(heights.mean(dtype=np.float64)))

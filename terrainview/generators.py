@@ -49,8 +49,8 @@ from .kernel_common import (
     check_common,
     check_int,
     check_real,
-    dynamic_rows,
     hash32,
+    parallel_rows,
     stream_key,
 )
 
@@ -193,6 +193,12 @@ def _fault_kernel(iterations, px, pz, dir_x, dir_z, deltas, offset, gain):
     return heights
 
 
+def _fault_work(iterations: int, fault_iterations: int) -> int:
+    """The fault kernel's work for parallel_rows: every cell, and every fault on every row."""
+    size = 1 << iterations
+    return size * (size + 4 * fault_iterations)
+
+
 def _fault_deltas(count: int) -> np.ndarray:
     """Delta of each fault: FAULT_MAX_DELTA for the first, falling linearly to FAULT_MIN_DELTA for the last."""
     if count == 1:
@@ -208,7 +214,7 @@ def _fault_raw(iterations: int, seed: int, fault_iterations: int) -> np.ndarray:
     """The faults' sum before normalisation and blur: each point is the sum of the deltas of the faults that
     raised it (so one fault gives exactly the two levels 0 and FAULT_MAX_DELTA)."""
     px, pz, dir_x, dir_z = _fault_lines_for(seed, fault_iterations)
-    with dynamic_rows(1 << iterations):
+    with parallel_rows(1 << iterations, _fault_work(iterations, fault_iterations)):
         return _fault_kernel(iterations, px, pz, dir_x, dir_z, _fault_deltas(fault_iterations), 0.0, 1.0)
 
 
@@ -263,8 +269,9 @@ def periodic_blur(heights: np.ndarray, sigma: float) -> np.ndarray:
     if heights.ndim != 2 or heights.shape[0] != heights.shape[1] or heights.shape[0] < 2:
         raise ValueError(f"heights must be a square 2D array of at least 2 x 2, got shape {heights.shape}")
     sigma = check_real("sigma", sigma, 0.0, MAX_BLUR, low_inclusive=False)
-    with dynamic_rows(heights.shape[0]):
-        return _periodic_blur_kernel(np.ascontiguousarray(heights, dtype=np.float32), _gaussian_weights(sigma))
+    weights = _gaussian_weights(sigma)
+    with parallel_rows(heights.shape[0], 2 * heights.size * weights.size):
+        return _periodic_blur_kernel(np.ascontiguousarray(heights, dtype=np.float32), weights)
 
 
 def fault_formation(iterations: int, seed: int = 0, fault_iterations: int = 200, blur: float = 0.0,
@@ -287,12 +294,13 @@ def fault_formation(iterations: int, seed: int = 0, fault_iterations: int = 200,
     offset = _RAISED_FRACTION * float(deltas.sum())
     deviation = math.sqrt(_RAISED_FRACTION * (1.0 - _RAISED_FRACTION) * float(np.square(deltas).sum()))
     gain = FAULT_SPREAD * height_scale / deviation
-    with dynamic_rows(1 << iterations):
+    with parallel_rows(1 << iterations, _fault_work(iterations, fault_iterations)):
         heights = _fault_kernel(iterations, *_fault_lines_for(seed, fault_iterations), deltas, offset, gain)
-        if blur > 0.0:
-            # At most one map width: wider is all but flat anyway, and keeps the kernel within the wrap.
-            sigma = min(blur * 2.0 ** (iterations - blur_iterations), float(1 << iterations))
-            heights = _periodic_blur_kernel(heights, _gaussian_weights(sigma))
+    if blur > 0.0:
+        # At most one map width: wider is all but flat anyway, and keeps the kernel within the wrap.
+        weights = _gaussian_weights(min(blur * 2.0 ** (iterations - blur_iterations), float(1 << iterations)))
+        with parallel_rows(heights.shape[0], 2 * heights.size * weights.size):
+            heights = _periodic_blur_kernel(heights, weights)
     return heights
 
 

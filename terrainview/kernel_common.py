@@ -17,13 +17,17 @@ import os
 # Parallel kernels share two cores with the renderer's threads and whatever else runs. GNU OpenMP's
 # default is to spin at every barrier; called from a non-main thread (the viewer's generation worker)
 # with the cores busy, each parallel pass then waits out a scheduler time slice (8 ms), so iterations 8
-# took 16 ms instead of 0.08. Waiting threads sleep instead, and work is handed out in small chunks
-# (``parallel_bands``, ``parallel_chunksize(1)``) so a thread that does get a core takes what the other
-# has not started. Set before numba starts its threading layer, which reads it once.
+# took 16 ms instead of 0.08. So: waiting threads sleep (set here, before numba starts its threading
+# layer, which reads it once); work is handed out in small chunks so a thread that does get a core takes
+# what the other has not started (``parallel_rows``); and calls too small to repay waking a second
+# thread run on one (``PARALLEL_MIN_WORK``).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+from collections.abc import Iterator  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
+
 import numpy as np  # noqa: E402
-from numba import config, get_num_threads, njit, parallel_chunksize  # noqa: E402
+from numba import config, get_num_threads, njit, parallel_chunksize, set_num_threads  # noqa: E402
 
 # The layer measured and tuned here; TBB and workqueue remain fallbacks where OpenMP is missing.
 config.THREADING_LAYER_PRIORITY = ["omp", "tbb", "workqueue"]
@@ -36,6 +40,8 @@ LATTICE_BITS = 16
 
 # Bands per thread of a parallel loop: enough that a thread kept off its core costs little of the total.
 BANDS_PER_THREAD = 8
+# Below this much work (cells, weighted by their cost; about 2 ms on one core) a call runs on one thread.
+PARALLEL_MIN_WORK = 4_000_000
 
 _MIX_1 = np.uint32(0x7FEB352D)
 _MIX_2 = np.uint32(0x846CA68B)
@@ -94,8 +100,18 @@ def parallel_bands(threads: int) -> int:
     return 1 if threads <= 1 else BANDS_PER_THREAD * threads
 
 
-def dynamic_rows(rows: int) -> parallel_chunksize:
-    """Around a call of a kernel whose prange runs over ``rows``: hand the rows out in small chunks as
-    threads come free, rather than one fixed half per thread (a thread kept off its core would hold up the
-    whole call)."""
-    return parallel_chunksize(max(1, rows // parallel_bands(get_num_threads())))
+@contextmanager
+def parallel_rows(rows: int, work: int) -> Iterator[None]:
+    """Around a call of a kernel whose prange runs over ``rows``: hand the rows out in small chunks as threads
+    come free, rather than one fixed half per thread (a thread kept off its core would hold up the whole
+    call); with less than ``PARALLEL_MIN_WORK`` of ``work``, run it on this thread alone."""
+    threads = get_num_threads()
+    if threads > 1 and work < PARALLEL_MIN_WORK:
+        set_num_threads(1)  # numba's thread count is per calling thread: others are unaffected
+        try:
+            yield
+        finally:
+            set_num_threads(threads)
+        return
+    with parallel_chunksize(max(1, rows // parallel_bands(threads))):
+        yield

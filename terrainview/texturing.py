@@ -14,7 +14,7 @@ import functools
 import numpy as np
 from numba import njit, prange
 
-from .kernel_common import MAX_SEED, check_int, dynamic_rows, hash32
+from .kernel_common import MAX_SEED, check_int, hash32, parallel_rows
 
 MAX_TEXTURE_SIZE = 8192
 MAX_TILE_SIZE = 1024
@@ -252,7 +252,7 @@ def blend_texture(heights: np.ndarray, size: int, tiles: np.ndarray | None = Non
     band = (high - low) / (tiles.shape[0] + 1)
     rows, row_fracs = _sample_positions(size, heights.shape[0])
     columns, column_fracs = _sample_positions(size, heights.shape[1])
-    with dynamic_rows(size):
+    with parallel_rows(size, size * size * 4 * tiles.shape[0]):  # four weights and a mix per tile
         return _blend_kernel(heights, rows, row_fracs, columns, column_fracs, low, band,
                              np.ascontiguousarray(tiles))
 
@@ -289,5 +289,5 @@ def bands_texture(heights: np.ndarray, size: int, split: str = "range") -> np.nd
     rows, row_fracs = _sample_positions(size, heights.shape[0])
     columns, column_fracs = _sample_positions(size, heights.shape[1])
     colors = np.array(BAND_COLORS, dtype=np.uint8)
-    with dynamic_rows(size):
+    with parallel_rows(size, size * size):
         return _bands_kernel(heights, rows, row_fracs, columns, column_fracs, thresholds, colors)
