@@ -8,7 +8,7 @@ import importlib
 import platform
 import sys
 
-SECTIONS = ("bench.kernels", "bench.busy", "bench.generators", "bench.viewer", "bench.screenshots")
+SECTIONS = ("bench.kernels", "bench.busy", "bench.generators", "bench.viewer", "bench.uploads", "bench.screenshots")
 
 
 def main() -> int:

@@ -160,8 +160,15 @@ class GpuResources:
         self._staged_from.pop(name, None)
         rows, columns = values.shape
         data = np.ascontiguousarray(values, dtype="f4")
-        texture = self._own("staged:" + name, self.ctx.texture((columns, rows), 1, dtype="f4"))
-        texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        # The texture the last adoption replaced, when the size is the same: allocating a large texture costs
+        # more than writing it (90 ms for iterations 12 on llvmpipe, against under 1 ms per slice).
+        texture = self._objects.pop("spare:" + name, None)
+        if texture is None or texture.size != (columns, rows):
+            if texture is not None:
+                texture.release()
+            texture = self.ctx.texture((columns, rows), 1, dtype="f4")
+            texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        self._own("staged:" + name, texture)
         band = max(1, SLICE_BYTES // data[0].nbytes)
         for first in range(0, rows, band):
             count = min(band, rows - first)
@@ -175,7 +182,11 @@ class GpuResources:
         staged = self._objects.pop("staged:" + name, None)
         if staged is not None:
             if self._staged_from.pop(name, None) is values:
-                return self._own(name, staged)
+                previous = self._objects.pop(name, None)
+                if previous is not None:
+                    self._own("spare:" + name, previous)  # the next staging writes into it
+                self._objects[name] = staged
+                return staged
             staged.release()
         rows, columns = values.shape
         texture = self._objects.get(name)

@@ -302,3 +302,40 @@ def test_obj_export_of_endless_terrain_is_the_one_tile_it_repeats(tmp_path, call
     assert status == 0, err
     faces = [line for line in (tmp_path / "endless.obj").read_text().splitlines() if line.startswith("f ")]
     assert len(faces) == 2 * 4 * 4 and "1x1 tiles" in out
+
+
+# --- sliced uploads -------------------------------------------------------------------------------------------
+
+@pytest.mark.gl
+def test_heightmaps_go_up_in_slices_while_the_old_terrain_stays(renderer, monkeypatch):
+    from terrainview import gpu as gpu_module
+
+    old = SceneSettings(mode="lines", iterations=3)
+    renderer.update(old)
+    old_texture = renderer.gpu.get("texture:surface")
+    new = old.replace(iterations=7)
+    changed = renderer.arrays.update(new)
+    monkeypatch.setattr(gpu_module, "SLICE_BYTES", 20 * 129 * 4)  # 20 rows of the 129-wide map per slice
+    count = 0
+    for _ in renderer.gpu.stage(changed):
+        count += 1
+        # Until every slice is there, frames draw the old terrain.
+        assert renderer.gpu.get("texture:surface") is old_texture and renderer.gpu.surface_grid_size == 9
+    assert set(changed) == {"surface"} and count == math.ceil(129 / 20)
+    staged = renderer.gpu.get("staged:texture:surface")
+    renderer.upload(changed)
+    texture = renderer.gpu.get("texture:surface")
+    assert texture is staged and renderer.gpu.surface_grid_size == 129
+    assert not renderer.gpu.has("staged:texture:surface")
+    values = np.frombuffer(texture.read(), dtype=np.float32).reshape(129, 129)
+    np.testing.assert_array_equal(values, changed["surface"])
+
+
+@pytest.mark.gl
+def test_an_unfinished_staged_copy_is_never_adopted(renderer):
+    settings = SceneSettings(mode="lines", iterations=4)
+    changed = renderer.arrays.update(settings)
+    next(renderer.gpu.stage(changed))  # one slice, then abandoned
+    renderer.upload(changed)
+    values = np.frombuffer(renderer.gpu.get("texture:surface").read(), dtype=np.float32).reshape(17, 17)
+    np.testing.assert_array_equal(values, changed["surface"])
