@@ -446,3 +446,34 @@ def test_viewer_without_a_display_exits_2_with_one_line(tmp_path):
     assert lines[0].startswith("terrainview: error:") and "DISPLAY" in lines[0]
     assert "Traceback" not in result.stderr
     assert list(Path(tmp_path).iterdir()) == [], "nothing written"
+
+
+@pytest.mark.xvfb
+class TestFlyCameraInProcess:
+    def test_fly_keys_wheel_speed_and_home(self, fresh):
+        keys = fresh.wnd.keys
+        fresh.settings = fresh.settings.replace(camera="fly", yrot=90.0, eye_y=1.5)  # heading +x, high up
+        fresh.on_render(0.0, 1 / 60)
+        tap(fresh, keys.UP)
+        assert (fresh.settings.eye_x, fresh.settings.eye_z) == pytest.approx((0.05, 3.0), abs=1e-9)
+        fresh.on_mouse_scroll_event(0.0, 1.0)
+        assert fresh.flight.speed == pytest.approx(1.25)
+        tap(fresh, keys.UP)
+        assert fresh.settings.eye_x == pytest.approx(0.05 + 0.0625, abs=1e-9)
+        tap(fresh, keys.LEFT)
+        assert fresh.settings.yrot == 87.0, "left turns the eye left"
+        press(fresh, keys.HOME)
+        release(fresh, keys.HOME)
+        assert fresh.settings.camera == "orbit" and fresh.flight.speed == 1.0
+        assert {name: getattr(fresh.settings, name) for name in START_CAMERA} == START_CAMERA
+
+    def test_status_shows_the_change_latency_and_the_full_mesh(self, fresh):
+        fresh.status.change_seconds = None
+        fresh.settings = fresh.settings.replace(iterations=5)
+        fresh._request_generation()
+        assert fresh.worker.wait_idle(60.0)
+        assert frames_until(fresh, lambda: fresh.status.change_seconds is not None)
+        assert fresh.status.change_seconds > 0.0
+        assert fresh.status.primitives == fresh.status.full_mesh == 2 * 33 * 32
+        fresh.settings = fresh.settings.replace(iterations=4)
+        settle(fresh)

@@ -339,3 +339,10 @@ def test_an_unfinished_staged_copy_is_never_adopted(renderer):
     renderer.upload(changed)
     values = np.frombuffer(renderer.gpu.get("texture:surface").read(), dtype=np.float32).reshape(17, 17)
     np.testing.assert_array_equal(values, changed["surface"])
+
+
+def test_status_counts_read_like_the_issue():
+    from terrainview.panel import count_text
+
+    assert [count_text(n) for n in (950, 312_000, 33_554_432, 2_147_483_648, 150_000)] == [
+        "950", "312k", "33.6M", "2.1G", "150k"]
