@@ -8,20 +8,22 @@ within 2x of its quiet single-thread time and is not slower than one thread on t
 
 from __future__ import annotations
 
+import statistics
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 
 from numba import get_num_threads, set_num_threads
 
-from bench import median_ms
 from terrainview.fractal import cloud_colors, diamond_square
 from terrainview.generators import fault_formation
 from terrainview.texturing import bands_texture, blend_texture
 
 BUSY_PROCESSES = 2
 NOISE = 1.15  # a ratio this close to the limit counts as within it: medians of a shared machine wander
+WARMUPS = 3
 
 
 def _kernels() -> dict[str, tuple[Callable[[], object], int]]:
@@ -47,10 +49,23 @@ def _on_worker(call: Callable[[], float]) -> float:
     return result[0]
 
 
-def _times(kernels, threads: int) -> dict[str, float]:
-    def measure() -> dict[str, float]:
-        set_num_threads(threads)
-        return {name: median_ms(call, repeats) for name, (call, repeats) in kernels.items()}
+def _times(kernels, counts: tuple[int, ...]) -> dict[int, dict[str, float]]:
+    """Median ms of each kernel at each thread count; the counts take turns call by call, so a change in the
+    machine's other load affects them alike."""
+    def measure() -> dict[int, dict[str, float]]:
+        medians: dict[int, dict[str, float]] = {count: {} for count in counts}
+        for name, (call, repeats) in kernels.items():
+            samples: dict[int, list[float]] = {count: [] for count in counts}
+            for index in range(WARMUPS + repeats):
+                for count in counts:
+                    set_num_threads(count)
+                    started = time.perf_counter()
+                    call()
+                    if index >= WARMUPS:
+                        samples[count].append(time.perf_counter() - started)
+            for count in counts:
+                medians[count][name] = 1000 * statistics.median(samples[count])
+        return medians
 
     return _on_worker(measure)
 
@@ -58,10 +73,10 @@ def _times(kernels, threads: int) -> dict[str, float]:
 def run() -> None:
     threads = get_num_threads()
     kernels = _kernels()
-    quiet = {count: _times(kernels, count) for count in (1, threads)}
+    quiet = _times(kernels, (1, threads))
     spinners = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(BUSY_PROCESSES)]
     try:
-        busy = {count: _times(kernels, count) for count in (1, threads)}
+        busy = _times(kernels, (1, threads))
     finally:
         for process in spinners:
             process.kill()
