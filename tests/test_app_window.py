@@ -456,6 +456,13 @@ class TestFlyCameraInProcess:
         fresh.on_render(0.0, 1 / 60)
         tap(fresh, keys.UP)
         assert (fresh.settings.eye_x, fresh.settings.eye_z) == pytest.approx((0.05, 3.0), abs=1e-9)
+        from imgui_bundle import imgui
+
+        def pointer_over_the_terrain() -> bool:  # the X pointer may still send its own position: repeat ours
+            fresh.on_mouse_position_event(1200, 650, 0, 0)
+            return not imgui.get_io().want_capture_mouse
+
+        assert frames_until(fresh, pointer_over_the_terrain)
         fresh.on_mouse_scroll_event(0.0, 1.0)
         assert fresh.flight.speed == pytest.approx(1.25)
         tap(fresh, keys.UP)
