@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from typing import TypeVar
 
 from numba import get_num_threads, set_num_threads
 
@@ -40,9 +41,12 @@ def _kernels() -> dict[str, tuple[Callable[[], object], int]]:
     }
 
 
-def _on_worker(call: Callable[[], float]) -> float:
+_Result = TypeVar("_Result")
+
+
+def _on_worker(call: Callable[[], _Result]) -> _Result:
     """Run ``call`` on a fresh thread (numba's thread count is per calling thread) and return its result."""
-    result: list[float] = []
+    result: list[_Result] = []
     worker = threading.Thread(target=lambda: result.append(call()))
     worker.start()
     worker.join()

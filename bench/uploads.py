@@ -30,7 +30,9 @@ def run() -> None:
         ctx.finish()
         adopt = time.perf_counter() - started
         whole_started = time.perf_counter()
-        renderer.gpu.upload_surface(changed["surface"].copy())  # not the staged array: a plain whole upload
+        heights = changed["surface"]
+        assert heights is not None
+        renderer.gpu.upload_surface(heights.copy())  # not the staged array: a plain whole upload
         ctx.finish()
         whole = time.perf_counter() - whole_started
         worst = 1000 * max(*slices, adopt)

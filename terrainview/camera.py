@@ -55,15 +55,17 @@ def _unrotate(settings: SceneSettings, v: Vec3) -> Vec3:
 
 def rotation_matrix(settings: SceneSettings) -> glm.mat4:
     """R = rotateX(pitch) * rotateY(yrot), the view's rotation in both modes (the sky uses only this)."""
-    return (glm.rotate(glm.radians(settings.pitch), glm.vec3(1.0, 0.0, 0.0))
-            * glm.rotate(glm.radians(settings.yrot), glm.vec3(0.0, 1.0, 0.0)))
+    pitch = glm.rotate(glm.radians(settings.pitch), glm.vec3(1.0, 0.0, 0.0))
+    yaw = glm.rotate(glm.radians(settings.yrot), glm.vec3(0.0, 1.0, 0.0))
+    return glm.mul(pitch, yaw)
 
 
 def view_matrix(settings: SceneSettings) -> glm.mat4:
     """World to eye space for the settings' camera mode."""
     if settings.camera == "fly":
-        return rotation_matrix(settings) * glm.translate(-glm.vec3(*eye_position(settings)))
-    return glm.translate(glm.vec3(settings.xtrans, settings.ytrans, settings.ztrans)) * rotation_matrix(settings)
+        return glm.mul(rotation_matrix(settings), glm.translate(-glm.vec3(*eye_position(settings))))
+    translation = glm.translate(glm.vec3(settings.xtrans, settings.ytrans, settings.ztrans))
+    return glm.mul(translation, rotation_matrix(settings))
 
 
 def eye_position(settings: SceneSettings) -> Vec3:
@@ -111,7 +113,7 @@ def tile_layout(settings: SceneSettings, reach: float) -> tuple[int, tuple[float
     A fixed count centred on the origin, or for ``--tile endless`` an odd ring snapped to the tile grid
     around the eye, wide enough that nothing within ``reach`` of the eye is past its edge.
     """
-    if settings.tile != ENDLESS:
+    if isinstance(settings.tile, int):
         return settings.tile, (0.0, 0.0)
     x, _, z = eye_position(settings)
     # The eye is at most one unit from its tile's centre; the ring's edge is count units from that centre.
