@@ -57,15 +57,15 @@ def rotation_matrix(settings: SceneSettings) -> glm.mat4:
     """R = rotateX(pitch) * rotateY(yrot), the view's rotation in both modes (the sky uses only this)."""
     pitch = glm.rotate(glm.radians(settings.pitch), glm.vec3(1.0, 0.0, 0.0))
     yaw = glm.rotate(glm.radians(settings.yrot), glm.vec3(0.0, 1.0, 0.0))
-    return glm.mul(pitch, yaw)
+    return pitch * yaw  # type: ignore[return-value]  # pyglm's stubs type mat4 * mat4 as mat4x2
 
 
 def view_matrix(settings: SceneSettings) -> glm.mat4:
     """World to eye space for the settings' camera mode."""
     if settings.camera == "fly":
-        return glm.mul(rotation_matrix(settings), glm.translate(-glm.vec3(*eye_position(settings))))
+        return rotation_matrix(settings) * glm.translate(-glm.vec3(*eye_position(settings)))  # type: ignore[return-value]
     translation = glm.translate(glm.vec3(settings.xtrans, settings.ytrans, settings.ztrans))
-    return glm.mul(translation, rotation_matrix(settings))
+    return translation * rotation_matrix(settings)  # type: ignore[return-value]
 
 
 def eye_position(settings: SceneSettings) -> Vec3:
