@@ -63,7 +63,8 @@ def rotation_matrix(settings: SceneSettings) -> glm.mat4:
 def view_matrix(settings: SceneSettings) -> glm.mat4:
     """World to eye space for the settings' camera mode."""
     if settings.camera == "fly":
-        return rotation_matrix(settings) * glm.translate(-glm.vec3(*eye_position(settings)))  # type: ignore[return-value]
+        eye = glm.translate(-glm.vec3(*eye_position(settings)))
+        return rotation_matrix(settings) * eye  # type: ignore[return-value]
     translation = glm.translate(glm.vec3(settings.xtrans, settings.ytrans, settings.ztrans))
     return translation * rotation_matrix(settings)  # type: ignore[return-value]
 
