@@ -92,5 +92,7 @@ def run() -> None:
         ratio_quiet = busy[threads][name] / quiet[1][name]
         ratio_busy = busy[threads][name] / busy[1][name]
         verdict = "ok" if ratio_quiet <= 2.0 * NOISE and ratio_busy <= NOISE else "MISSED"
+        if ratio_busy <= NOISE and busy[1][name] > 2.0 * NOISE * quiet[1][name]:
+            verdict = "ok for threads (one thread alone is over 2x: the machine is busier than two spinners)"
         print(f"  {name:30s} {quiet[1][name]:9.3f} {quiet[threads][name]:9.3f} {busy[1][name]:9.3f} "
               f"{busy[threads][name]:9.3f}  {ratio_quiet:5.2f}x / {ratio_busy:5.2f}x  {verdict}")
