@@ -484,3 +484,17 @@ class TestFlyCameraInProcess:
         assert fresh.status.primitives == fresh.status.full_mesh == 2 * 33 * 32
         fresh.settings = fresh.settings.replace(iterations=4)
         settle(fresh)
+
+    def test_camera_section_draws_both_modes(self, fresh):
+        from imgui_bundle import imgui
+
+        from terrainview.panel import Panel
+
+        for mode in ("orbit", "fly"):
+            imgui.new_frame()
+            imgui.begin("camera section")
+            settings = Panel._camera(fresh.settings.replace(camera=mode), fresh.status)
+            tiles = Panel._tile(settings.replace(tile="endless"))
+            imgui.end()
+            imgui.end_frame()
+            assert settings.camera == mode and tiles.tile == "endless", "nothing clicked: nothing changed"
