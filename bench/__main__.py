@@ -8,7 +8,8 @@ import importlib
 import platform
 import sys
 
-SECTIONS = ("bench.kernels", "bench.busy", "bench.generators", "bench.viewer", "bench.uploads", "bench.screenshots")
+SECTIONS = ("bench.kernels", "bench.busy", "bench.generators", "bench.viewer", "bench.uploads", "bench.screenshots",
+            "bench.imgui_panel")
 
 
 def main() -> int:
