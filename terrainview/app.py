@@ -76,7 +76,8 @@ class TerrainApp(mglw.WindowConfig):
         self._fps_frames, self._fps_since = 0, time.perf_counter()
         self._frame_started: float | None = None
         self._slowest_frame = 0.0
-        imgui.create_context()
+        self.imgui_context = imgui.create_context()
+        imgui.set_current_context(self.imgui_context)
         imgui.get_io().set_ini_filename("")  # no imgui.ini litter in the user's folder
         self.imgui = ImGuiRenderer(self.ctx)
         self.imgui_input = WindowInput(self.wnd)
