@@ -14,7 +14,7 @@ import functools
 import numpy as np
 from numba import njit, prange
 
-from .kernel_common import MAX_SEED, check_int, hash32, parallel_rows
+from .kernel_common import MAX_SEED, check_int, hash32, row_kernels, run_rows
 
 MAX_TEXTURE_SIZE = 8192
 MAX_TILE_SIZE = 1024
@@ -174,8 +174,7 @@ def _bilinear(heights, row, row_frac, column, column_frac):
     return top + (bottom - top) * row_frac
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _blend_kernel(heights, rows, row_fracs, columns, column_fracs, low, band, tiles):
+def _blend_rows(heights, rows, row_fracs, columns, column_fracs, low, band, tiles):
     size = rows.shape[0]
     count, tile_rows, tile_columns = tiles.shape[0], tiles.shape[1], tiles.shape[2]
     texture = np.empty((size, size, 3), dtype=np.uint8)
@@ -199,8 +198,10 @@ def _blend_kernel(heights, rows, row_fracs, columns, column_fracs, low, band, ti
     return texture
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _bands_kernel(heights, rows, row_fracs, columns, column_fracs, thresholds, colors):
+_BLEND = row_kernels(_blend_rows)
+
+
+def _bands_rows(heights, rows, row_fracs, columns, column_fracs, thresholds, colors):
     size = rows.shape[0]
     texture = np.empty((size, size, 3), dtype=np.uint8)
     for r in prange(size):
@@ -212,6 +213,9 @@ def _bands_kernel(heights, rows, row_fracs, columns, column_fracs, thresholds, c
             for channel in range(3):
                 texture[r, c, channel] = colors[band, channel]
     return texture
+
+
+_BANDS = row_kernels(_bands_rows)
 
 
 def _check_heights(heights: object) -> np.ndarray:
@@ -252,9 +256,9 @@ def blend_texture(heights: np.ndarray, size: int, tiles: np.ndarray | None = Non
     band = (high - low) / (tiles.shape[0] + 1)
     rows, row_fracs = _sample_positions(size, heights.shape[0])
     columns, column_fracs = _sample_positions(size, heights.shape[1])
-    with parallel_rows(size, size * size * 4 * tiles.shape[0]):  # four weights and a mix per tile
-        return _blend_kernel(heights, rows, row_fracs, columns, column_fracs, low, band,
-                             np.ascontiguousarray(tiles))
+    work = size * size * 4 * tiles.shape[0]  # four weights and a mix per tile
+    return run_rows(_BLEND, size, work, heights, rows, row_fracs, columns, column_fracs, low, band,
+                    np.ascontiguousarray(tiles))
 
 
 def band_thresholds(heights: np.ndarray, split: str = "range") -> np.ndarray:
@@ -289,5 +293,4 @@ def bands_texture(heights: np.ndarray, size: int, split: str = "range") -> np.nd
     rows, row_fracs = _sample_positions(size, heights.shape[0])
     columns, column_fracs = _sample_positions(size, heights.shape[1])
     colors = np.array(BAND_COLORS, dtype=np.uint8)
-    with parallel_rows(size, size * size):
-        return _bands_kernel(heights, rows, row_fracs, columns, column_fracs, thresholds, colors)
+    return run_rows(_BANDS, size, size * size, heights, rows, row_fracs, columns, column_fracs, thresholds, colors)
