@@ -106,9 +106,7 @@ class TerrainApp(mglw.WindowConfig):
             frame = Frame(self.wnd.buffer_size, line_scale=self.wnd.pixel_ratio)
             self.frame_stats = self.renderer.draw(settings, framebuffer, frame)
             self.drawn_settings = settings
-            self.status.primitives = self.frame_stats.primitives
-            self.status.full_mesh = self.frame_stats.full_mesh or self.frame_stats.primitives
-            self.status.primitive_kind = self.frame_stats.kind
+            self.status.drawn = self.frame_stats.summary()
             if self.changed_since is not None and self.uploaded_key == self.requested_key:
                 self.status.change_seconds = time.perf_counter() - self.changed_since
                 self.changed_since = None
@@ -179,6 +177,7 @@ class TerrainApp(mglw.WindowConfig):
 
     def _draw_ui(self, frame_time: float) -> None:
         self.status.busy_seconds = self.worker.busy_seconds
+        self.status.erosion_progress = self.worker.erosion_progress
         self.status.window_size = self.wnd.buffer_size
         self.status.shot_progress = None if self.shot is None else self.shot[0].progress
         self.status.compiling = not self.worker.first_done.is_set()

@@ -56,9 +56,7 @@ class PanelStatus:
 
     generation_seconds: float = 0.0
     change_seconds: float | None = None  # from a settings change to the first frame showing it
-    primitives: int = 0
-    full_mesh: int = 0  # what the full mesh would draw for the same view
-    primitive_kind: str = "triangles"
+    drawn: str = ""  # what the frame drew, e.g. "312k of 33.5M triangles" (FrameStats.summary)
     frames_per_second: float = 0.0
     frame_seconds: float = 0.0  # mean over the last half second
     slowest_frame_seconds: float = 0.0  # the slowest frame of the last half second
@@ -67,6 +65,7 @@ class PanelStatus:
     compiling: bool = False
     error: str | None = None
     shot_progress: float | None = None  # a screenshot being rendered (None: none)
+    erosion_progress: float | None = None  # the running erosion's fraction done (None: none runs)
     window_size: tuple[int, int] = (1280, 720)
 
 
@@ -139,6 +138,10 @@ class Panel:
         imgui.same_line()
         s = _checkbox(s, "invert", "Invert colors")
         s = _checkbox(s, "linear", "Texture linear")
+        if catalog.render_type(s).level_of_detail:
+            s = _combo(s, "lod", "Level of detail", {"on": "on (large surfaces)", "off": "off (always the full mesh)"})
+            if s.lod == "on":
+                s = _slider(s, "lod_error", "Detail error (px)", low=0.5, high=32.0)
         if imgui.collapsing_header("Generator and texture"):
             s = _combo(s, "generator", "Generator", {name: entry.label for name, entry in catalog.GENERATORS.items()})
             for widget in catalog.generator(s).widgets:
@@ -147,6 +150,10 @@ class Panel:
             s = _combo(s, "texture", "Texture", {name: entry.label for name, entry in catalog.TEXTURES.items()})
             s = _combo(s, "shading", "Shading", {name: name for name in catalog.SHADINGS})
             s = self._water(s)
+        if imgui.collapsing_header("Erosion"):
+            s = _combo(s, "erosion", "Erosion", {name: entry.label for name, entry in catalog.EROSIONS.items()})
+            for widget in catalog.erosion(s).widgets:
+                s = _slider(s, widget.setting, widget.label, high=widget.high)
         if imgui.collapsing_header("Camera"):
             s = self._camera(s, status)
             actions.reset_camera = imgui.button("Reset camera (Home)")
@@ -265,13 +272,15 @@ class Panel:
         if status.busy_seconds is not None:
             label = "Compiling terrain kernels (first run)..." if status.compiling else "Generating..."
             imgui.text(f"{label} {status.busy_seconds:.1f} s")
+        if status.erosion_progress is not None:
+            imgui.progress_bar(status.erosion_progress, imgui.ImVec2(-1, 0), f"Eroding {status.erosion_progress:.0%}")
         if status.error:
             imgui.text_colored(imgui.ImVec4(1.0, 0.35, 0.3, 1.0), status.error)
         shown = "-" if status.change_seconds is None else f"{status.change_seconds * 1000:.0f} ms"
         imgui.text(f"change shown after {shown} (generated in {status.generation_seconds * 1000:.1f} ms)")
         imgui.text(f"frame {status.frame_seconds * 1000:.0f} ms (slowest {status.slowest_frame_seconds * 1000:.0f}) | "
                    f"{status.frames_per_second:.0f} fps")
-        imgui.text(f"{count_text(status.primitives)} of {count_text(status.full_mesh)} {status.primitive_kind}")
+        imgui.text(status.drawn)
         imgui.text_disabled("F1: keyboard shortcuts")
 
     @staticmethod
@@ -286,15 +295,6 @@ class Panel:
             imgui.same_line(190 * scale)
             imgui.text_disabled(meaning)
         imgui.end()
-
-
-def count_text(count: int) -> str:
-    """A primitive count as people read it: 950, 312k, 33.5M, 2.1G."""
-    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if count >= scale:
-            value = count / scale
-            return f"{value:.1f}{suffix}" if value < 100 else f"{value:.0f}{suffix}"
-    return str(count)
 
 
 # --- widgets bound to one setting ---------------------------------------------------------------------------

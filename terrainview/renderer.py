@@ -14,8 +14,9 @@ import moderngl
 import numpy as np
 from pyglm import glm
 
-from . import camera, catalog
+from . import camera, catalog, lod
 from .gpu import FOG_COLOR, SURFACE_FOG, GpuResources
+from .lod_draw import LodTerrain, draw_selection
 from .settings import ENDLESS, SceneSettings
 from .terrain import DerivedArrays
 
@@ -33,6 +34,7 @@ class Frame:
     ndc_window: glm.mat4 = field(default_factory=lambda: glm.mat4(1.0))
     line_scale: float = 1.0
     field_of_view_y: float = FIELD_OF_VIEW_Y
+    detail_height: int | None = None  # the output image's height the level of detail is chosen for
 
     @property
     def aspect(self) -> float:
@@ -48,7 +50,22 @@ class FrameStats:
 
     primitives: int
     kind: str  # "triangles" or "line segments"
-    full_mesh: int = 0  # the full mesh's count for the same view (0: the same as primitives)
+    terrain: int = 0  # of which the surface's (no sky, no water) ...
+    terrain_full: int = 0  # ... and what the full mesh would have drawn
+
+    def terrain_summary(self) -> str:
+        """What the surface drew against its full mesh, e.g. "312k of 33.5M triangles"."""
+        return f"{_count(self.terrain)} of {_count(self.terrain_full)} {self.kind}"
+
+    def summary(self) -> str:
+        """The status line's figure: the surface against its full mesh, or what the frame drew."""
+        return self.terrain_summary() if self.terrain_full else f"{_count(self.primitives)} {self.kind}"
+
+
+def _count(value: int) -> str:
+    if value >= 1_000_000:
+        return f"{value / 1e6:.1f}M"
+    return f"{value / 1e3:.0f}k" if value >= 10_000 else str(value)
 
 
 def view_matrix(settings: SceneSettings) -> glm.mat4:
@@ -89,8 +106,8 @@ class Renderer:
         self.ctx = ctx
         self.gpu = GpuResources(ctx)
         self.arrays = DerivedArrays()
-        self.last_stats: FrameStats | None = None  # what the latest draw drew
         self.teximage_band_limits = (0.0, 0.0)  # heights splitting the teximage's range in thirds
+        self.lod = LodTerrain()
 
     def update(self, settings: SceneSettings) -> list[str]:
         """Regenerate what the settings changed and upload it, all on this thread; returns what changed."""
@@ -104,6 +121,8 @@ class Renderer:
                    "teximage": self._draw_teximage_texture, "surface_texture": self.gpu.upload_surface_texture}
         for name, value in changed.items():
             uploads[name](value)
+            if name == "surface":
+                self.lod.set_surface(value)
 
     def release(self) -> None:
         self.gpu.release()
@@ -141,8 +160,7 @@ class Renderer:
         """Draw ``settings`` into ``framebuffer``, whose viewport is the part of the image being drawn."""
         draw = getattr(self, catalog.render_type(settings).draw)
         with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
-            self.last_stats = draw(settings, framebuffer, frame)
-        return self.last_stats
+            return draw(settings, framebuffer, frame)
 
     def _line_uniforms(self, program: moderngl.Program, settings: SceneSettings, framebuffer: moderngl.Framebuffer,
                        view: glm.mat4, projection: glm.mat4, frame: Frame) -> None:
@@ -171,30 +189,49 @@ class Renderer:
                                             instances=tiles)
         return FrameStats((self.gpu.profile_length - 1) * tiles, "line segments")
 
+    def _lod_selection(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, frame: Frame,
+                       lines: bool) -> lod.Selection | None:
+        detail_height = frame.detail_height or frame.image_size[1]
+        image_projection = projection_matrix(frame.aspect, frame.field_of_view_y)
+        # Endless tiles reach past the fog's end (rendered) or the far plane (lines: no fog).
+        reach = FAR_PLANE if lines else SURFACE_FOG[1]
+        return self.lod.select(settings, view, projection, detail_height, frame.field_of_view_y, lines,
+                               image_projection, reach)
+
     def draw_lines(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
-        program = self.gpu.programs["grid_lines"]
-        self._line_uniforms(program, settings, framebuffer, view_matrix(settings), frame.perspective(), frame)
+        view, projection = view_matrix(settings), frame.perspective()
+        selection = self._lod_selection(settings, view, projection, frame, lines=True)
+        program = self.gpu.programs["grid_lines" if selection is None else "grid_lines_lod"]
+        self._line_uniforms(program, settings, framebuffer, view, projection, frame)
         size = self.gpu.surface_grid_size
         # No fog in lines mode: endless tiles reach as far as the far plane.
-        tiles = self._bind_tiles(program, self.gpu.get("texture:surface"), size, settings, FAR_PLANE)
-        self.gpu.get("vao:grid_lines").render(moderngl.LINE_STRIP, vertices=size, instances=2 * size * tiles ** 2)
-        return FrameStats(2 * size * (size - 1) * tiles ** 2, "line segments")
+        tiles = self._bind_tiles(program, self.gpu.get("texture:surface"), size, settings, FAR_PLANE, selection)
+        full = 2 * size * (size - 1) * tiles ** 2
+        if selection is None:
+            self.gpu.get("vao:grid_lines").render(moderngl.LINE_STRIP, vertices=size, instances=2 * size * tiles ** 2)
+            segments = full
+        else:
+            segments = draw_selection(self.gpu, "grid_lines_lod", selection)
+        return FrameStats(segments, "line segments", segments, full)
 
     @staticmethod
-    def _bind_grid(program: moderngl.Program, heights: moderngl.Texture, grid_size: int, tiles: int,
+    def _bind_grid(program: moderngl.Program, heights: moderngl.Texture, grid_size: int, tiles: int | None,
                    origin: tuple[float, float] = (0.0, 0.0)) -> None:
-        """Bind the heightmap and tiles x tiles copies centred on ``origin`` (world x, z)."""
+        """The height texture and grid size; for the full mesh (``tiles`` not None) tiles x tiles copies centred
+        on ``origin`` (world x, z); level of detail places its nodes itself."""
         heights.use(0)
         program["heights"].value = 0
         program["grid_size"].value = grid_size
-        program["tiles"].value = tiles
-        program["tile_origin"].value = origin
+        if tiles is not None:
+            program["tiles"].value = tiles
+            program["tile_origin"].value = origin
 
     def _bind_tiles(self, program: moderngl.Program, heights: moderngl.Texture, grid_size: int,
-                    settings: SceneSettings, reach: float) -> int:
-        """Bind the heightmap and the settings' tile layout (see camera.tile_layout); returns the tiles per side."""
+                    settings: SceneSettings, reach: float, selection: lod.Selection | None) -> int:
+        """Bind the heightmap and the settings' tile layout (camera.tile_layout: a ring around the eye when
+        endless); returns the tiles per side of the full mesh."""
         tiles, origin = camera.tile_layout(settings, reach)
-        self._bind_grid(program, heights, grid_size, tiles, origin)
+        self._bind_grid(program, heights, grid_size, tiles if selection is None else None, origin)
         return tiles
 
     def draw_rendered(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
@@ -217,20 +254,25 @@ class Renderer:
 
         # The tiled surface: depth test and back-face culling, textured, fogged.
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
-        terrain = gpu.programs["terrain"]
+        selection = self._lod_selection(settings, view, projection, frame, lines=False)
+        terrain = gpu.programs["terrain" if selection is None else "terrain_lod"]
         terrain["view"].write(view)
         terrain["projection"].write(projection)
         terrain["slope_shading"].value = settings.shading == "slope"
         size = gpu.surface_grid_size
         # Past the fog's end nothing can be seen: endless tiles reach that far.
-        tiles = self._bind_tiles(terrain, gpu.get("texture:surface"), size, settings, SURFACE_FOG[1])
+        tiles = self._bind_tiles(terrain, gpu.get("texture:surface"), size, settings, SURFACE_FOG[1], selection)
         texture = gpu.surface_texture()
         texture.filter = filter_
         texture.use(1)
         terrain["surface_texture"].value = 1
-        gpu.get("vao:terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
-                                      instances=(size - 1) * tiles ** 2)
-        triangles = 2 * (size - 1) ** 2 * tiles ** 2
+        full = 2 * (size - 1) ** 2 * tiles ** 2
+        if selection is None:
+            gpu.get("vao:terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size, instances=(size - 1) * tiles ** 2)
+            surface_triangles = full
+        else:
+            surface_triangles = draw_selection(gpu, "terrain_lod", selection)
+        triangles = 8 + surface_triangles
 
         if settings.water_level is not None:
             # Translucent: blended over the surface, depth-tested against it, writing no depth.
@@ -246,7 +288,8 @@ class Renderer:
             water["centre"].value = camera.tile_layout(settings, SURFACE_FOG[1])[1]
             gpu.get("vao:water").render(moderngl.TRIANGLE_STRIP, vertices=4)
             ctx.depth_mask = True
-        return FrameStats(triangles, "triangles")
+            triangles += 2
+        return FrameStats(triangles, "triangles", surface_triangles, full)
 
     def _draw_image(self, framebuffer: moderngl.Framebuffer, texture: moderngl.Texture, rectangle: tuple,
                     ndc_window: glm.mat4) -> FrameStats:

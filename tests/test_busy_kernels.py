@@ -20,9 +20,11 @@ def kernel_cases():
     thresholds = texturing.band_thresholds(HEIGHTS)
     colors = np.array(texturing.BAND_COLORS, dtype=np.uint8)
     lines = generators._fault_lines_for(3, 50)
+    flow = np.linspace(0.0, 1.0, HEIGHTS.size, dtype=np.float32).reshape(HEIGHTS.shape)  # erosion maps in use
     return {
-        "blend": (texturing._BLEND, (HEIGHTS, rows, fractions, rows, fractions, low, band, tiles)),
-        "bands": (texturing._BANDS, (HEIGHTS, rows, fractions, rows, fractions, thresholds, colors)),
+        "blend": (texturing._BLEND, (HEIGHTS, rows, fractions, rows, fractions, low, band, tiles,
+                                     tiles.reshape(tiles.shape[0], -1, 3).mean(axis=1), flow, flow, True)),
+        "bands": (texturing._BANDS, (HEIGHTS, rows, fractions, rows, fractions, thresholds, colors, flow, True)),
         "fault": (generators._FAULT, (6, *lines, generators._fault_deltas(50), 0.0, 1.0)),
         "blur": (generators._PERIODIC_BLUR, (HEIGHTS, generators._gaussian_weights(1.5))),
     }

@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 
-from ..export import COMPANIONS, EXPORT_FORMATS, export_settings
+from .. import catalog
+from ..export import COMPANIONS, EXPORT_FORMATS, FLOW_MAP_FORMATS, export_settings, write_flow_map
 from ..files import atomic_output, check_output_path
-from ..settings import SceneSettings
-from ..terrain import surface_heights
+from ..settings import SceneSettings, SettingsError
+from ..terrain import eroded_heights, surface_heights
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,6 +17,8 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help=f"the file to write; its extension picks the format ({extensions})")
     parser.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    parser.add_argument("--flow-map", metavar="FILE", help="also write the hydraulic erosion's flow map (wetness "
+                        f"0-1): {', '.join(FLOW_MAP_FORMATS)} (needs --erosion hydraulic or both)")
 
 
 def export_command(args: argparse.Namespace, settings: SceneSettings) -> int:
@@ -24,9 +27,20 @@ def export_command(args: argparse.Namespace, settings: SceneSettings) -> int:
     paths = [path] + [check_output_path(path.with_suffix(companion), args.force, (companion,))
                       for companion in COMPANIONS.get(extension, ())]
     settings = export_settings(settings)
-    heights = surface_heights(settings)
+    flow_path = None
+    if getattr(args, "flow_map", None):
+        if not catalog.erosion(settings).hydraulic:
+            raise SettingsError("--flow-map needs --erosion hydraulic or both")
+        flow_path = check_output_path(args.flow_map, args.force, FLOW_MAP_FORMATS)
+        heights, maps = eroded_heights(settings, settings.iterations, settings.h)
+    else:
+        heights, maps = surface_heights(settings), None
     with contextlib.ExitStack() as stack:
         files = {final: stack.enter_context(atomic_output(final, args.force)) for final in paths}
+        if flow_path is not None and maps is not None:
+            write_flow_map(maps.flow, flow_path.suffix.lower(), stack.enter_context(atomic_output(flow_path,
+                                                                                                   args.force)))
+            paths.append(flow_path)
         EXPORT_FORMATS[extension](heights, settings, files)
     shape = "x".join(str(side) for side in heights.shape)
     print(f"wrote {path} ({path.stat().st_size} bytes, {shape} heights)")

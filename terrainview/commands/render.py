@@ -7,7 +7,7 @@ import argparse
 from ..files import check_output_path
 from ..image_size import DEFAULT_SIZE, MAX_IMAGE_SIDE, check_supersample, parse_size
 from ..offscreen import create_headless_context, render_pixels, save_png
-from ..renderer import Renderer
+from ..renderer import FrameStats, Renderer
 from ..settings import SceneSettings
 
 
@@ -29,14 +29,13 @@ def render_command(args: argparse.Namespace, settings: SceneSettings) -> int:
     renderer = Renderer(ctx)
     try:
         renderer.update(settings)
-        pixels = render_pixels(renderer, settings, size, supersample=args.supersample)
+        drawn: list[FrameStats] = []
+        pixels = render_pixels(renderer, settings, size, supersample=args.supersample, stats=drawn)
         save_png(pixels, path, settings, args.force,
                  extra={"size": f"{size[0]}x{size[1]}", "supersample": str(args.supersample)})
     finally:
         renderer.release()
         ctx.release()
-    stats = renderer.last_stats
-    terrain = stats is not None and settings.mode in ("1d", "lines", "rendered")
-    drawn = f", {stats.primitives:,} terrain {stats.kind}" if terrain else ""
-    print(f"wrote {path} ({size[0]}x{size[1]}, {settings.mode} mode{drawn})")
+    terrain = f", {drawn[0].terrain_summary()}" if drawn[0].terrain_full else ""
+    print(f"wrote {path} ({size[0]}x{size[1]}, {settings.mode} mode{terrain})")
     return 0
