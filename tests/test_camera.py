@@ -13,6 +13,7 @@ from terrainview import camera, flight
 from terrainview.fractal import diamond_square
 from terrainview.gpu import FOG_COLOR
 from terrainview.options import add_scene_arguments, settings_from_args
+from terrainview.renderer import Frame
 from terrainview.scene_file import load_scene, png_text_chunks, save_scene_toml
 from terrainview.settings import SceneSettings, SettingsError
 
@@ -225,11 +226,18 @@ def test_the_frame_after_a_mode_switch_is_the_same_picture(frame, view):
 
 
 @pytest.mark.gl
-@pytest.mark.parametrize("mode", ["rendered", "lines"])
-def test_endless_terrain_looks_the_same_one_tile_width_further(frame, mode):
-    settings = RENDERED.replace(mode=mode, camera="fly", tile="endless", eye_x=0.3, eye_y=0.7, eye_z=0.4,
-                                yrot=20.0, pitch=15.0, water_level=-0.05 if mode == "rendered" else None)
+@pytest.mark.parametrize("mode, iterations, level_of_detail", [("rendered", 5, False), ("rendered", 8, True),
+                                                             ("lines", 5, True)])
+def test_endless_terrain_looks_the_same_one_tile_width_further(frame, renderer, mode, iterations, level_of_detail):
+    # The full mesh of the ring of tiles around the eye, or level of detail over the tiles within reach.
+    settings = RENDERED.replace(mode=mode, iterations=iterations, camera="fly", tile="endless", eye_x=0.3,
+                                eye_y=0.7, eye_z=0.4, yrot=20.0, pitch=15.0,
+                                water_level=-0.05 if mode == "rendered" else None)
     here = frame(settings)
+    framebuffer = renderer.ctx.simple_framebuffer((160, 90))
+    stats = renderer.draw(settings, framebuffer, Frame((160, 90)))
+    framebuffer.release()
+    assert (stats.terrain < stats.terrain_full) == level_of_detail
     for dx, dz in ((2.0, 0.0), (0.0, -2.0), (-6.0, 4.0)):
         there = frame(settings.replace(eye_x=settings.eye_x + dx, eye_z=settings.eye_z + dz))
         assert mean_difference(here, there) < 0.5, (dx, dz)
