@@ -155,9 +155,9 @@ def _refine_rows(coarse, fine, first_row, end_row, scale, stream_key, lattice_sh
         above, below = below, above
 
 
-# Levels with fewer coarse rows than this are refined on one thread: waking the other thread (it sleeps
-# between launches, see kernel_common) would cost more than it saves.
-_PARALLEL_ROWS = 256
+# Levels with fewer coarse rows than this are refined on one thread: a pass in parallel ends at a barrier that
+# waits for the other thread to be scheduled (see kernel_common), which only passes of 5 ms or more repay.
+_PARALLEL_ROWS = 1024
 
 
 @njit(cache=True, parallel=True, nogil=True)

@@ -197,9 +197,14 @@ _FAULT = row_kernels(_fault_rows)
 
 
 def _fault_work(iterations: int, fault_iterations: int) -> int:
-    """The fault kernel's work for parallel_rows: every cell, and every fault on every row."""
+    """The fault kernel's work for run_rows, in nanoseconds: every cell, and every fault on every row."""
     size = 1 << iterations
-    return size * (size + 4 * fault_iterations)
+    return 2 * size * (size + 4 * fault_iterations)
+
+
+def _blur_work(heights: np.ndarray, weights: np.ndarray) -> int:
+    """The blur kernel's work for run_rows, in nanoseconds: each of its two passes (a parallel region each)."""
+    return heights.size * weights.size // 4
 
 
 def _fault_deltas(count: int) -> np.ndarray:
@@ -275,7 +280,7 @@ def periodic_blur(heights: np.ndarray, sigma: float) -> np.ndarray:
         raise ValueError(f"heights must be a square 2D array of at least 2 x 2, got shape {heights.shape}")
     sigma = check_real("sigma", sigma, 0.0, MAX_BLUR, low_inclusive=False)
     weights = _gaussian_weights(sigma)
-    return run_rows(_PERIODIC_BLUR, heights.shape[0], 2 * heights.size * weights.size,
+    return run_rows(_PERIODIC_BLUR, heights.shape[0], _blur_work(heights, weights),
                     np.ascontiguousarray(heights, dtype=np.float32), weights)
 
 
@@ -304,7 +309,7 @@ def fault_formation(iterations: int, seed: int = 0, fault_iterations: int = 200,
     if blur > 0.0:
         # At most one map width: wider is all but flat anyway, and keeps the kernel within the wrap.
         weights = _gaussian_weights(min(blur * 2.0 ** (iterations - blur_iterations), float(1 << iterations)))
-        heights = run_rows(_PERIODIC_BLUR, heights.shape[0], 2 * heights.size * weights.size, heights, weights)
+        heights = run_rows(_PERIODIC_BLUR, heights.shape[0], _blur_work(heights, weights), heights, weights)
     return heights
 
 

@@ -41,8 +41,10 @@ LATTICE_BITS = 16
 
 # Bands per thread of a parallel loop: enough that a thread kept off its core costs little of the total.
 BANDS_PER_THREAD = 8
-# Below this much work (cells, weighted by their cost; about 2 ms on one core) a call runs on one thread.
-PARALLEL_MIN_WORK = 4_000_000
+# Below this much work (nanoseconds on one core, as each call site estimates it) a call runs serially. Every
+# parallel region ends at a barrier that waits for the other thread to be scheduled, a millisecond or more on
+# a busy machine: only regions of about 20 ms or more repay that for certain.
+PARALLEL_MIN_WORK = 20_000_000
 
 _MIX_1 = np.uint32(0x7FEB352D)
 _MIX_2 = np.uint32(0x846CA68B)

@@ -294,7 +294,7 @@ def blend_texture(heights: np.ndarray, size: int, tiles: np.ndarray | None = Non
         raise ValueError("flow and deposit must be given together")
     flow, deposit = _check_erosion_map("flow", flow, heights), _check_erosion_map("deposit", deposit, heights)
     tile_means = tiles.reshape(tiles.shape[0], -1, 3).mean(axis=1)
-    work = size * size * 4 * tiles.shape[0]  # four weights and a mix per tile
+    work = size * size * 6 * tiles.shape[0]  # nanoseconds: a weight and a mix per tile and texel
     return run_rows(_BLEND, size, work, heights, rows, row_fracs, columns, column_fracs, low, band,
                     np.ascontiguousarray(tiles), tile_means, flow, deposit, flow is not _NO_MAP)
 
@@ -333,5 +333,5 @@ def bands_texture(heights: np.ndarray, size: int, split: str = "range", flow: np
     columns, column_fracs = _sample_positions(size, heights.shape[1])
     colors = np.array(BAND_COLORS, dtype=np.uint8)
     flow = _check_erosion_map("flow", flow, heights)
-    return run_rows(_BANDS, size, size * size, heights, rows, row_fracs, columns, column_fracs, thresholds, colors,
+    return run_rows(_BANDS, size, 5 * size * size, heights, rows, row_fracs, columns, column_fracs, thresholds, colors,
                     flow, flow is not _NO_MAP)
