@@ -62,7 +62,7 @@ class TerrainApp(mglw.WindowConfig):
         self.requested_key = self.renderer.arrays.keys(self.settings)
         self.uploaded_key: tuple | None = None  # arrays.keys() of the terrain on the GPU
         self.staging: tuple | None = None  # (a generation result, its slice-by-slice upload under way)
-        self.changed_since: float | None = None  # when the oldest change not on screen yet was asked for
+        self.changed_since: float | None = time.perf_counter()  # the oldest change not on screen yet (the start)
         self.ground_source: tuple | None = None  # (heightmap, tile) flight.ground was made from
         self.drawn_settings: SceneSettings | None = None  # the last settings a frame was drawn with
         self.flight = flight.Flight()
