@@ -64,6 +64,11 @@ def load_scene(path: str | Path, base: SceneSettings | None = None) -> tuple[Sce
     return _settings_from_document(path, document, base or SceneSettings())
 
 
+def scene_from_document(source: str | Path, document: dict[str, Any]) -> tuple[SceneSettings, list[str]]:
+    """The settings of an already parsed scene document (a flight file's, a video's metadata), with warnings."""
+    return _settings_from_document(Path(source), document, SceneSettings())
+
+
 def _read_png(path: Path) -> dict[str, Any]:
     try:
         with Image.open(path) as image:
@@ -101,7 +106,7 @@ def _settings_from_document(path: Path, document: dict[str, Any],
         warnings.append(f"{path}: written by a newer terrainview (scene version {version}); "
                         "settings this version does not know are ignored")
     warnings += [f"{path}: unknown top-level key {key!r} ignored"
-                 for key in document if key not in ("version", "program", "scene")]
+                 for key in document if key not in ("version", "program", "scene", "keyframe")]
     values = document.get("scene", {})
     if not isinstance(values, dict):
         raise SceneError(f"{path}: 'scene' must be a table of settings")
