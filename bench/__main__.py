@@ -8,8 +8,8 @@ import importlib
 import platform
 import sys
 
-SECTIONS = ("bench.kernels", "bench.generators", "bench.erosion", "bench.viewer", "bench.screenshots",
-            "bench.imgui_panel", "bench.lod", "bench.video")
+SECTIONS = ("bench.kernels", "bench.busy", "bench.generators", "bench.erosion", "bench.viewer", "bench.uploads",
+            "bench.screenshots", "bench.imgui_panel", "bench.lod", "bench.video")
 
 
 def main() -> int:

@@ -11,11 +11,12 @@ uniform mat4 view;
 uniform mat4 projection;
 uniform float level;
 uniform float half_extent;
+uniform vec2 centre;  // world x, z the plane is centred on (the tiles' middle)
 out float eye_distance;
 
 void main() {
     vec2 corner = vec2(gl_VertexID % 2, gl_VertexID / 2) * 2.0 - 1.0;
-    vec4 eye = view * vec4(corner.x * half_extent, level, -corner.y * half_extent, 1.0);
+    vec4 eye = view * vec4(centre.x + corner.x * half_extent, level, centre.y - corner.y * half_extent, 1.0);
     eye_distance = -eye.z;
     gl_Position = projection * eye;
 }

@@ -17,7 +17,7 @@ from pathlib import Path
 import moderngl_window as mglw
 from imgui_bundle import imgui
 
-from . import catalog, flight
+from . import camera, catalog, flight
 from .files import OutputError, atomic_output, check_output_path, unique_path
 from .flythrough import Flight, load_flight
 from .flythrough_ui import FlythroughControls, add_flight_argument
@@ -33,7 +33,7 @@ from .worker import GenerationWorker
 SCREENSHOT_FOLDER = Path("screenshots")
 SCENE_FOLDER = Path("scenes")
 MESSAGE_SECONDS = 4.0
-CAMERA_FIELDS = ("yrot", "ytrans", "ztrans", "pitch")
+UPLOAD_SECONDS = 0.02  # a frame spends at most about this long copying new heightmaps to the GPU
 
 
 class TerrainApp(mglw.WindowConfig):
@@ -65,12 +65,15 @@ class TerrainApp(mglw.WindowConfig):
         replay = self.initial_flight or (load_flight(flight_path)[0] if flight_path else None)
         if replay is not None:
             self.settings = self.flythrough.play(replay)
-        self.start_camera = {name: getattr(self.settings, name) for name in CAMERA_FIELDS}
+        self.start_camera = {name: getattr(self.settings, name) for name in camera.CAMERA_FIELDS}
         self.renderer = Renderer(self.ctx)
         self.worker = GenerationWorker(self.renderer.arrays)
         self.worker.request(self.settings)
         self.requested_key = self.renderer.arrays.keys(self.settings)
         self.uploaded_key: tuple | None = None  # arrays.keys() of the terrain on the GPU
+        self.staging: tuple | None = None  # (a generation result, its slice-by-slice upload under way)
+        self.changed_since: float | None = time.perf_counter()  # the oldest change not on screen yet (the start)
+        self.ground_source: tuple | None = None  # (heightmap, tile) flight.ground was made from
         self.drawn_settings: SceneSettings | None = None  # the last settings a frame was drawn with
         self.flight = flight.Flight()
         self.panel = Panel()
@@ -82,6 +85,8 @@ class TerrainApp(mglw.WindowConfig):
         self.pending_shot: tuple | None = None  # a shot asked for before the new terrain reached the GPU
         self.saved_scenes: set[Path] = set()  # scene files this session wrote (and may overwrite)
         self._fps_frames, self._fps_since = 0, time.perf_counter()
+        self._frame_started: float | None = None
+        self._slowest_frame = 0.0
         self.imgui_context = imgui.create_context()
         imgui.set_current_context(self.imgui_context)
         imgui.get_io().set_ini_filename("")  # no imgui.ini litter in the user's folder
@@ -99,6 +104,7 @@ class TerrainApp(mglw.WindowConfig):
 
     def on_render(self, time_: float, frame_time: float) -> None:
         self._take_generated()
+        self._update_ground()
         self.settings = self.flight.advance(self.settings, frame_time)
         # A replay's clock starts with the first frame drawn (not while the kernels compile).
         self.settings = self.flythrough.advance(self.settings, frame_time if self.drawn_settings else 0.0)
@@ -108,12 +114,15 @@ class TerrainApp(mglw.WindowConfig):
         settings = self.settings
         if not self.renderer.can_draw(settings) and self.drawn_settings is not None:
             # Switched between 1d and a 2D mode: draw the old mode until the new surface arrives.
-            settings = self.drawn_settings.replace(**{name: getattr(settings, name) for name in CAMERA_FIELDS})
+            settings = self.drawn_settings.replace(**{name: getattr(settings, name) for name in camera.CAMERA_FIELDS})
         if self.renderer.can_draw(settings):
             frame = Frame(self.wnd.buffer_size, line_scale=self.wnd.pixel_ratio)
             self.frame_stats = self.renderer.draw(settings, framebuffer, frame)
             self.drawn_settings = settings
             self.status.drawn = self.frame_stats.summary()
+            if self.changed_since is not None and self.uploaded_key == self.requested_key:
+                self.status.change_seconds = time.perf_counter() - self.changed_since
+                self.changed_since = None
         else:
             framebuffer.clear(0.1, 0.1, 0.12, 1.0)
         if self.pending_shot is not None and self.renderer.arrays.keys(self.settings) == self.uploaded_key:
@@ -126,9 +135,18 @@ class TerrainApp(mglw.WindowConfig):
     def _take_generated(self) -> None:
         if self.shot is not None:  # a screenshot in progress keeps the terrain it started with
             return
-        result = self.worker.take_result()
-        if result is None:
-            return
+        if self.staging is None:
+            result = self.worker.take_result()
+            if result is None:
+                return
+            self.staging = (result, self.renderer.gpu.stage(result.changed))
+        # Large heightmaps go up a slice per frame while the old terrain is still drawn.
+        result, slices = self.staging
+        deadline = time.perf_counter() + UPLOAD_SECONDS
+        for _ in slices:
+            if time.perf_counter() >= deadline:
+                return
+        self.staging = None
         self.renderer.upload(result.changed)
         self.status.error = result.error
         if result.error is None:
@@ -144,13 +162,31 @@ class TerrainApp(mglw.WindowConfig):
         if key != self.requested_key:
             self.requested_key = key
             self.worker.request(self.settings)
+            if self.changed_since is None:
+                self.changed_since = time.perf_counter()
+
+    def _update_ground(self) -> None:
+        """Terrain following needs the surface under the eye: the CPU copy of the heightmap being drawn."""
+        heights = self.renderer.arrays.surface.value
+        if heights is None or heights.ndim != 2:
+            self.flight.ground, self.ground_source = None, None
+            return
+        source = (heights, camera.tile_shift(self.settings.tile))
+        if self.ground_source is None or self.ground_source[0] is not heights or self.ground_source[1] != source[1]:
+            self.flight.ground, self.ground_source = camera.ground_height(heights, self.settings.tile), source
 
     def _count_frame(self) -> None:
+        now = time.perf_counter()
+        if self._frame_started is not None:
+            self._slowest_frame = max(self._slowest_frame, now - self._frame_started)
+        self._frame_started = now
         self._fps_frames += 1
-        elapsed = time.perf_counter() - self._fps_since
+        elapsed = now - self._fps_since
         if elapsed >= 0.5:
             self.status.frames_per_second = self._fps_frames / elapsed
-            self._fps_frames, self._fps_since = 0, time.perf_counter()
+            self.status.frame_seconds = elapsed / self._fps_frames
+            self.status.slowest_frame_seconds = self._slowest_frame
+            self._fps_frames, self._fps_since, self._slowest_frame = 0, now, 0.0
 
     def _draw_ui(self, frame_time: float) -> None:
         self.status.busy_seconds = self.worker.busy_seconds
@@ -158,6 +194,7 @@ class TerrainApp(mglw.WindowConfig):
         self.status.window_size = self.wnd.buffer_size
         self.status.shot_progress = None if self.shot is None else self.shot[0].progress
         self.status.compiling = not self.worker.first_done.is_set()
+        self.status.fly_speed = self.flight.speed
         self.status.recording_seconds = self.flythrough.recording_seconds
         self.imgui_input.new_frame(frame_time)
         self.style_scale.apply(self.panel.ui_scale)
@@ -211,6 +248,7 @@ class TerrainApp(mglw.WindowConfig):
     def reset_camera(self) -> None:
         self.settings = self.settings.replace(**self.start_camera)
         self.flight.release_all()
+        self.flight.speed = 1.0
 
     def toggle_wireframe(self) -> None:
         """P (seeds/004): switch the current surface between rendered and wireframe drawing (from another
@@ -347,13 +385,12 @@ class TerrainApp(mglw.WindowConfig):
     def on_mouse_drag_event(self, x: int, y: int, dx: int, dy: int) -> None:
         self.imgui_input.mouse_position(x, y)
         if not imgui.get_io().want_capture_mouse:  # the mouse over the panel never moves the camera
-            self.settings = flight.drag(self.settings, dx, dy)
+            self.settings = self.flight.drag(self.settings, dx, dy)
 
     def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
         self.imgui_input.mouse_wheel(x_offset, y_offset)
-        if not imgui.get_io().want_capture_mouse and y_offset:
-            key = flight.Key.UP if y_offset > 0 else flight.Key.DOWN
-            self.settings = flight.step(self.settings, key, shift=False, count=max(1, round(abs(y_offset))))
+        if not imgui.get_io().want_capture_mouse:
+            self.settings = self.flight.wheel(self.settings, y_offset)
 
     def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
         self.imgui_input.mouse_button(x, y, button, True)
@@ -368,6 +405,7 @@ class TerrainApp(mglw.WindowConfig):
     def on_close(self) -> None:
         self.flythrough.close()
         self.worker.stop()
+        self.staging = None
         if self.shot is not None:
             self.shot[0].release()
         self.renderer.release()

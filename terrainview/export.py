@@ -29,7 +29,7 @@ from PIL import Image
 
 from . import catalog
 from .scene_file import png_text_chunks, scene_document
-from .settings import SceneSettings, SettingsError
+from .settings import ENDLESS, SceneSettings, SettingsError
 
 UINT16_MAX = 65535
 
@@ -101,9 +101,10 @@ def _write_obj(heights: np.ndarray, settings: SceneSettings, files: dict[Path, P
     from .mesh import surface_mesh, write_obj
 
     obj, mtl, png = files
+    tiles = 1 if settings.tile == ENDLESS else settings.tile  # endless: the one seamless tile it repeats
     print(f"terrainview export: building the mesh ({heights.shape[0]}x{heights.shape[1]} heights, "
-          f"{settings.tile}x{settings.tile} tiles)...", flush=True)
-    mesh = surface_mesh(heights, settings.tile)
+          f"{tiles}x{tiles} tiles)...", flush=True)
+    mesh = surface_mesh(heights, tiles)
     Image.fromarray(surface_texture_rgb(settings)).save(files[png], format="PNG",
                                                          pnginfo=png_text_chunks(settings))
     print(f"terrainview export: writing {len(mesh.positions):,} vertices and {len(mesh.faces):,} triangles...",

@@ -1,7 +1,10 @@
 """Arrow-key flight, as in the original: a tap moves one step, a held key repeats at 30 steps per second.
 
-Pure Python (no window, no GL) so that tests can drive it at any frame rate. Steps are the original's:
-Left/Right turn 3 degrees, Up/Down move 0.05 along Z, or along Y with Shift held.
+Pure Python (no window, no GL) so that tests can drive it at any frame rate. Orbit camera, the original's
+steps: Left/Right turn 3 degrees, Up/Down move 0.05 along Z, or along Y with Shift held. Fly camera:
+Left/Right turn the eye about itself 3 degrees, Up/Down move it 0.05 along its heading, Shift+Up/Down climb
+and descend; the wheel changes the speed (the move steps' multiplier). Given the ground (``Flight.ground``),
+the eye never goes below a clearance above it, in either mode.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from enum import Enum
 
+from . import camera
 from .settings import SceneSettings
 
 YAW_STEP_DEGREES = 3.0
@@ -17,6 +21,8 @@ MOVE_STEP = 0.05
 STEPS_PER_SECOND = 30.0
 MAX_PITCH_DEGREES = 80.0
 DRAG_DEGREES_PER_PIXEL = 0.3
+SPEED_STEP = 1.25  # one wheel notch multiplies or divides the fly speed by this
+SPEED_RANGE = (1.0 / 64.0, 64.0)
 _EPSILON = 1e-6  # absorbs float error when frame times add up to exactly n / 30 s
 
 
@@ -27,8 +33,10 @@ class Key(Enum):
     DOWN = "down"
 
 
-def step(settings: SceneSettings, key: Key, shift: bool, count: int = 1) -> SceneSettings:
-    """The camera after ``count`` of the original's steps for ``key``."""
+def step(settings: SceneSettings, key: Key, shift: bool, count: int = 1, speed: float = 1.0) -> SceneSettings:
+    """The camera after ``count`` steps for ``key`` (fly moves are ``speed`` times the original's step)."""
+    if settings.camera == "fly":
+        return _fly_step(settings, key, shift, count, speed)
     if key is Key.LEFT:
         return settings.replace(yrot=settings.yrot + YAW_STEP_DEGREES * count)
     if key is Key.RIGHT:
@@ -37,6 +45,16 @@ def step(settings: SceneSettings, key: Key, shift: bool, count: int = 1) -> Scen
     if shift:
         return settings.replace(ytrans=settings.ytrans + distance)
     return settings.replace(ztrans=settings.ztrans + distance)
+
+
+def _fly_step(settings: SceneSettings, key: Key, shift: bool, count: int, speed: float) -> SceneSettings:
+    if key in (Key.LEFT, Key.RIGHT):  # turn the eye about itself: left looks left
+        return settings.replace(yrot=settings.yrot + YAW_STEP_DEGREES * count * (-1 if key is Key.LEFT else 1))
+    distance = MOVE_STEP * speed * count * (1 if key is Key.UP else -1)
+    if shift:
+        return settings.replace(eye_y=settings.eye_y + distance)
+    x, z = camera.heading(settings)
+    return settings.replace(eye_x=settings.eye_x + distance * x, eye_z=settings.eye_z + distance * z)
 
 
 def drag(settings: SceneSettings, dx: float, dy: float) -> SceneSettings:
@@ -57,11 +75,31 @@ class Flight:
 
     held: dict[Key, _Held] = field(default_factory=dict)
     shift: bool = False
+    speed: float = 1.0  # fly camera: multiplier of the move step
+    ground: camera.Ground | None = None  # the surface height at world (x, z), once a surface is known
+
+    def _step(self, settings: SceneSettings, key: Key, count: int = 1) -> SceneSettings:
+        return camera.keep_above_ground(step(settings, key, self.shift, count, self.speed), self.ground)
 
     def press(self, settings: SceneSettings, key: Key) -> SceneSettings:
         """A key went down: one step at once (a tap is one original step)."""
         self.held[key] = _Held(steps=1)
-        return step(settings, key, self.shift)
+        return self._step(settings, key)
+
+    def drag(self, settings: SceneSettings, dx: float, dy: float) -> SceneSettings:
+        """Mouse drag: look around (both modes), the eye kept above the ground."""
+        return camera.keep_above_ground(drag(settings, dx, dy), self.ground)
+
+    def wheel(self, settings: SceneSettings, notches: float) -> SceneSettings:
+        """Mouse wheel: the fly camera's speed, or in orbit mode moves along Z as the original's Up/Down."""
+        if not notches:
+            return settings
+        if settings.camera == "fly":
+            low, high = SPEED_RANGE
+            self.speed = min(high, max(low, self.speed * SPEED_STEP ** notches))
+            return settings
+        key = Key.UP if notches > 0 else Key.DOWN
+        return camera.keep_above_ground(step(settings, key, False, max(1, round(abs(notches)))), self.ground)
 
     def release(self, key: Key) -> None:
         self.held.pop(key, None)
@@ -76,6 +114,6 @@ class Flight:
             held.seconds += seconds
             due = max(1, math.ceil(held.seconds * STEPS_PER_SECOND - _EPSILON))
             if due > held.steps:
-                settings = step(settings, key, self.shift, due - held.steps)
+                settings = self._step(settings, key, due - held.steps)
                 held.steps = due
         return settings

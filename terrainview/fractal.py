@@ -11,7 +11,7 @@ and raising the iterations adds detail to the same terrain.
 from __future__ import annotations
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import get_num_threads, njit, parallel_chunksize, prange
 
 from .kernel_common import (
     LATTICE_BITS,
@@ -21,6 +21,7 @@ from .kernel_common import (
     check_common,
     check_int,
     hash32,
+    parallel_bands,
     stream_key,
 )
 
@@ -154,12 +155,13 @@ def _refine_rows(coarse, fine, first_row, end_row, scale, stream_key, lattice_sh
         above, below = below, above
 
 
-# Levels with fewer coarse rows than this are refined on one thread: the parallel launch would cost more.
-_PARALLEL_ROWS = 64
+# Levels with fewer coarse rows than this are refined on one thread: a pass in parallel ends at a barrier that
+# waits for the other thread to be scheduled (see kernel_common), which only passes of 5 ms or more repay.
+_PARALLEL_ROWS = 1024
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def _diamond_square_kernel(heights, coarse, scratch, scales, first_pass, stream_key, threads):
+def _diamond_square_kernel(heights, coarse, scratch, scales, first_pass, stream_key, bands):
     """Passes first_pass.. of diamond-square: refine coarse (level first_pass) up to heights.
 
     heights and scratch (the intermediate levels, one after another) come from numpy, which asks Linux for
@@ -176,12 +178,12 @@ def _diamond_square_kernel(heights, coarse, scratch, scales, first_pass, stream_
             used += size * size
         rows = coarse.shape[0] - 1
         lattice_shift = LATTICE_BITS - (pass_index + 1)
-        if rows < _PARALLEL_ROWS:
+        if rows < _PARALLEL_ROWS or bands == 1:
             # np.int64: a literal 0 would compile a second specialization of _refine_rows
             _refine_rows(coarse, fine, np.int64(0), rows, scales[pass_index], stream_key, lattice_shift)
         else:
-            for band in prange(threads):
-                _refine_rows(coarse, fine, band * rows // threads, (band + 1) * rows // threads,
+            for band in prange(bands):
+                _refine_rows(coarse, fine, band * rows // bands, (band + 1) * rows // bands,
                              scales[pass_index], stream_key, lattice_shift)
         fine[2 * rows] = fine[0]
         coarse = fine
@@ -204,11 +206,13 @@ def _midpoint_1d_kernel(values, scales, stream_key, lattice_shift):
     return values
 
 
-@njit(cache=True, parallel=True, nogil=True)
+# Serial: one pass over memory, which a second thread does not speed up (0.4 ms for 1025^2 on one core,
+# 3 ms on two through the parallel launch).
+@njit(cache=True, nogil=True)
 def _cloud_colors_kernel(heights, mean):
     rows, columns = heights.shape
     colors = np.empty((rows, columns, 3), dtype=np.float32)
-    for z in prange(rows):
+    for z in range(rows):
         for x in range(columns):
             deviation = min(max(heights[z, x] - mean, -0.2), 0.2)
             shade = (deviation + 0.2) * 1.25  # [-0.2, 0.2] -> [0, 0.5]
@@ -216,6 +220,7 @@ def _cloud_colors_kernel(heights, mean):
             colors[z, x, 1] = 0.4 + shade
             colors[z, x, 2] = 0.9
     return colors
+
 
 
 def _refine(coarse: np.ndarray, first_pass: int, iterations: int, seed: int, h: float,
@@ -226,8 +231,9 @@ def _refine(coarse: np.ndarray, first_pass: int, iterations: int, seed: int, h: 
     scratch = np.empty(sum(((2 << level) + 1) ** 2 for level in range(first_pass, iterations - 1)),
                        dtype=np.float32)
     scales = _pass_scales(iterations, h, height_scale)
-    return _diamond_square_kernel(heights, coarse, scratch, scales, first_pass, stream_key(seed, _DOMAIN_2D),
-                                  get_num_threads())
+    with parallel_chunksize(1):
+        return _diamond_square_kernel(heights, coarse, scratch, scales, first_pass, stream_key(seed, _DOMAIN_2D),
+                                      parallel_bands(get_num_threads()))
 
 
 def diamond_square(iterations: int, seed: int = 0, h: float = 0.7, height_scale: float = 1.0) -> np.ndarray:

@@ -50,6 +50,8 @@ from .kernel_common import (
     check_int,
     check_real,
     hash32,
+    row_kernels,
+    run_rows,
     stream_key,
 )
 
@@ -150,8 +152,7 @@ def _raised_run(across, dir_z, px, lo, hi, step):
     return start, hi
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _fault_kernel(iterations, px, pz, dir_x, dir_z, deltas, offset, gain):
+def _fault_rows(iterations, px, pz, dir_x, dir_z, deltas, offset, gain):
     """Sum of the faults, then (sum - offset) * gain, as float32 of shape (2**iterations + 1,) * 2.
 
     A fault raises the points of the disc of radius half a period around its point (displacements wrapped
@@ -192,6 +193,20 @@ def _fault_kernel(iterations, px, pz, dir_x, dir_z, deltas, offset, gain):
     return heights
 
 
+_FAULT = row_kernels(_fault_rows)
+
+
+def _fault_work(iterations: int, fault_iterations: int) -> int:
+    """The fault kernel's work for run_rows, in nanoseconds: every cell, and every fault on every row."""
+    size = 1 << iterations
+    return 2 * size * (size + 4 * fault_iterations)
+
+
+def _blur_work(heights: np.ndarray, weights: np.ndarray) -> int:
+    """The blur kernel's work for run_rows, in nanoseconds: each of its two passes (a parallel region each)."""
+    return heights.size * weights.size // 4
+
+
 def _fault_deltas(count: int) -> np.ndarray:
     """Delta of each fault: FAULT_MAX_DELTA for the first, falling linearly to FAULT_MIN_DELTA for the last."""
     if count == 1:
@@ -207,7 +222,8 @@ def _fault_raw(iterations: int, seed: int, fault_iterations: int) -> np.ndarray:
     """The faults' sum before normalisation and blur: each point is the sum of the deltas of the faults that
     raised it (so one fault gives exactly the two levels 0 and FAULT_MAX_DELTA)."""
     px, pz, dir_x, dir_z = _fault_lines_for(seed, fault_iterations)
-    return _fault_kernel(iterations, px, pz, dir_x, dir_z, _fault_deltas(fault_iterations), 0.0, 1.0)
+    return run_rows(_FAULT, 1 << iterations, _fault_work(iterations, fault_iterations), iterations, px, pz, dir_x,
+                    dir_z, _fault_deltas(fault_iterations), 0.0, 1.0)
 
 
 def _gaussian_weights(sigma: float) -> np.ndarray:
@@ -217,8 +233,7 @@ def _gaussian_weights(sigma: float) -> np.ndarray:
     return (weights / weights.sum()).astype(np.float32)
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _periodic_blur_kernel(heights, weights):
+def _periodic_blur_rows(heights, weights):
     """Separable Gaussian blur of the periodic map (last row/column = first): rows, then columns, wrapping.
 
     Both passes run over whole rows in their innermost loop (a row of weight * shifted row added per tap), so
@@ -254,6 +269,9 @@ def _periodic_blur_kernel(heights, weights):
     return out
 
 
+_PERIODIC_BLUR = row_kernels(_periodic_blur_rows)
+
+
 def periodic_blur(heights: np.ndarray, sigma: float) -> np.ndarray:
     """Gaussian blur (sigma in cells) of a seamless heightmap, wrapping across its edges; the result is
     seamless again (last row/column equal to the first)."""
@@ -261,7 +279,9 @@ def periodic_blur(heights: np.ndarray, sigma: float) -> np.ndarray:
     if heights.ndim != 2 or heights.shape[0] != heights.shape[1] or heights.shape[0] < 2:
         raise ValueError(f"heights must be a square 2D array of at least 2 x 2, got shape {heights.shape}")
     sigma = check_real("sigma", sigma, 0.0, MAX_BLUR, low_inclusive=False)
-    return _periodic_blur_kernel(np.ascontiguousarray(heights, dtype=np.float32), _gaussian_weights(sigma))
+    weights = _gaussian_weights(sigma)
+    return run_rows(_PERIODIC_BLUR, heights.shape[0], _blur_work(heights, weights),
+                    np.ascontiguousarray(heights, dtype=np.float32), weights)
 
 
 def fault_formation(iterations: int, seed: int = 0, fault_iterations: int = 200, blur: float = 0.0,
@@ -284,11 +304,12 @@ def fault_formation(iterations: int, seed: int = 0, fault_iterations: int = 200,
     offset = _RAISED_FRACTION * float(deltas.sum())
     deviation = math.sqrt(_RAISED_FRACTION * (1.0 - _RAISED_FRACTION) * float(np.square(deltas).sum()))
     gain = FAULT_SPREAD * height_scale / deviation
-    heights = _fault_kernel(iterations, *_fault_lines_for(seed, fault_iterations), deltas, offset, gain)
+    heights = run_rows(_FAULT, 1 << iterations, _fault_work(iterations, fault_iterations), iterations,
+                       *_fault_lines_for(seed, fault_iterations), deltas, offset, gain)
     if blur > 0.0:
         # At most one map width: wider is all but flat anyway, and keeps the kernel within the wrap.
-        sigma = min(blur * 2.0 ** (iterations - blur_iterations), float(1 << iterations))
-        heights = _periodic_blur_kernel(heights, _gaussian_weights(sigma))
+        weights = _gaussian_weights(min(blur * 2.0 ** (iterations - blur_iterations), float(1 << iterations)))
+        heights = run_rows(_PERIODIC_BLUR, heights.shape[0], _blur_work(heights, weights), heights, weights)
     return heights
 
 

@@ -12,17 +12,17 @@ from dataclasses import dataclass, field
 import numpy as np
 from imgui_bundle import imgui
 
-from . import catalog
+from . import camera, catalog
 from .image_size import MAX_IMAGE_SIDE, MAX_RENDER_SIDE, SUPERSAMPLE_FACTORS
-from .settings import SceneSettings, option_spec
+from .settings import CAMERAS, ENDLESS, SceneSettings, option_spec
 
 SHORTCUTS = (
     ("Left / Right, A / D", "turn 3 degrees (hold to repeat, 30 steps/s)"),
-    ("Up / Down, W / S", "move 0.05 along Z"),
-    ("Shift + Up / Down", "move 0.05 along Y"),
+    ("Up / Down, W / S", "orbit: move 0.05 along Z; fly: along the heading"),
+    ("Shift + Up / Down", "orbit: move 0.05 along Y; fly: climb / descend"),
     ("Mouse drag", "turn; vertical drag pitches (within 80 degrees)"),
-    ("Mouse wheel", "move along Z"),
-    ("Home", "reset the camera"),
+    ("Mouse wheel", "orbit: move along Z; fly: speed"),
+    ("Home", "reset the camera to the session's start"),
     ("P", "toggle rendered / wireframe"),
     ("R", "start / stop recording a flight to ./flights/"),
     ("Space, Left / Right", "replaying a flight: pause, step while paused"),
@@ -59,8 +59,12 @@ class PanelStatus:
     """What the status line shows."""
 
     generation_seconds: float = 0.0
+    change_seconds: float | None = None  # from a settings change to the first frame showing it
     drawn: str = ""  # what the frame drew, e.g. "312k of 33.5M triangles" (FrameStats.summary)
     frames_per_second: float = 0.0
+    frame_seconds: float = 0.0  # mean over the last half second
+    slowest_frame_seconds: float = 0.0  # the slowest frame of the last half second
+    fly_speed: float = 1.0
     busy_seconds: float | None = None  # a generation running for this long (None: idle)
     compiling: bool = False
     error: str | None = None
@@ -120,7 +124,7 @@ class Panel:
             room = height - imgui.get_cursor_pos_y() - footer
             imgui.set_next_window_size_constraints(imgui.ImVec2(0, 0), imgui.ImVec2(width, max(room, 40 * scale)))
             imgui.begin_child("##options", imgui.ImVec2(0, 0), imgui.ChildFlags_.auto_resize_y)
-            settings = self._draw_options(settings, actions)
+            settings = self._draw_options(settings, actions, status)
             self._draw_screenshot(status, actions)
             for section in self.sections:
                 settings = section(settings)
@@ -134,7 +138,7 @@ class Panel:
 
     # --- sections -------------------------------------------------------------------------------------------
 
-    def _draw_options(self, settings: SceneSettings, actions: PanelActions) -> SceneSettings:
+    def _draw_options(self, settings: SceneSettings, actions: PanelActions, status: PanelStatus) -> SceneSettings:
         s = settings
         s = _combo(s, "mode", "Render type", {name: entry.label for name, entry in catalog.RENDER_TYPES.items()})
         imgui.separator_text("Surface")
@@ -142,7 +146,7 @@ class Panel:
         s = _slider(s, "h", "Surface H")
         s = _slider(s, "height_scale", "Height scale", low=0.01, logarithmic=True)
         s = self._seed(s)
-        s = _slider(s, "tile", "Tile")
+        s = self._tile(s)
         if imgui.collapsing_header("Clouds and teximage", imgui.TreeNodeFlags_.default_open):
             s = _slider(s, "cloud_iterations", "Cloud iterations")
             s = _slider(s, "cloud_h", "Cloud H")
@@ -170,10 +174,7 @@ class Panel:
             for widget in catalog.erosion(s).widgets:
                 s = _slider(s, widget.setting, widget.label, high=widget.high)
         if imgui.collapsing_header("Camera"):
-            s = _drag(s, "yrot", "Yaw", 1.0)
-            s = _drag(s, "pitch", "Pitch", 1.0)
-            s = _drag(s, "ytrans", "Y", 0.01)
-            s = _drag(s, "ztrans", "Z", 0.01)
+            s = self._camera(s, status)
             actions.reset_camera = imgui.button("Reset camera (Home)")
         imgui.separator()
         actions.save_scene = imgui.button("Save scene")
@@ -184,6 +185,33 @@ class Panel:
         _, self.scene_path = imgui.input_text("Scene file", self.scene_path)
         if imgui.is_item_hovered():
             imgui.set_tooltip("a scene TOML or a terrainview PNG; dropping one on the window loads it too")
+        return s
+
+    @staticmethod
+    def _tile(settings: SceneSettings) -> SceneSettings:
+        endless = settings.tile == ENDLESS
+        changed, endless = imgui.checkbox("Endless", endless)
+        if changed:
+            return settings.replace(tile=ENDLESS if endless else 1)
+        if endless:
+            return settings
+        imgui.same_line()
+        return _slider(settings, "tile", "Tile")
+
+    @staticmethod
+    def _camera(settings: SceneSettings, status: PanelStatus) -> SceneSettings:
+        """The mode (switching keeps the view) and the mode's own fields."""
+        index = CAMERAS.index(settings.camera)
+        changed, index = imgui.combo("Camera", index, ["orbit (the original's)", "fly"])
+        if changed:
+            settings = camera.switch_mode(settings, CAMERAS[index])
+        s = _drag(settings, "yrot", "Yaw", 1.0)
+        s = _drag(s, "pitch", "Pitch", 1.0)
+        names = ("eye_x", "eye_y", "eye_z") if s.camera == "fly" else ("xtrans", "ytrans", "ztrans")
+        for name, label in zip(names, ("X", "Y", "Z"), strict=True):
+            s = _drag(s, name, label, 0.01)
+        if s.camera == "fly":
+            imgui.text_disabled(f"speed x{status.fly_speed:.2f} (mouse wheel)")
         return s
 
     def _seed(self, settings: SceneSettings) -> SceneSettings:
@@ -274,8 +302,11 @@ class Panel:
             imgui.progress_bar(status.erosion_progress, imgui.ImVec2(-1, 0), f"Eroding {status.erosion_progress:.0%}")
         if status.error:
             imgui.text_colored(imgui.ImVec4(1.0, 0.35, 0.3, 1.0), status.error)
-        imgui.text(f"generated in {status.generation_seconds * 1000:.1f} ms | "
-                   f"{status.drawn} | {status.frames_per_second:.0f} fps")
+        shown = "-" if status.change_seconds is None else f"{status.change_seconds * 1000:.0f} ms"
+        imgui.text(f"change shown after {shown} (generated in {status.generation_seconds * 1000:.1f} ms)")
+        imgui.text(f"frame {status.frame_seconds * 1000:.0f} ms (slowest {status.slowest_frame_seconds * 1000:.0f}) | "
+                   f"{status.frames_per_second:.0f} fps")
+        imgui.text(status.drawn)
         imgui.text_disabled("F1: keyboard shortcuts")
 
     @staticmethod

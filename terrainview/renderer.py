@@ -14,10 +14,10 @@ import moderngl
 import numpy as np
 from pyglm import glm
 
-from . import catalog, lod
-from .gpu import FOG_COLOR, GpuResources
+from . import camera, catalog, lod
+from .gpu import FOG_COLOR, SURFACE_FOG, GpuResources
 from .lod_draw import LodTerrain, draw_selection
-from .settings import SceneSettings
+from .settings import ENDLESS, SceneSettings
 from .terrain import DerivedArrays
 
 FIELD_OF_VIEW_Y = 60.0
@@ -46,6 +46,8 @@ class Frame:
 
 @dataclass(frozen=True)
 class FrameStats:
+    """What a frame drew of the terrain (sky and water not counted), and what the full mesh would be."""
+
     primitives: int
     kind: str  # "triangles" or "line segments"
     terrain: int = 0  # of which the surface's (no sky, no water) ...
@@ -67,10 +69,8 @@ def _count(value: int) -> str:
 
 
 def view_matrix(settings: SceneSettings) -> glm.mat4:
-    """The original's view, translate(0, ytrans, ztrans) * rotateY(yrot), with the viewer's pitch between."""
-    return (glm.translate(glm.vec3(0.0, settings.ytrans, settings.ztrans))
-            * glm.rotate(glm.radians(settings.pitch), glm.vec3(1.0, 0.0, 0.0))
-            * glm.rotate(glm.radians(settings.yrot), glm.vec3(0.0, 1.0, 0.0)))
+    """The camera's view (orbit: the original's translate * rotateX(pitch) * rotateY(yrot); see camera.py)."""
+    return camera.view_matrix(settings)
 
 
 def projection_matrix(aspect: float, field_of_view_y: float = FIELD_OF_VIEW_Y) -> glm.mat4:
@@ -181,18 +181,22 @@ class Renderer:
         program = self.gpu.programs["polyline"]
         projection = frame.ndc_window * glm.ortho(-frame.aspect, frame.aspect, -1.0, 1.0, -1.0, 1.0)
         self._line_uniforms(program, settings, framebuffer, glm.mat4(1.0), projection, frame)
-        program["tiles"].value = settings.tile
+        # Endless: enough copies to fill the image's width (the profile view does not move).
+        tiles = 2 * math.ceil(frame.aspect / 2.0) + 1 if settings.tile == ENDLESS else settings.tile
+        program["tiles"].value = tiles
         program["tile_spacing"].value = 2.0
         self.gpu.get("vao:polyline").render(moderngl.LINE_STRIP, vertices=self.gpu.profile_length,
-                                            instances=settings.tile)
-        return FrameStats((self.gpu.profile_length - 1) * settings.tile, "line segments")
+                                            instances=tiles)
+        return FrameStats((self.gpu.profile_length - 1) * tiles, "line segments")
 
     def _lod_selection(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, frame: Frame,
                        lines: bool) -> lod.Selection | None:
         detail_height = frame.detail_height or frame.image_size[1]
         image_projection = projection_matrix(frame.aspect, frame.field_of_view_y)
+        # Endless tiles reach past the fog's end (rendered) or the far plane (lines: no fog).
+        reach = FAR_PLANE if lines else SURFACE_FOG[1]
         return self.lod.select(settings, view, projection, detail_height, frame.field_of_view_y, lines,
-                               image_projection)
+                               image_projection, reach)
 
     def draw_lines(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         view, projection = view_matrix(settings), frame.perspective()
@@ -200,24 +204,35 @@ class Renderer:
         program = self.gpu.programs["grid_lines" if selection is None else "grid_lines_lod"]
         self._line_uniforms(program, settings, framebuffer, view, projection, frame)
         size = self.gpu.surface_grid_size
-        self._bind_grid(program, self.gpu.get("texture:surface"), size, settings.tile if selection is None else None)
-        full = 2 * size * (size - 1) * settings.tile ** 2
+        # No fog in lines mode: endless tiles reach as far as the far plane.
+        tiles = self._bind_tiles(program, self.gpu.get("texture:surface"), size, settings, FAR_PLANE, selection)
+        full = 2 * size * (size - 1) * tiles ** 2
         if selection is None:
-            self.gpu.get("vao:grid_lines").render(moderngl.LINE_STRIP, vertices=size,
-                                                  instances=2 * size * settings.tile ** 2)
+            self.gpu.get("vao:grid_lines").render(moderngl.LINE_STRIP, vertices=size, instances=2 * size * tiles ** 2)
             segments = full
         else:
             segments = draw_selection(self.gpu, "grid_lines_lod", selection)
         return FrameStats(segments, "line segments", segments, full)
 
     @staticmethod
-    def _bind_grid(program: moderngl.Program, heights: moderngl.Texture, grid_size: int, tiles: int | None) -> None:
-        """The height texture and grid size; ``tiles`` for the full mesh (level of detail places nodes itself)."""
+    def _bind_grid(program: moderngl.Program, heights: moderngl.Texture, grid_size: int, tiles: int | None,
+                   origin: tuple[float, float] = (0.0, 0.0)) -> None:
+        """The height texture and grid size; for the full mesh (``tiles`` not None) tiles x tiles copies centred
+        on ``origin`` (world x, z); level of detail places its nodes itself."""
         heights.use(0)
         program["heights"].value = 0
         program["grid_size"].value = grid_size
         if tiles is not None:
             program["tiles"].value = tiles
+            program["tile_origin"].value = origin
+
+    def _bind_tiles(self, program: moderngl.Program, heights: moderngl.Texture, grid_size: int,
+                    settings: SceneSettings, reach: float, selection: lod.Selection | None) -> int:
+        """Bind the heightmap and the settings' tile layout (camera.tile_layout: a ring around the eye when
+        endless); returns the tiles per side of the full mesh."""
+        tiles, origin = camera.tile_layout(settings, reach)
+        self._bind_grid(program, heights, grid_size, tiles if selection is None else None, origin)
+        return tiles
 
     def draw_rendered(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         ctx, gpu = self.ctx, self.gpu
@@ -226,9 +241,10 @@ class Renderer:
         filter_ = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR) if settings.linear else (
             moderngl.NEAREST, moderngl.NEAREST)
 
-        # The sky pyramid, behind everything: no depth test.
+        # The sky pyramid around the eye (rotation only), behind everything: no depth test.
         sky = gpu.programs["sky"]
-        sky["view"].write(view)
+        sky["rotation"].write(camera.rotation_matrix(settings))
+        sky["yaw_rotation"].write(glm.rotate(glm.radians(settings.yrot), glm.vec3(0.0, 1.0, 0.0)))
         sky["projection"].write(projection)
         clouds = gpu.get("texture:clouds")
         clouds.filter = filter_
@@ -244,15 +260,15 @@ class Renderer:
         terrain["projection"].write(projection)
         terrain["slope_shading"].value = settings.shading == "slope"
         size = gpu.surface_grid_size
-        self._bind_grid(terrain, gpu.get("texture:surface"), size, settings.tile if selection is None else None)
+        # Past the fog's end nothing can be seen: endless tiles reach that far.
+        tiles = self._bind_tiles(terrain, gpu.get("texture:surface"), size, settings, SURFACE_FOG[1], selection)
         texture = gpu.surface_texture()
         texture.filter = filter_
         texture.use(1)
         terrain["surface_texture"].value = 1
-        full = 2 * (size - 1) ** 2 * settings.tile ** 2
+        full = 2 * (size - 1) ** 2 * tiles ** 2
         if selection is None:
-            gpu.get("vao:terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
-                                          instances=(size - 1) * settings.tile ** 2)
+            gpu.get("vao:terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size, instances=(size - 1) * tiles ** 2)
             surface_triangles = full
         else:
             surface_triangles = draw_selection(gpu, "terrain_lod", selection)
@@ -268,7 +284,8 @@ class Renderer:
             water["view"].write(view)
             water["projection"].write(projection)
             water["level"].value = settings.water_level
-            water["half_extent"].value = float(settings.tile)
+            water["half_extent"].value = float(tiles)
+            water["centre"].value = camera.tile_layout(settings, SURFACE_FOG[1])[1]
             gpu.get("vao:water").render(moderngl.TRIANGLE_STRIP, vertices=4)
             ctx.depth_mask = True
             triangles += 2

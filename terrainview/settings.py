@@ -20,6 +20,8 @@ from .lod import DEFAULT_ERROR_PIXELS
 
 MODES = tuple(catalog.RENDER_TYPES)
 MAX_TILE = 8
+ENDLESS = "endless"  # --tile endless: the surface repeats without end around the eye
+CAMERAS = ("orbit", "fly")
 LOD_CHOICES = ("on", "off")
 
 
@@ -43,7 +45,8 @@ class SceneSettings:
     cloud_h: float = _option(0.7, "cloud roughness H", low=0.0, high=1.0)
     teximage_iterations: int = _option(8, "teximage iterations", low=1, high=fractal.MAX_ITERATIONS_2D)
     teximage_h: float = _option(0.7, "teximage roughness H", low=0.0, high=1.0)
-    tile: int = _option(1, "draw tile x tile copies of the surface", low=1, high=MAX_TILE)
+    tile: int | str = _option(1, "draw tile x tile copies of the surface, or 'endless'", low=1, high=MAX_TILE,
+                              word=ENDLESS, metavar="T")
     seed: int = _option(0, "random seed of surface, clouds and teximage", low=0, high=fractal.MAX_SEED)
     height_scale: float = _option(1.0, "height scale (0 < X <= 100)", low=0.0, high=fractal.MAX_HEIGHT_SCALE,
                                   low_exclusive=True)
@@ -89,12 +92,19 @@ class SceneSettings:
                        group="render")
     lod_error: float = _option(DEFAULT_ERROR_PIXELS, "level of detail: largest on-screen grid step in output pixels",
                                low=0.01, high=64.0, group="render", metavar="PX")
-    # The camera: view = translate(0, ytrans, ztrans) * rotateX(pitch) * rotateY(yrot).
+    # The camera (terrainview/camera.py). Orbit, the original's: view = translate(xtrans, ytrans, ztrans) *
+    # rotateX(pitch) * rotateY(yrot); fly: view = rotateX(pitch) * rotateY(yrot) * translate(-eye).
+    camera: str = _option("orbit", "camera: orbit (the world turns about its origin) or fly", choices=CAMERAS,
+                          group="camera")
     yrot: float = _option(0.0, "camera yaw in degrees", low=-1e6, high=1e6, group="camera", angle=True)
-    ytrans: float = _option(-0.5, "camera Y translation", low=-100.0, high=100.0, group="camera")
-    ztrans: float = _option(-3.0, "camera Z translation", low=-100.0, high=100.0, group="camera")
     pitch: float = _option(0.0, "camera pitch in degrees (-80 to 80)", low=-80.0, high=80.0, group="camera",
-                          angle=True)
+                           angle=True)
+    xtrans: float = _option(0.0, "orbit camera X translation", low=-1e4, high=1e4, group="camera")
+    ytrans: float = _option(-0.5, "orbit camera Y translation", low=-1e4, high=1e4, group="camera")
+    ztrans: float = _option(-3.0, "orbit camera Z translation", low=-1e4, high=1e4, group="camera")
+    eye_x: float = _option(0.0, "fly camera: eye X", low=-1e4, high=1e4, group="camera")
+    eye_y: float = _option(0.5, "fly camera: eye Y", low=-1e4, high=1e4, group="camera")
+    eye_z: float = _option(3.0, "fly camera: eye Z", low=-1e4, high=1e4, group="camera")
 
     def __post_init__(self) -> None:
         for spec in dataclasses.fields(self):
@@ -140,6 +150,8 @@ class SceneSettings:
                                       "help": f"{meta['help']} (default: {spec.default})"}
             if meta["choices"]:
                 kwargs["choices"] = meta["choices"]
+            elif meta.get("word"):
+                kwargs["type"] = functools.partial(_parse_int_or_word, meta["word"])
             else:
                 kwargs["type"] = _ARG_TYPES[base_type(spec)]
                 kwargs["metavar"] = meta.get("metavar", spec.name.split("_")[-1].upper())
@@ -165,6 +177,16 @@ def _parse_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
 
 
+def _parse_int_or_word(word: str, text: str) -> int | str:
+    """An integer, or the one word the option also takes (--tile endless)."""
+    if text.strip().lower() == word:
+        return word
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer or {word!r}: {text!r}") from None
+
+
 def _parse_float(text: str) -> float:
     try:
         value = float(text)
@@ -181,6 +203,8 @@ _ARG_TYPES = {"int": _parse_int, "float": _parse_float, "str": str}
 def _validate(spec: dataclasses.Field, value: Any) -> None:
     meta, name = spec.metadata, spec.name
     if value is None and meta.get("optional"):
+        return
+    if meta.get("word") is not None and value == meta["word"]:
         return
     kind = base_type(spec)
     if kind == "bool":
@@ -204,6 +228,8 @@ def _validate(spec: dataclasses.Field, value: Any) -> None:
         valid = (value > low if meta.get("low_exclusive") else value >= low) and value <= high
     if not valid:
         article = "an integer" if kind == "int" else "a number"
+        if meta.get("word"):
+            article = f"{meta['word']!r} or {article}"
         lower = f"above {_number(low)}" if meta.get("low_exclusive") else f"from {_number(low)}"
         raise SettingsError(f"{name}: expected {article} {lower} to {_number(high)}, got {value!r}")
 

@@ -14,7 +14,7 @@ import functools
 import numpy as np
 from numba import njit, prange
 
-from .kernel_common import MAX_SEED, check_int, hash32
+from .kernel_common import MAX_SEED, check_int, hash32, row_kernels, run_rows
 
 MAX_TEXTURE_SIZE = 8192
 MAX_TILE_SIZE = 1024
@@ -179,9 +179,8 @@ def _bilinear(heights, row, row_frac, column, column_frac):
     return top + (bottom - top) * row_frac
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _blend_kernel(heights, rows, row_fracs, columns, column_fracs, low, band, tiles, tile_means, flow, deposit,
-                  eroded):
+def _blend_rows(heights, rows, row_fracs, columns, column_fracs, low, band, tiles, tile_means, flow, deposit,
+                eroded):
     size = rows.shape[0]
     count, tile_rows, tile_columns = tiles.shape[0], tiles.shape[1], tiles.shape[2]
     texture = np.empty((size, size, 3), dtype=np.uint8)
@@ -212,8 +211,10 @@ def _blend_kernel(heights, rows, row_fracs, columns, column_fracs, low, band, ti
     return texture
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def _bands_kernel(heights, rows, row_fracs, columns, column_fracs, thresholds, colors, flow, eroded):
+_BLEND = row_kernels(_blend_rows)
+
+
+def _bands_rows(heights, rows, row_fracs, columns, column_fracs, thresholds, colors, flow, eroded):
     size = rows.shape[0]
     texture = np.empty((size, size, 3), dtype=np.uint8)
     for r in prange(size):
@@ -230,6 +231,9 @@ def _bands_kernel(heights, rows, row_fracs, columns, column_fracs, thresholds, c
                 for channel in range(3):
                     texture[r, c, channel] = colors[band, channel]
     return texture
+
+
+_BANDS = row_kernels(_bands_rows)
 
 
 def _check_heights(heights: object) -> np.ndarray:
@@ -290,8 +294,9 @@ def blend_texture(heights: np.ndarray, size: int, tiles: np.ndarray | None = Non
         raise ValueError("flow and deposit must be given together")
     flow, deposit = _check_erosion_map("flow", flow, heights), _check_erosion_map("deposit", deposit, heights)
     tile_means = tiles.reshape(tiles.shape[0], -1, 3).mean(axis=1)
-    return _blend_kernel(heights, rows, row_fracs, columns, column_fracs, low, band, np.ascontiguousarray(tiles),
-                         tile_means, flow, deposit, flow is not _NO_MAP)
+    work = size * size * 6 * tiles.shape[0]  # nanoseconds: a weight and a mix per tile and texel
+    return run_rows(_BLEND, size, work, heights, rows, row_fracs, columns, column_fracs, low, band,
+                    np.ascontiguousarray(tiles), tile_means, flow, deposit, flow is not _NO_MAP)
 
 
 def band_thresholds(heights: np.ndarray, split: str = "range") -> np.ndarray:
@@ -328,5 +333,5 @@ def bands_texture(heights: np.ndarray, size: int, split: str = "range", flow: np
     columns, column_fracs = _sample_positions(size, heights.shape[1])
     colors = np.array(BAND_COLORS, dtype=np.uint8)
     flow = _check_erosion_map("flow", flow, heights)
-    return _bands_kernel(heights, rows, row_fracs, columns, column_fracs, thresholds, colors, flow,
-                         flow is not _NO_MAP)
+    return run_rows(_BANDS, size, 5 * size * size, heights, rows, row_fracs, columns, column_fracs, thresholds, colors,
+                    flow, flow is not _NO_MAP)

@@ -115,7 +115,9 @@ def xvfb_display():
     for attempt in range(3):
         number = _free_display_number(90 + 7 * attempt)
         display = f":{number}"
-        server = subprocess.Popen(["Xvfb", display, "-screen", "0", XVFB_SCREEN, "-nolisten", "tcp"],
+        # -r: no key auto-repeat. A viewer that quits on a key press leaves that key down in the server, which
+        # would repeat into the next test's window (and a loaded machine would turn slow key taps into repeats).
+        server = subprocess.Popen(["Xvfb", display, "-screen", "0", XVFB_SCREEN, "-nolisten", "tcp", "-r"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 20.0
         while time.monotonic() < deadline and server.poll() is None:

@@ -93,7 +93,7 @@ def settle(app) -> None:
 def fresh(app):
     """The app back at its start camera, in lines mode, nothing held, no text field active."""
     app.flight.release_all()
-    app.settings = app.settings.replace(mode="lines", **START_CAMERA)
+    app.settings = app.settings.replace(mode="lines", **app.start_camera)  # every camera field, mode included
     settle(app)
     from imgui_bundle import imgui
 
@@ -332,6 +332,55 @@ class TestKeysInProcess:
         fresh.settings = fresh.settings.replace(seed=0)
         settle(fresh)
 
+    def test_fly_keys_wheel_speed_and_home(self, fresh):
+        keys = fresh.wnd.keys
+        fresh.settings = fresh.settings.replace(camera="fly", yrot=90.0, eye_y=1.5)  # heading +x, high up
+        fresh.on_render(0.0, 1 / 60)
+        tap(fresh, keys.UP)
+        assert (fresh.settings.eye_x, fresh.settings.eye_z) == pytest.approx((0.05, 3.0), abs=1e-9)
+        from imgui_bundle import imgui
+
+        def pointer_over_the_terrain() -> bool:  # the X pointer may still send its own position: repeat ours
+            fresh.on_mouse_position_event(1200, 650, 0, 0)
+            return not imgui.get_io().want_capture_mouse
+
+        assert frames_until(fresh, pointer_over_the_terrain)
+        fresh.on_mouse_scroll_event(0.0, 1.0)
+        assert fresh.flight.speed == pytest.approx(1.25)
+        tap(fresh, keys.UP)
+        assert fresh.settings.eye_x == pytest.approx(0.05 + 0.0625, abs=1e-9)
+        tap(fresh, keys.LEFT)
+        assert fresh.settings.yrot == 87.0, "left turns the eye left"
+        press(fresh, keys.HOME)
+        release(fresh, keys.HOME)
+        assert fresh.settings.camera == "orbit" and fresh.flight.speed == 1.0
+        assert {name: getattr(fresh.settings, name) for name in START_CAMERA} == START_CAMERA
+
+    def test_status_shows_the_change_latency_and_the_full_mesh(self, fresh):
+        fresh.status.change_seconds = None
+        fresh.settings = fresh.settings.replace(iterations=5)
+        fresh._request_generation()
+        assert fresh.worker.wait_idle(60.0)
+        assert frames_until(fresh, lambda: fresh.status.change_seconds is not None)
+        assert fresh.status.change_seconds > 0.0
+        assert fresh.status.drawn == "2112 of 2112 line segments", "lines, iterations 5: 2 * 33 * 32, the full mesh"
+        fresh.settings = fresh.settings.replace(iterations=4)
+        settle(fresh)
+
+    def test_camera_section_draws_both_modes(self, fresh):
+        from imgui_bundle import imgui
+
+        from terrainview.panel import Panel
+
+        for mode in ("orbit", "fly"):
+            imgui.new_frame()
+            imgui.begin("camera section")
+            settings = Panel._camera(fresh.settings.replace(camera=mode), fresh.status)
+            tiles = Panel._tile(settings.replace(tile="endless"))
+            imgui.end()
+            imgui.end_frame()
+            assert settings.camera == mode and tiles.tile == "endless", "nothing clicked: nothing changed"
+
 
 # --- end to end: the program in a subprocess ---------------------------------------------------------------
 
@@ -361,7 +410,8 @@ def wait_for(condition, timeout: float, what: str, interval: float = 0.2):
 
 
 def find_window(display: str, process: subprocess.Popen) -> str | None:
-    assert process.poll() is None, f"terrainview exited early with status {process.returncode}"
+    if process.poll() is not None:
+        pytest.fail(f"terrainview exited early with status {process.returncode}: {process.communicate()}")
     result = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", "^terrainview$"],
                             env=x_env(display), capture_output=True, text=True, timeout=10)
     ids = result.stdout.split()
@@ -371,6 +421,9 @@ def find_window(display: str, process: subprocess.Popen) -> str | None:
 def key(display: str, window: str, *names: str) -> None:
     subprocess.run(["xdotool", "key", "--window", window, *names], env=x_env(display), capture_output=True,
                    timeout=10)
+    # A window that closes on a press never gets its release, and the server would keep that key down for the
+    # next window: release every key named, in the server itself.
+    subprocess.run(["xdotool", "keyup", *names], env=x_env(display), capture_output=True, timeout=10)
 
 
 SCENE_AREA = (slice(0, 720), slice(450, 1280))  # right of the options panel

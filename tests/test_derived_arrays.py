@@ -24,6 +24,7 @@ OTHER_VALUES = {
     "talus": 30.0, "thermal_passes": 5,
     "lod": "off", "lod_error": 3.0,
     "yrot": 30.0, "ytrans": -0.7, "ztrans": -2.0, "pitch": 20.0,
+    "camera": "fly", "xtrans": 0.4, "eye_x": 3.0, "eye_y": 1.0, "eye_z": -2.0,
 }
 
 
@@ -85,7 +86,7 @@ def test_settings_an_array_ignores_keep_its_key(sketch):
     """The other way round, where it matters for speed: the camera and the drawing options never regenerate."""
     for base in base_scenes(sketch).values():
         for name in ("yrot", "ytrans", "ztrans", "pitch", "invert", "antialias", "linear", "tile", "water_level",
-                     "shading"):
+                     "shading", "camera", "xtrans", "eye_x", "eye_y", "eye_z"):
             assert DerivedArrays().keys(base) == DerivedArrays().keys(base.replace(**{name: OTHER_VALUES[name]}))
     fault = base_scenes(sketch)["fault without blur"]
     assert DerivedArrays().keys(fault) == DerivedArrays().keys(fault.replace(h=0.2, teximage_h=0.2))

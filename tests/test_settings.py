@@ -54,11 +54,11 @@ BAD_VALUES = [
     ("h", -0.1), ("h", 1.1), ("h", float("nan")), ("h", "0.5"),
     ("cloud_iterations", 0), ("cloud_iterations", 13), ("cloud_h", 2.0),
     ("teximage_iterations", 13), ("teximage_h", -1.0),
-    ("tile", 0), ("tile", 9),
+    ("tile", 0), ("tile", 9), ("tile", "endles"), ("camera", "walk"),
     ("seed", -1), ("seed", 2**32), ("seed", 1.5),
     ("height_scale", 0.0), ("height_scale", -1.0), ("height_scale", 101.0), ("height_scale", float("inf")),
     ("antialias", "yes"), ("invert", 1), ("linear", None),
-    ("yrot", float("nan")), ("ytrans", 101.0), ("ztrans", float("-inf")), ("pitch", 81.0),
+    ("yrot", float("nan")), ("ytrans", 10001.0), ("ztrans", float("-inf")), ("pitch", 81.0),
 ]
 
 

@@ -1,0 +1,69 @@
+"""Kernels on a busy machine: the serial and parallel builds of each row kernel agree bit for bit, and the
+choice between them follows the work (timings are in bench/busy.py, not here)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import get_num_threads, set_num_threads
+
+from terrainview import generators, kernel_common, texturing
+from terrainview.fractal import diamond_square
+
+HEIGHTS = diamond_square(6, seed=4)
+
+
+def kernel_cases():
+    rows, fractions = texturing._sample_positions(96, HEIGHTS.shape[0])
+    tiles = texturing._default_tiles(16, 0)
+    low, band = float(HEIGHTS.min()), float(np.ptp(HEIGHTS)) / 5
+    thresholds = texturing.band_thresholds(HEIGHTS)
+    colors = np.array(texturing.BAND_COLORS, dtype=np.uint8)
+    lines = generators._fault_lines_for(3, 50)
+    flow = np.linspace(0.0, 1.0, HEIGHTS.size, dtype=np.float32).reshape(HEIGHTS.shape)  # erosion maps in use
+    return {
+        "blend": (texturing._BLEND, (HEIGHTS, rows, fractions, rows, fractions, low, band, tiles,
+                                     tiles.reshape(tiles.shape[0], -1, 3).mean(axis=1), flow, flow, True)),
+        "bands": (texturing._BANDS, (HEIGHTS, rows, fractions, rows, fractions, thresholds, colors, flow, True)),
+        "fault": (generators._FAULT, (6, *lines, generators._fault_deltas(50), 0.0, 1.0)),
+        "blur": (generators._PERIODIC_BLUR, (HEIGHTS, generators._gaussian_weights(1.5))),
+    }
+
+
+@pytest.mark.parametrize("name", ["blend", "bands", "fault", "blur"])
+def test_serial_and_parallel_builds_agree_bit_for_bit(name):
+    (serial, parallel), args = kernel_cases()[name]
+    a, b = serial(*args), parallel(*args)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
+
+
+def test_small_work_runs_serially_and_large_work_in_parallel(monkeypatch):
+    calls = []
+    kernels = (lambda: calls.append("serial"), lambda: calls.append("parallel"))
+    threads = get_num_threads()
+    try:
+        set_num_threads(min(2, threads))
+        kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK - 1)
+        kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK)
+        set_num_threads(1)
+        kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK)
+    finally:
+        set_num_threads(threads)
+    expected = ["serial", "parallel" if min(2, threads) > 1 else "serial", "serial"]
+    assert calls == expected
+    assert kernel_common.parallel_bands(1) == 1 and kernel_common.parallel_bands(2) == 16
+
+
+def test_waiting_threads_sleep_unless_told_otherwise():
+    import os
+    import subprocess
+    import sys
+
+    code = ("import os, terrainview.kernel_common as k; "
+            "print(os.environ['OMP_WAIT_POLICY'], k.config.THREADING_LAYER_PRIORITY[0])")
+    base = {key: value for key, value in os.environ.items() if key != "OMP_WAIT_POLICY"}
+    for given, expected in ((None, "PASSIVE omp"), ("ACTIVE", "ACTIVE omp")):
+        env = base if given is None else {**base, "OMP_WAIT_POLICY": given}
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+        assert result.stdout.split() == expected.split(), result.stderr
