@@ -6,8 +6,8 @@ Thin on purpose: generation runs on ``GenerationWorker``'s thread, drawing in ``
 
 from __future__ import annotations
 
+import argparse
 import logging
-import os
 import sys
 import time
 from datetime import datetime
@@ -17,9 +17,10 @@ import moderngl_window as mglw
 from imgui_bundle import imgui
 from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
 
-from . import flight
-from .cli import add_scene_arguments, one_line_errors, settings_from_args
+from . import flight, window_options
+from .cli import add_scene_arguments, commands_help, one_line_errors, settings_from_args
 from .files import OutputError, atomic_output, check_output_path, unique_path
+from .parsing import join_option_values
 from .panel import Panel, PanelStatus
 from .render import TiledRender, save_png
 from .renderer import Frame, Renderer, fov_keeping_framing
@@ -250,8 +251,9 @@ class TerrainApp(mglw.WindowConfig):
     def load_scene(self, path: Path) -> None:
         try:
             settings, warnings = load_scene(path, self.settings)
-        except SceneError as error:
-            self.show_message(str(error))
+        except Exception as error:  # whatever a file does, the session goes on (a message, not a crash)
+            self.show_message(f"Scene not loaded: {error}" if isinstance(error, SceneError)
+                              else f"Scene not loaded: {path}: {type(error).__name__}")
             return
         self.settings = settings
         self.show_message(f"Loaded scene {path}" + (f" ({len(warnings)} warnings)" if warnings else ""))
@@ -349,14 +351,26 @@ class TerrainApp(mglw.WindowConfig):
 def run_viewer(argv: list[str]) -> int:
     """Validate the command line (one-line errors, exit 2), then open the window."""
     parser = one_line_errors(mglw.create_parser())
+    parser.prog, parser.epilog = "terrainview", commands_help()
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    window_options.strict_window_options(parser)
     TerrainApp.add_arguments(parser)
+    argv = join_option_values(parser, argv)  # moderngl-window parses them again, without our help
     args = parser.parse_args(argv)
     TerrainApp.initial_settings = settings_from_args(args)  # bad values fail here, before a window opens
-    if sys.platform.startswith("linux") and args.window in (None, "pyglet", "glfw") \
-            and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        raise OutputError("no display to open a window on (DISPLAY is not set); run it on a desktop or under "
-                          "xvfb-run, or make an image with `terrainview render -o FILE.png`")
+    window_options.check_window_options(args, TerrainApp.window_size)
+    window_options.check_display(args.window)
+    window_options.check_window_backend(args.window)
     if not args.window:
         argv = ["--window", "pyglet", *argv]
-    mglw.run_window_config(TerrainApp, args=argv)
+    window_options.patch_pyglet_fullscreen()
+    try:
+        config = mglw.create_window_config_instance(TerrainApp, args=argv)
+    except Exception as error:  # pyglet's NoSuchConfigException and kin: the GL configuration asked for
+        if "Config" not in type(error).__name__:
+            raise
+        samples = f" and {args.samples} samples (--samples)" if args.samples else ""
+        raise OutputError(f"the display offers no OpenGL 3.3 window with double buffering{samples}; "
+                          f"try fewer samples ({error or type(error).__name__})") from None
+    mglw.run_window_config_instance(config)
     return 0

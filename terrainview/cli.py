@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 from . import __version__
 from .files import OutputError
+from .parsing import join_option_values
 from .scene import SceneError, load_scene
 from .settings import SceneSettings
 
@@ -27,10 +28,17 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message}\n")
 
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        argv = sys.argv[1:] if args is None else list(args)
+        return super().parse_known_args(join_option_values(self, argv), namespace)
+
 
 def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Give an existing parser (moderngl-window's) OneLineParser's error behaviour."""
+    """Give an existing parser (moderngl-window's) OneLineParser's error behaviour and value handling."""
     parser.error = functools.partial(OneLineParser.error, parser)  # type: ignore[method-assign]
+    parse_known = parser.parse_known_args
+    parser.parse_known_args = lambda args=None, namespace=None: parse_known(  # type: ignore[method-assign]
+        join_option_values(parser, sys.argv[1:] if args is None else list(args)), namespace)
     return parser
 
 
@@ -43,8 +51,11 @@ def add_scene_arguments(parser: argparse.ArgumentParser) -> None:
 def settings_from_args(args: argparse.Namespace) -> SceneSettings:
     """The scene file's settings (or the defaults) with the command line's options applied."""
     base = None
-    if getattr(args, "scene", None):
-        base, warnings = load_scene(args.scene)
+    scene = getattr(args, "scene", None)
+    if scene == "":
+        raise SceneError("--scene: no file name given")
+    if scene is not None:
+        base, warnings = load_scene(scene)
         for warning in warnings:
             print(f"terrainview: warning: {warning}", file=sys.stderr)
     return SceneSettings.from_namespace(args, base)
@@ -60,6 +71,7 @@ def _subcommand(name: str, description: str, module: str) -> Callable[[Sequence[
         args = parser.parse_args(argv)
         return getattr(implementation, f"{name}_command")(args, settings_from_args(args))
 
+    run.__doc__ = description  # the viewer's --help lists it
     return run
 
 
@@ -73,6 +85,13 @@ COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "render": _subcommand("render", "Render one frame to a PNG, no display needed.", ".render"),
     "export": _subcommand("export", "Write the surface heightmap or mesh to a file.", ".export"),
 }
+
+
+def commands_help() -> str:
+    """The commands besides the viewer, one line each, for the viewer's --help (every entry of COMMANDS)."""
+    lines = [f"  terrainview {name} ...".ljust(30) + (command.__doc__ or "").strip().split("\n")[0]
+             for name, command in COMMANDS.items()]
+    return "commands (each has its own --help):\n" + "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -89,6 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:  # a disk that fills up, a file that vanishes: the output was not written
         where = f"{error.filename}: " if error.filename else ""
         print(f"terrainview: error: {where}{error.strerror or error}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("terrainview: error: out of memory; try fewer --iterations or a smaller --tile or --size",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("terrainview: interrupted", file=sys.stderr)

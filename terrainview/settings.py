@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import fractal, generators
+from .parsing import FLOAT32_TINY, argument_type, describe_range, parse_integer, parse_real
 
 MODES = ("1d", "lines", "rendered", "clouds", "teximage")
 MODE_LABELS = {
@@ -119,7 +120,7 @@ class SceneSettings:
             if meta["choices"]:
                 kwargs["choices"] = meta["choices"]
             else:
-                kwargs["type"] = _ARG_TYPES[base_type(spec)]
+                kwargs["type"] = _argument_type(spec)
                 kwargs["metavar"] = meta.get("metavar", spec.name.split("_")[-1].upper())
             group.add_argument(flag, **kwargs)
 
@@ -136,24 +137,14 @@ def base_type(spec: dataclasses.Field) -> str:
     return type(spec.default).__name__ if spec.default is not None else "float"
 
 
-def _parse_int(text: str) -> int:
-    try:
-        return int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-
-
-def _parse_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
-    return value
-
-
-_ARG_TYPES = {"int": _parse_int, "float": _parse_float, "str": str}
+def _argument_type(spec: dataclasses.Field) -> Any:
+    """The argparse type of a setting: text, or a number by the one rule of ``parsing`` with its range."""
+    kind, meta = base_type(spec), spec.metadata
+    if kind == "str":
+        return str
+    expected = describe_range(meta["low"], meta["high"], integer=kind == "int",
+                              low_exclusive=bool(meta.get("low_exclusive")))
+    return argument_type(parse_integer if kind == "int" else parse_real, expected)
 
 
 def _validate(spec: dataclasses.Field, value: Any) -> None:
@@ -174,7 +165,9 @@ def _validate(spec: dataclasses.Field, value: Any) -> None:
     if kind == "int":
         valid = isinstance(value, int) and not isinstance(value, bool)
     else:
-        valid = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        valid = isinstance(value, (int, float)) and not isinstance(value, bool)
+        valid = valid and (isinstance(value, int) or math.isfinite(value))  # a huge int must not overflow here
+        valid = valid and not 0 < abs(value) < FLOAT32_TINY  # would be 0 or subnormal on the GPU
     low, high = meta["low"], meta["high"]
     if name == "iterations":
         if valid and value >= low:
@@ -182,14 +175,8 @@ def _validate(spec: dataclasses.Field, value: Any) -> None:
     if valid:
         valid = (value > low if meta.get("low_exclusive") else value >= low) and value <= high
     if not valid:
-        article = "an integer" if kind == "int" else "a number"
-        lower = f"above {_number(low)}" if meta.get("low_exclusive") else f"from {_number(low)}"
-        raise SettingsError(f"{name}: expected {article} {lower} to {_number(high)}, got {value!r}")
-
-
-def _number(value: float) -> str:
-    """A range limit as people write it: 4294967295, not 4.29497e+09."""
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+        expected = describe_range(low, high, integer=kind == "int", low_exclusive=bool(meta.get("low_exclusive")))
+        raise SettingsError(f"{name}: expected {expected}, got {value!r}")
 
 
 @functools.cache  # the panel asks for every widget on every frame
