@@ -20,8 +20,8 @@ from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
 from . import flight, window_options
 from .cli import add_scene_arguments, commands_help, one_line_errors, settings_from_args
 from .files import OutputError, atomic_output, check_output_path, unique_path
-from .parsing import join_option_values
 from .panel import Panel, PanelStatus
+from .parsing import join_option_values
 from .render import TiledRender, save_png
 from .renderer import Frame, Renderer, fov_keeping_framing
 from .scene import SceneError, load_scene, save_scene_toml
