@@ -359,8 +359,8 @@ def run_viewer(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     TerrainApp.initial_settings = settings_from_args(args)  # bad values fail here, before a window opens
     window_options.check_window_options(args, TerrainApp.window_size)
-    window_options.check_display(args.window)
     window_options.check_window_backend(args.window)
+    window_options.check_display(args.window)
     if not args.window:
         argv = ["--window", "pyglet", *argv]
     window_options.patch_pyglet_fullscreen()
