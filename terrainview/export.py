@@ -9,7 +9,8 @@ The format follows the output file's extension (``EXPORT_FORMATS``):
 - ``.raw``: the same 16-bit values as the PNG, little-endian, no header, row after row (Unity/Ogre terrain);
 - ``.obj``: the surface mesh (vertices, normals, texture coordinates, faces), ``--tile`` x ``--tile`` copies,
   with ``NAME.mtl`` and the surface texture (teximage, blend or bands, as ``--texture`` says) as
-  ``NAME.png`` beside it, so Blender opens it textured. All three files are written or none.
+  ``NAME-texture.png`` beside it, so Blender opens it textured. All three files are written or none, in
+  constant memory, and refused up front when the disk cannot hold them.
 
 The export is always the 2D surface: in 1d mode the 2D heightmap of the same seed, H, iterations and height
 scale is written (that is, the settings with ``mode='lines'``), and that is the scene the PNG records.
@@ -21,7 +22,6 @@ existing file is never replaced without ``--force`` and a failure leaves no part
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from .files import atomic_output, check_output_path
+from .files import atomic_outputs, check_free_space, check_output_path
 from .scene import png_text_chunks, scene_document
 from .settings import SceneSettings, SettingsError
 from .terrain import surface_heights
@@ -101,18 +101,16 @@ def surface_texture_rgb(settings: SceneSettings) -> np.ndarray:
 
 
 def _write_obj(heights: np.ndarray, settings: SceneSettings, files: dict[Path, Path]) -> None:
-    from .mesh import surface_mesh, write_obj
+    from .mesh import SurfaceGrid, write_obj
 
     obj, mtl, png = files
-    print(f"terrainview export: building the mesh ({heights.shape[0]}x{heights.shape[1]} heights, "
-          f"{settings.tile}x{settings.tile} tiles)...", flush=True)
-    mesh = surface_mesh(heights, settings.tile)
+    grid = SurfaceGrid(heights, settings.tile)
     Image.fromarray(surface_texture_rgb(settings)).save(files[png], format="PNG",
                                                          pnginfo=png_text_chunks(settings))
-    print(f"terrainview export: writing {len(mesh.positions):,} vertices and {len(mesh.faces):,} triangles...",
+    print(f"terrainview export: writing {grid.vertex_count:,} vertices and {grid.face_count:,} triangles...",
           flush=True)
     header = json.dumps(scene_document(settings), sort_keys=True)
-    write_obj(mesh, files[obj], mtl.name, png.name, files[mtl], header)
+    write_obj(grid, files[obj], mtl.name, png.name, files[mtl], header)
 
 
 # Extension (lower case, with the dot) -> writer. Add a format by adding an entry.
@@ -122,8 +120,30 @@ EXPORT_FORMATS: dict[str, Writer] = {
     ".raw": _write_raw,
     ".obj": _write_obj,
 }
-# Files a format writes beside the output, by extension: NAME.obj brings NAME.mtl and NAME.png.
-COMPANIONS: dict[str, tuple[str, ...]] = {".obj": (".mtl", ".png")}
+# Files a format writes beside the output, by extension: (name ending, role). NAME.obj brings NAME.mtl and
+# NAME-texture.png, names no other export of NAME takes (NAME.png is a heightmap export).
+COMPANIONS: dict[str, tuple[tuple[str, str], ...]] = {
+    ".obj": ((".mtl", "the material of {name}"), ("-texture.png", "the texture of {name}")),
+}
+
+
+def companion_paths(path: Path) -> dict[Path, str]:
+    """The output and the files written beside it, each with its role ('' for the output itself)."""
+    extension = path.suffix.lower()
+    paths = {path: ""}
+    for ending, role in COMPANIONS.get(extension, ()):
+        paths[path.with_name(path.stem + ending)] = role.format(name=path.name)
+    return paths
+
+
+def estimated_bytes(settings: SceneSettings, extension: str) -> int:
+    """About how large the output (with its companions) will be, to refuse it up front when the disk is short."""
+    side = (1 << settings.iterations) + 1
+    if extension == ".obj":
+        from .mesh import obj_size_estimate
+
+        return obj_size_estimate(side, settings.tile)
+    return side * side * (4 if extension == ".npy" else 2)
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
@@ -146,15 +166,16 @@ def export_settings(settings: SceneSettings) -> SceneSettings:
 def export_command(args: argparse.Namespace, settings: SceneSettings) -> int:
     path = check_output_path(args.output, args.force, EXPORT_FORMATS)
     extension = path.suffix.lower()
-    paths = [path] + [check_output_path(path.with_suffix(companion), args.force, (companion,))
-                      for companion in COMPANIONS.get(extension, ())]
+    paths = companion_paths(path)
+    for companion, role in list(paths.items())[1:]:
+        check_output_path(companion, args.force, (companion.suffix.lower(),), role)
     settings = export_settings(settings)
+    check_free_space(path, estimated_bytes(settings, extension))
     heights = surface_heights(settings)
-    with contextlib.ExitStack() as stack:
-        files = {final: stack.enter_context(atomic_output(final, args.force)) for final in paths}
+    with atomic_outputs(paths, args.force) as files:
         EXPORT_FORMATS[extension](heights, settings, files)
     shape = "x".join(str(side) for side in heights.shape)
     print(f"wrote {path} ({path.stat().st_size} bytes, {shape} heights)")
-    for companion in paths[1:]:
+    for companion in list(paths)[1:]:
         print(f"wrote {companion} ({companion.stat().st_size} bytes)")
     return 0

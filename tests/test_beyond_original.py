@@ -167,7 +167,7 @@ def test_obj_export_counts_winding_and_companions(tmp_path, tile):
     faces = tile * tile * 2 * (2 ** n) ** 2
     assert (len(lines["v"]), len(lines["vn"]), len(lines["vt"]), len(lines["f"])) == (vertices,) * 3 + (faces,)
     assert lines["mtllib"] == ["mtllib terrain.mtl"] and lines["usemtl"] == ["usemtl terrain"]
-    assert "map_Kd terrain.png" in (tmp_path / "terrain.mtl").read_text()
+    assert "map_Kd terrain-texture.png" in (tmp_path / "terrain.mtl").read_text()
 
     positions = np.array([line.split()[1:] for line in lines["v"]], dtype=float)
     texcoords = np.array([line.split()[1:] for line in lines["vt"]], dtype=float)
@@ -178,7 +178,7 @@ def test_obj_export_counts_winding_and_companions(tmp_path, tile):
     a, b, c = (positions[corners[:, index]] for index in range(3))
     assert (np.cross(b - a, c - a)[:, 1] > 0).all(), "faces wind counter-clockwise seen from above"
 
-    with Image.open(tmp_path / "terrain.png") as texture:
+    with Image.open(tmp_path / "terrain-texture.png") as texture:
         assert texture.size == (256, 256)
         colors = {tuple(color) for color in np.asarray(texture.convert("RGB")).reshape(-1, 3)}
     assert colors == {tuple(color) for color in texturing.BAND_COLORS}
@@ -187,11 +187,11 @@ def test_obj_export_counts_winding_and_companions(tmp_path, tile):
 def test_obj_export_refuses_when_a_companion_exists(tmp_path, capsys):
     (tmp_path / "terrain.mtl").write_text("mine")
     assert main(["export", "-o", str(tmp_path / "terrain.obj"), "--iterations", "2"]) == 2
-    assert "terrain.mtl already exists" in capsys.readouterr().err
+    assert "terrain.mtl (the material of terrain.obj) already exists" in capsys.readouterr().err
     assert sorted(path.name for path in tmp_path.iterdir()) == ["terrain.mtl"]
     assert (tmp_path / "terrain.mtl").read_text() == "mine"
     assert main(["export", "-o", str(tmp_path / "terrain.obj"), "--iterations", "2", "--force"]) == 0
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["terrain.mtl", "terrain.obj", "terrain.png"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["terrain-texture.png", "terrain.mtl", "terrain.obj"]
 
 
 def test_obj_export_failure_leaves_nothing(tmp_path, monkeypatch, capsys):
@@ -204,7 +204,8 @@ def test_obj_export_failure_leaves_nothing(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(terrainview.mesh, "write_obj", full_disk)
     assert main(["export", "-o", str(tmp_path / "terrain.obj"), "--iterations", "2", "--texture", "bands"]) == 2
     error = capsys.readouterr().err.strip().splitlines()
-    assert error == ["terrainview: error: No space left on device"]
+    assert len(error) == 1 and error[0].startswith(f"terrainview: error: {tmp_path / 'terrain.obj'}")
+    assert error[0].endswith(": not written: No space left on device")
     assert list(tmp_path.iterdir()) == []
 
 
