@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from terrainview.render import TiledRender, create_headless_context
+from terrainview.offscreen import TiledRender, create_headless_context
 from terrainview.renderer import Renderer
 from terrainview.settings import SceneSettings
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from terrainview.render import create_headless_context
+from terrainview.offscreen import create_headless_context
 from terrainview.renderer import Frame, Renderer
 from terrainview.settings import MODES, SceneSettings
 

@@ -22,14 +22,14 @@ void main() {
 
 #elif defined FRAGMENT_SHADER
 
+#include "fog.glsl"
 uniform sampler2D clouds;
 in vec2 texcoord;
 in float eye_distance;
 out vec4 fragment_color;
 
 void main() {
-    float fog = clamp((FOG_END - eye_distance) / (FOG_END - FOG_START), 0.0, 1.0);
-    fragment_color = vec4(mix(FOG_COLOR, texture(clouds, texcoord).rgb, fog), 1.0);
+    fragment_color = vec4(apply_fog(texture(clouds, texcoord).rgb, eye_distance), 1.0);
 }
 
 #endif

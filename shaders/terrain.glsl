@@ -44,6 +44,7 @@ void main() {
 
 #elif defined FRAGMENT_SHADER
 
+#include "fog.glsl"
 uniform sampler2D surface_texture;
 uniform bool slope_shading;
 in vec2 texcoord;
@@ -58,8 +59,7 @@ void main() {
         float facing = dot(normalize(normal), normalize(LIGHT_DIRECTION));
         color *= SLOPE_AMBIENT + (1.0 - SLOPE_AMBIENT) * clamp(facing * 1.6, 0.0, 1.25);
     }
-    float fog = clamp((FOG_END - eye_distance) / (FOG_END - FOG_START), 0.0, 1.0);
-    fragment_color = vec4(mix(FOG_COLOR, color, fog), 1.0);
+    fragment_color = vec4(apply_fog(color, eye_distance), 1.0);
 }
 
 #endif

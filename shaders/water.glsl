@@ -22,12 +22,12 @@ void main() {
 
 #elif defined FRAGMENT_SHADER
 
+#include "fog.glsl"
 in float eye_distance;
 out vec4 fragment_color;
 
 void main() {
-    float fog = clamp((FOG_END - eye_distance) / (FOG_END - FOG_START), 0.0, 1.0);
-    fragment_color = vec4(mix(FOG_COLOR, WATER_COLOR.rgb, fog), WATER_COLOR.a);
+    fragment_color = vec4(apply_fog(WATER_COLOR.rgb, eye_distance), WATER_COLOR.a);
 }
 
 #endif

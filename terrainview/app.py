@@ -17,14 +17,14 @@ import moderngl_window as mglw
 from imgui_bundle import imgui
 from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
 
-from . import flight, window_options
-from .cli import add_scene_arguments, commands_help, one_line_errors, settings_from_args
+from . import catalog, flight, window_options
 from .files import OutputError, atomic_output, check_output_path, unique_path
+from .offscreen import TiledRender, save_png
+from .options import add_scene_arguments, one_line_errors, settings_from_args
 from .panel import Panel, PanelStatus
 from .parsing import join_option_values
-from .render import TiledRender, save_png
 from .renderer import Frame, Renderer, fov_keeping_framing
-from .scene import SceneError, load_scene, save_scene_toml
+from .scene_file import SceneError, load_scene, save_scene_toml
 from .settings import SceneSettings
 from .worker import GenerationWorker
 
@@ -189,7 +189,7 @@ class TerrainApp(mglw.WindowConfig):
     def toggle_wireframe(self) -> None:
         """P (seeds/004): switch the current surface between rendered and wireframe drawing (from another
         render type, show it rendered)."""
-        self.settings = self.settings.with_mode("lines" if self.settings.mode == "rendered" else "rendered")
+        self.settings = self.settings.with_mode(catalog.render_type(self.settings).toggle)
 
     def start_screenshot(self, size: tuple[int, int], supersample: int = 1, path: Path | None = None) -> None:
         """Begin rendering the current view, without the panel, to a PNG; one tile per frame."""
@@ -348,10 +348,10 @@ class TerrainApp(mglw.WindowConfig):
         self.renderer.release()
 
 
-def run_viewer(argv: list[str]) -> int:
-    """Validate the command line (one-line errors, exit 2), then open the window."""
+def run_viewer(argv: list[str], epilog: str = "") -> int:
+    """Validate the command line (one-line errors, exit 2), then open the window. ``epilog`` ends --help."""
     parser = one_line_errors(mglw.create_parser())
-    parser.prog, parser.epilog = "terrainview", commands_help()
+    parser.prog, parser.epilog = "terrainview", epilog
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     window_options.strict_window_options(parser)
     TerrainApp.add_arguments(parser)

@@ -6,59 +6,17 @@ command line override the scene file. Bad input ends with one line on stderr and
 
 from __future__ import annotations
 
-import argparse
-import functools
 import importlib
 import sys
 from collections.abc import Callable, Sequence
 
 from . import __version__
 from .files import OutputError
-from .parsing import join_option_values
-from .scene import SceneError, load_scene
-from .settings import SceneSettings
+from .options import OneLineParser, add_scene_arguments, settings_from_args
+from .scene_file import SceneError
 
 # What bad input raises (SettingsError and the kernels' argument checks are ValueErrors): one line, exit 2.
 USAGE_ERRORS = (ValueError, OutputError, SceneError)
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage error is a single line (``terrainview: error: ...``) and exit status 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
-        argv = sys.argv[1:] if args is None else list(args)
-        return super().parse_known_args(join_option_values(self, argv), namespace)
-
-
-def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Give an existing parser (moderngl-window's) OneLineParser's error behaviour and value handling."""
-    parser.error = functools.partial(OneLineParser.error, parser)  # type: ignore[method-assign]
-    parse_known = parser.parse_known_args
-    parser.parse_known_args = lambda args=None, namespace=None: parse_known(  # type: ignore[method-assign]
-        join_option_values(parser, sys.argv[1:] if args is None else list(args)), namespace)
-    return parser
-
-
-def add_scene_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scene", metavar="FILE", help="load a scene (TOML, or a PNG written by terrainview); "
-                        "options given here override it")
-    SceneSettings.add_arguments(parser)
-
-
-def settings_from_args(args: argparse.Namespace) -> SceneSettings:
-    """The scene file's settings (or the defaults) with the command line's options applied."""
-    base = None
-    scene = getattr(args, "scene", None)
-    if scene == "":
-        raise SceneError("--scene: no file name given")
-    if scene is not None:
-        base, warnings = load_scene(scene)
-        for warning in warnings:
-            print(f"terrainview: warning: {warning}", file=sys.stderr)
-    return SceneSettings.from_namespace(args, base)
 
 
 def _subcommand(name: str, description: str, module: str) -> Callable[[Sequence[str]], int]:
@@ -78,12 +36,12 @@ def _subcommand(name: str, description: str, module: str) -> Callable[[Sequence[
 def _view(argv: Sequence[str]) -> int:
     from .app import run_viewer
 
-    return run_viewer(list(argv))
+    return run_viewer(list(argv), epilog=commands_help())
 
 
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
-    "render": _subcommand("render", "Render one frame to a PNG, no display needed.", ".render"),
-    "export": _subcommand("export", "Write the surface heightmap or mesh to a file.", ".export"),
+    "render": _subcommand("render", "Render one frame to a PNG, no display needed.", ".commands.render"),
+    "export": _subcommand("export", "Write the surface heightmap or mesh to a file.", ".commands.export"),
 }
 
 

@@ -1,4 +1,4 @@
-"""``terrainview export``: the surface heightmap written to a file (no GL).
+"""Heightmap and mesh export: the file formats behind ``terrainview export`` (no GL but the teximage's).
 
 The format follows the output file's extension (``EXPORT_FORMATS``):
 
@@ -21,7 +21,6 @@ existing file is never replaced without ``--force`` and a failure leaves no part
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -29,10 +28,9 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from .files import atomic_outputs, check_free_space, check_output_path
-from .scene import png_text_chunks, scene_document
+from . import catalog
+from .scene_file import png_text_chunks, scene_document
 from .settings import SceneSettings, SettingsError
-from .terrain import surface_heights
 
 UINT16_MAX = 65535
 
@@ -79,13 +77,13 @@ def _write_raw(heights: np.ndarray, settings: SceneSettings, files: dict[Path, P
 def surface_texture_rgb(settings: SceneSettings) -> np.ndarray:
     """The image that textures the surface, RGB uint8 with the heightmap's row order (row 0 at z = -1, the
     top of the picture, v = 1). The teximage is drawn by GL, so it needs an offscreen context."""
-    if settings.texture != "teximage":
+    if catalog.texture(settings).make is not None:  # a CPU-made texture
         from .terrain import DerivedArrays
 
         arrays = DerivedArrays()
         arrays.update(settings)
         return arrays.surface_texture.value
-    from .render import create_headless_context
+    from .offscreen import create_headless_context
     from .renderer import Renderer
 
     ctx = create_headless_context()
@@ -146,36 +144,11 @@ def estimated_bytes(settings: SceneSettings, extension: str) -> int:
     return side * side * (4 if extension == ".npy" else 2)
 
 
-def add_export_arguments(parser: argparse.ArgumentParser) -> None:
-    extensions = ", ".join(EXPORT_FORMATS)
-    parser.add_argument("-o", "--output", required=True, metavar="FILE",
-                        help=f"the file to write; its extension picks the format ({extensions})")
-    parser.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
-
-
 def export_settings(settings: SceneSettings) -> SceneSettings:
     """The settings whose surface is exported: in 1d mode, the same scene's 2D heightmap (mode 'lines')."""
-    if settings.mode != "1d":
+    if catalog.render_type(settings).dimensions == 2:
         return settings
     try:
-        return settings.replace(mode="lines")
+        return settings.replace(mode=catalog.SURFACE_RENDER_TYPE)
     except SettingsError as error:
         raise SettingsError(f"export writes the 2D heightmap, also in 1d mode; {error}") from None
-
-
-def export_command(args: argparse.Namespace, settings: SceneSettings) -> int:
-    path = check_output_path(args.output, args.force, EXPORT_FORMATS)
-    extension = path.suffix.lower()
-    paths = companion_paths(path)
-    for companion, role in list(paths.items())[1:]:
-        check_output_path(companion, args.force, (companion.suffix.lower(),), role)
-    settings = export_settings(settings)
-    check_free_space(path, estimated_bytes(settings, extension))
-    heights = surface_heights(settings)
-    with atomic_outputs(paths, args.force) as files:
-        EXPORT_FORMATS[extension](heights, settings, files)
-    shape = "x".join(str(side) for side in heights.shape)
-    print(f"wrote {path} ({path.stat().st_size} bytes, {shape} heights)")
-    for companion in list(paths)[1:]:
-        print(f"wrote {companion} ({companion.stat().st_size} bytes)")
-    return 0

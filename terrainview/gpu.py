@@ -1,4 +1,4 @@
-"""GPU resources: programs, buffers, textures and framebuffers, all owned by ``GpuScene``.
+"""GPU resources: programs, buffers, textures and framebuffers, all owned by ``GpuResources``.
 
 Every GL object lives in one table and is released when it is replaced or when the scene is released, so
 regenerating the terrain any number of times does not grow the number of live GL objects. Constants the
@@ -8,14 +8,14 @@ shaders need are defined here once and passed to them as ``#define`` values.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import moderngl
 import numpy as np
-from moderngl_window import resources
 from moderngl_window.meta import ProgramDescription
+from moderngl_window.opengl.program import ProgramShaders
 
-from .fractal import cloud_colors
 from .resources import shaders_dir
 from .terrain import teximage_size
 
@@ -44,17 +44,23 @@ def _glsl(value: float | Sequence[float]) -> str:
     return f"vec{len(value)}({', '.join(f'{float(v):.6f}' for v in value)})"
 
 
-_registered_dirs: set[str] = set()
+def _shader_source(path: str | Path) -> tuple[Path, str]:
+    """A file under shaders/ (the program itself or an ``#include``d part)."""
+    resolved = shaders_dir() / path
+    return resolved, resolved.read_text(encoding="utf-8")
 
 
-def load_program(name: str, **defines: float | Sequence[float] | int) -> moderngl.Program:
-    """Load ``shaders/<name>.glsl`` with moderngl-window's single-file loader and the given defines."""
-    folder = str(shaders_dir())
-    if folder not in _registered_dirs:
-        resources.register_program_dir(folder)
-        _registered_dirs.add(folder)
+def load_program(ctx: moderngl.Context, name: str, **defines: float | Sequence[float] | int) -> moderngl.Program:
+    """Compile ``shaders/<name>.glsl`` on ``ctx``: moderngl-window's single-file format (stages in
+    ``#if defined VERTEX_SHADER`` blocks, ``#include`` resolved under shaders/) with the given defines."""
     values = {key: str(value) if isinstance(value, int) else _glsl(value) for key, value in defines.items()}
-    return resources.programs.load(ProgramDescription(path=f"{name}.glsl", defines=values))
+    description = ProgramDescription(path=f"{name}.glsl", defines=values)
+    _, source = _shader_source(description.path)
+    shaders = ProgramShaders.from_single(description, source)
+    shaders.handle_includes(_shader_source)
+    stages = {"vertex_shader": shaders.vertex_source, "geometry_shader": shaders.geometry_source,
+              "fragment_shader": shaders.fragment_source}
+    return ctx.program(**{stage: shader.source for stage, shader in stages.items() if shader is not None})
 
 
 def _sky_vertices() -> np.ndarray:
@@ -69,8 +75,9 @@ def _sky_vertices() -> np.ndarray:
     return np.array(rows, dtype="f4")
 
 
-class GpuScene:
-    """Every GL object of one scene: programs, the height and colour textures, the teximage framebuffer."""
+class GpuResources:
+    """Every GL object of one renderer: programs, vertex arrays, the height and colour textures, the teximage
+    framebuffer."""
 
     def __init__(self, ctx: moderngl.Context) -> None:
         self.ctx = ctx
@@ -78,18 +85,18 @@ class GpuScene:
         self.max_texture_size = ctx.info["GL_MAX_TEXTURE_SIZE"]
         fog = {"FOG_COLOR": FOG_COLOR}
         self.programs = {
-            "terrain": load_program("terrain", **fog, FOG_START=SURFACE_FOG[0], FOG_END=SURFACE_FOG[1],
+            "terrain": load_program(ctx, "terrain", **fog, FOG_START=SURFACE_FOG[0], FOG_END=SURFACE_FOG[1],
                                     LIGHT_DIRECTION=LIGHT_DIRECTION, SLOPE_AMBIENT=SLOPE_AMBIENT),
-            "sky": load_program("sky", **fog, FOG_START=SKY_FOG[0], FOG_END=SKY_FOG[1]),
-            "water": load_program("water", **fog, FOG_START=SURFACE_FOG[0], FOG_END=SURFACE_FOG[1],
+            "sky": load_program(ctx, "sky", **fog, FOG_START=SKY_FOG[0], FOG_END=SKY_FOG[1]),
+            "water": load_program(ctx, "water", **fog, FOG_START=SURFACE_FOG[0], FOG_END=SURFACE_FOG[1],
                                   WATER_COLOR=WATER_COLOR),
-            "teximage": load_program("teximage", BAND_LOW_COLOR=TEXIMAGE_BAND_COLORS[0],
+            "teximage": load_program(ctx, "teximage", BAND_LOW_COLOR=TEXIMAGE_BAND_COLORS[0],
                                      BAND_MIDDLE_COLOR=TEXIMAGE_BAND_COLORS[1],
                                      BAND_HIGH_COLOR=TEXIMAGE_BAND_COLORS[2], LIGHT_DIRECTION=LIGHT_DIRECTION,
                                      LIGHT_AMBIENT=LIGHT_AMBIENT, LIGHT_DIFFUSE=LIGHT_DIFFUSE),
-            "grid_lines": load_program("lines", PROFILE=2),
-            "polyline": load_program("lines", PROFILE=1),
-            "screen_quad": load_program("screen_quad"),
+            "grid_lines": load_program(ctx, "lines", PROFILE=2),
+            "polyline": load_program(ctx, "lines", PROFILE=1),
+            "screen_quad": load_program(ctx, "screen_quad"),
         }
         for name, program in self.programs.items():
             self._own(f"program:{name}", program)
@@ -178,32 +185,20 @@ class GpuScene:
             self._float_texture("texture:surface", heights)
             self.profile_length, self.surface_grid_size = 0, heights.shape[0]
 
-    def upload_clouds(self, heights: np.ndarray) -> None:
-        self._color_texture("texture:clouds", cloud_colors(heights))
+    def upload_clouds(self, colors: np.ndarray) -> None:
+        self._color_texture("texture:clouds", colors)
 
-    def upload_teximage(self, heights: np.ndarray) -> None:
-        """Draw the teximage heightmap top-down into the teximage texture (the original's glCopyTexImage)."""
+    def upload_teximage_heights(self, heights: np.ndarray) -> tuple[moderngl.Texture, moderngl.Framebuffer]:
+        """Upload the teximage heightmap; returns it with the framebuffer of the teximage texture it is drawn
+        into (``teximage_size`` square, kept while the size holds)."""
         size = teximage_size(int(np.log2(heights.shape[0] - 1)), self.max_texture_size)
         heights_texture = self._float_texture("texture:teximage_heights", heights)
         texture = self._objects.get("texture:teximage")
         if texture is None or texture.size != (size, size):
             texture = self._own("texture:teximage", self.ctx.texture((size, size), 3))
+            texture.repeat_x = texture.repeat_y = True
             self._own("framebuffer:teximage", self.ctx.framebuffer([texture]))
-        framebuffer = self._objects["framebuffer:teximage"]
-        program = self.programs["teximage"]
-        low, high = float(heights.min()), float(heights.max())
-        program["band_limits"].value = (low + (high - low) / 3.0, low + 2.0 * (high - low) / 3.0)
-        program["grid_size"].value = heights.shape[0]
-        program["tiles"].value = 1
-        program["heights"].value = 0
-        with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
-            framebuffer.viewport = (0, 0, size, size)
-            framebuffer.clear(0.0, 0.0, 0.0, 1.0)
-            heights_texture.use(0)
-            self._objects["vao:teximage"].render(moderngl.TRIANGLE_STRIP, vertices=2 * heights.shape[0],
-                                                 instances=heights.shape[0] - 1)
-        texture.build_mipmaps()
-        texture.repeat_x = texture.repeat_y = True
+        return heights_texture, self._objects["framebuffer:teximage"]
 
     def upload_surface_texture(self, rgb: np.ndarray | None) -> None:
         """A CPU-made surface texture (blend, bands); None means the teximage textures the surface."""

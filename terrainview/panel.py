@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 from imgui_bundle import imgui
 
-from . import fractal
-from .render import MAX_IMAGE_SIDE, MAX_RENDER_SIDE, SUPERSAMPLE_FACTORS
-from .settings import GENERATORS, MODE_LABELS, MODES, SHADINGS, TEXTURES, SceneSettings, option_spec
+from . import catalog
+from .image_size import MAX_IMAGE_SIDE, MAX_RENDER_SIDE, SUPERSAMPLE_FACTORS
+from .settings import SceneSettings, option_spec
 
 SHORTCUTS = (
     ("Left / Right, A / D", "turn 3 degrees (hold to repeat, 30 steps/s)"),
@@ -111,10 +111,9 @@ class Panel:
 
     def _draw_options(self, settings: SceneSettings, actions: PanelActions) -> SceneSettings:
         s = settings
-        s = _combo(s, "mode", "Render type", MODES, [MODE_LABELS[mode] for mode in MODES])
+        s = _combo(s, "mode", "Render type", {name: entry.label for name, entry in catalog.RENDER_TYPES.items()})
         imgui.separator_text("Surface")
-        high = fractal.MAX_ITERATIONS_1D if s.mode == "1d" else fractal.MAX_ITERATIONS_2D
-        s = _slider(s, "iterations", "Iterations", high=high)
+        s = _slider(s, "iterations", "Iterations", high=catalog.render_type(s).max_iterations)
         s = _slider(s, "h", "Surface H")
         s = _slider(s, "height_scale", "Height scale", low=0.01, high=5.0)
         s = self._seed(s)
@@ -130,15 +129,12 @@ class Panel:
         s = _checkbox(s, "invert", "Invert colors")
         s = _checkbox(s, "linear", "Texture linear")
         if imgui.collapsing_header("Generator and texture"):
-            s = _combo(s, "generator", "Generator", GENERATORS)
-            if s.generator == "fault":
-                s = _slider(s, "fault_iterations", "Faults", high=1000)
-                s = _slider(s, "blur", "Blur sigma", high=8.0)
-            else:
-                s = self._seed_image(s)
-                s = _slider(s, "seed_passes", "Seed-image passes")
-            s = _combo(s, "texture", "Texture", TEXTURES)
-            s = _combo(s, "shading", "Shading", SHADINGS)
+            s = _combo(s, "generator", "Generator", {name: entry.label for name, entry in catalog.GENERATORS.items()})
+            for widget in catalog.generator(s).widgets:
+                s = self._seed_image(s, widget.label) if widget.kind == "path" else _slider(
+                    s, widget.setting, widget.label, high=widget.high)
+            s = _combo(s, "texture", "Texture", {name: entry.label for name, entry in catalog.TEXTURES.items()})
+            s = _combo(s, "shading", "Shading", {name: name for name in catalog.SHADINGS})
             s = self._water(s)
         if imgui.collapsing_header("Camera"):
             s = _drag(s, "yrot", "Yaw", 1.0)
@@ -159,15 +155,15 @@ class Panel:
             self.seed_text = str(settings.seed)
         changed, self.seed_text = imgui.input_text("Seed", self.seed_text, imgui.InputTextFlags_.chars_decimal)
         self.editing_seed = imgui.is_item_active()
-        if changed and self.seed_text.isdigit() and int(self.seed_text) <= fractal.MAX_SEED:
+        if changed and self.seed_text.isdigit() and int(self.seed_text) <= option_spec("seed").metadata["high"]:
             return settings.replace(seed=int(self.seed_text))
         return settings
 
-    def _seed_image(self, settings: SceneSettings) -> SceneSettings:
+    def _seed_image(self, settings: SceneSettings, label: str) -> SceneSettings:
         """A path applied on Enter (a half-typed path would be a missing file at every keystroke)."""
         if not self.editing_seed_image:
             self.seed_image_text = settings.seed_image
-        entered, self.seed_image_text = imgui.input_text("Seed image", self.seed_image_text,
+        entered, self.seed_image_text = imgui.input_text(label, self.seed_image_text,
                                                          imgui.InputTextFlags_.enter_returns_true)
         self.editing_seed_image = imgui.is_item_active()
         if imgui.is_item_hovered():
@@ -257,6 +253,8 @@ def _keep_in_window() -> None:
 
 def _slider(settings: SceneSettings, name: str, label: str, *, low: float | None = None,
             high: float | None = None) -> SceneSettings:
+    if not catalog.reads(settings, name):  # the chosen generator ignores it: hide it
+        return settings
     meta = option_spec(name).metadata
     low = meta["low"] if low is None else low
     high = meta["high"] if high is None else high
@@ -279,10 +277,10 @@ def _checkbox(settings: SceneSettings, name: str, label: str) -> SceneSettings:
     return settings.replace(**{name: value}) if changed else settings
 
 
-def _combo(settings: SceneSettings, name: str, label: str, values: tuple[str, ...],
-           labels: list[str] | None = None) -> SceneSettings:
-    current = values.index(getattr(settings, name))
-    changed, index = imgui.combo(label, current, labels or list(values))
+def _combo(settings: SceneSettings, name: str, label: str, labels: dict[str, str]) -> SceneSettings:
+    """A choice among ``labels`` (value -> what the list shows)."""
+    values = list(labels)
+    changed, index = imgui.combo(label, values.index(getattr(settings, name)), list(labels.values()))
     return _apply(settings, name, values[index]) if changed else settings
 
 

@@ -14,7 +14,8 @@ import moderngl
 import numpy as np
 from pyglm import glm
 
-from .gpu import FOG_COLOR, GpuScene
+from . import catalog
+from .gpu import FOG_COLOR, GpuResources
 from .settings import SceneSettings
 from .terrain import DerivedArrays
 
@@ -85,7 +86,7 @@ class Renderer:
 
     def __init__(self, ctx: moderngl.Context) -> None:
         self.ctx = ctx
-        self.gpu = GpuScene(ctx)
+        self.gpu = GpuResources(ctx)
         self.arrays = DerivedArrays()
 
     def update(self, settings: SceneSettings) -> list[str]:
@@ -97,22 +98,40 @@ class Renderer:
     def upload(self, changed: dict[str, np.ndarray | None]) -> None:
         """Move regenerated arrays (from ``DerivedArrays.update``, maybe on another thread) to the GPU."""
         uploads = {"surface": self.gpu.upload_surface, "clouds": self.gpu.upload_clouds,
-                   "teximage": self.gpu.upload_teximage, "surface_texture": self.gpu.upload_surface_texture}
+                   "teximage": self._draw_teximage_texture, "surface_texture": self.gpu.upload_surface_texture}
         for name, value in changed.items():
             uploads[name](value)
 
     def release(self) -> None:
         self.gpu.release()
 
+    def _draw_teximage_texture(self, heights: np.ndarray) -> None:
+        """Draw the teximage heightmap top-down into the teximage texture (the original's glCopyTexImage)."""
+        heights_texture, framebuffer = self.gpu.upload_teximage_heights(heights)
+        program = self.gpu.programs["teximage"]
+        low, high = float(heights.min()), float(heights.max())
+        program["band_limits"].value = (low + (high - low) / 3.0, low + 2.0 * (high - low) / 3.0)
+        program["grid_size"].value = heights.shape[0]
+        program["tiles"].value = 1
+        program["heights"].value = 0
+        with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
+            framebuffer.viewport = (0, 0, *framebuffer.size)
+            framebuffer.clear(0.0, 0.0, 0.0, 1.0)
+            heights_texture.use(0)
+            self.gpu.get("vao:teximage").render(moderngl.TRIANGLE_STRIP, vertices=2 * heights.shape[0],
+                                                instances=heights.shape[0] - 1)
+        framebuffer.color_attachments[0].build_mipmaps()
+
     def can_draw(self, settings: SceneSettings) -> bool:
-        """The GPU holds the kind of surface ``settings.mode`` draws (a 1D profile or a 2D heightmap)."""
-        return self.gpu.complete and self.gpu.has("vao:polyline" if settings.mode == "1d" else "texture:surface")
+        """The GPU holds the kind of surface the render type draws (a 1D profile or a 2D heightmap)."""
+        profile = catalog.render_type(settings).dimensions == 1
+        return self.gpu.complete and self.gpu.has("vao:polyline" if profile else "texture:surface")
 
     # --- drawing --------------------------------------------------------------------------------------------
 
     def draw(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         """Draw ``settings`` into ``framebuffer``, whose viewport is the part of the image being drawn."""
-        draw = getattr(self, "_draw_" + settings.mode.replace("1d", "profile"))
+        draw = getattr(self, catalog.render_type(settings).draw)
         with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
             return draw(settings, framebuffer, frame)
 
@@ -131,7 +150,7 @@ class Renderer:
             self.ctx.enable(moderngl.BLEND)
             self.ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
 
-    def _draw_profile(self, settings, framebuffer, frame: Frame) -> FrameStats:
+    def draw_profile(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         program = self.gpu.programs["polyline"]
         projection = frame.ndc_window * glm.ortho(-frame.aspect, frame.aspect, -1.0, 1.0, -1.0, 1.0)
         self._line_uniforms(program, settings, framebuffer, glm.mat4(1.0), projection, frame)
@@ -141,7 +160,7 @@ class Renderer:
                                             instances=settings.tile)
         return FrameStats((self.gpu.profile_length - 1) * settings.tile, "line segments")
 
-    def _draw_lines(self, settings, framebuffer, frame: Frame) -> FrameStats:
+    def draw_lines(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         program = self.gpu.programs["grid_lines"]
         self._line_uniforms(program, settings, framebuffer, view_matrix(settings), frame.perspective(), frame)
         size = self.gpu.surface_grid_size
@@ -157,7 +176,7 @@ class Renderer:
         program["grid_size"].value = grid_size
         program["tiles"].value = tiles
 
-    def _draw_rendered(self, settings, framebuffer, frame: Frame) -> FrameStats:
+    def draw_rendered(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         ctx, gpu = self.ctx, self.gpu
         view, projection = view_matrix(settings), frame.perspective()
         framebuffer.clear(*FOG_COLOR, 1.0)
@@ -217,12 +236,12 @@ class Renderer:
         self.gpu.get("vao:screen_quad").render(moderngl.TRIANGLE_STRIP, vertices=4)
         return FrameStats(2, "triangles")
 
-    def _draw_clouds(self, settings, framebuffer, frame: Frame) -> FrameStats:
+    def draw_clouds(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         clouds = self.gpu.get("texture:clouds")
         clouds.filter = (moderngl.NEAREST, moderngl.NEAREST)
         return self._draw_image(framebuffer, clouds, (-1.0, -1.0, 1.0, 1.0), frame.ndc_window)
 
-    def _draw_teximage(self, settings, framebuffer, frame: Frame) -> FrameStats:
+    def draw_teximage(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         # The largest power-of-two square that fits the image, centred.
         width, height = frame.image_size
         side = 1 << int(math.log2(max(1, min(width, height))))

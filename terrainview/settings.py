@@ -14,20 +14,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import fractal, generators
+from . import catalog, fractal, generators
 from .parsing import FLOAT32_TINY, argument_type, describe_range, parse_integer, parse_real
 
-MODES = ("1d", "lines", "rendered", "clouds", "teximage")
-MODE_LABELS = {
-    "1d": "1D midpoint displacement",
-    "lines": "2D mesh / lines",
-    "rendered": "2D mesh / rendered",
-    "clouds": "2D mesh / clouds",
-    "teximage": "2D mesh / teximage",
-}
-GENERATORS = ("diamond-square", "fault")
-TEXTURES = ("teximage", "blend", "bands")
-SHADINGS = ("none", "slope")
+MODES = tuple(catalog.RENDER_TYPES)
 MAX_TILE = 8
 
 
@@ -60,15 +50,16 @@ class SceneSettings:
     antialias: bool = _option(True, "lines: antialiased lines", flag="--aa", off_flag="--no-aa")
     linear: bool = _option(True, "rendered: linear texture filtering", flag="--linear", off_flag="--nearest")
     # Generators and texturing from the companion articles.
-    generator: str = _option("diamond-square", "surface generator", choices=GENERATORS)
-    fault_iterations: int = _option(200, "fault formation: number of fault lines", low=1, high=generators.MAX_FAULT_ITERATIONS)
+    generator: str = _option("diamond-square", "surface generator", choices=tuple(catalog.GENERATORS))
+    fault_iterations: int = _option(200, "fault formation: number of fault lines", low=1,
+                                    high=generators.MAX_FAULT_ITERATIONS)
     blur: float = _option(0.0, "fault formation: Gaussian blur sigma in cells (0 = off)", low=0.0,
                         high=generators.MAX_BLUR)
     seed_image: str = _option("", "grey-scale image whose values seed the first passes", metavar="FILE")
     seed_passes: int = _option(2, "passes taken from --seed-image before diamond-square adds detail",
                                low=1, high=8)
-    texture: str = _option("teximage", "surface texture in rendered mode", choices=TEXTURES)
-    shading: str = _option("none", "slope shading of the surface", choices=SHADINGS)
+    texture: str = _option("teximage", "surface texture in rendered mode", choices=tuple(catalog.TEXTURES))
+    shading: str = _option("none", "slope shading of the surface", choices=catalog.SHADINGS)
     water_level: float | None = _option(None, "height of a translucent water plane (off when absent)",
                                         low=-100.0, high=100.0, optional=True)
     # The camera: view = translate(0, ytrans, ztrans) * rotateX(pitch) * rotateY(yrot).
@@ -80,21 +71,23 @@ class SceneSettings:
     def __post_init__(self) -> None:
         for spec in dataclasses.fields(self):
             _validate(spec, getattr(self, spec.name))
-        # The iterations' upper limit depends on the mode (1d profiles are cheap enough for 16).
-        if self.iterations > fractal.MAX_ITERATIONS_1D:
-            raise SettingsError(f"iterations: expected an integer from 1 to {fractal.MAX_ITERATIONS_2D} "
-                                f"(to {fractal.MAX_ITERATIONS_1D} in 1d mode), got {self.iterations}")
-        if self.mode != "1d" and self.iterations > fractal.MAX_ITERATIONS_2D:
-            raise SettingsError(f"iterations: {self.iterations} is only allowed in 1d mode; 2D modes take "
-                                f"1 to {fractal.MAX_ITERATIONS_2D}")
+        # The iterations' upper limit depends on the render type (1d profiles are cheap enough for 16).
+        limit = catalog.RENDER_TYPES[self.mode].max_iterations
+        if self.iterations > limit:
+            widest = max(entry.max_iterations for entry in catalog.RENDER_TYPES.values())
+            if self.iterations > widest:
+                raise SettingsError(f"iterations: expected an integer from 1 to {widest}, got {self.iterations}")
+            allowing = ", ".join(entry.name for entry in catalog.RENDER_TYPES.values()
+                                 if entry.max_iterations >= self.iterations)
+            raise SettingsError(f"iterations: {self.iterations} is only allowed in {allowing} mode; "
+                                f"{self.mode} mode takes 1 to {limit}")
 
     def replace(self, **changes: Any) -> SceneSettings:
         return dataclasses.replace(self, **changes)
 
     def with_mode(self, mode: str) -> SceneSettings:
-        """Another render type; iterations above the 2D limit (allowed in 1d mode) come down to it."""
-        iterations = self.iterations if mode == "1d" else min(self.iterations, fractal.MAX_ITERATIONS_2D)
-        return self.replace(mode=mode, iterations=iterations)
+        """Another render type; iterations above its limit (a 1d profile allows more) come down to it."""
+        return self.replace(mode=mode, iterations=min(self.iterations, catalog.RENDER_TYPES[mode].max_iterations))
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -169,9 +162,8 @@ def _validate(spec: dataclasses.Field, value: Any) -> None:
         valid = valid and (isinstance(value, int) or math.isfinite(value))  # a huge int must not overflow here
         valid = valid and not 0 < abs(value) < FLOAT32_TINY  # would be 0 or subnormal on the GPU
     low, high = meta["low"], meta["high"]
-    if name == "iterations":
-        if valid and value >= low:
-            return  # the upper limit depends on the mode: checked in __post_init__
+    if name == "iterations" and valid and value >= low:
+        return  # the upper limit depends on the render type: checked in __post_init__
     if valid:
         valid = (value > low if meta.get("low_exclusive") else value >= low) and value <= high
     if not valid:

@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import fractal
+from . import catalog, fractal
 from .settings import SceneSettings
 
 # The settings each array is made from; a change anywhere else leaves the array as it is. The generator's own
 # settings join in only while that generator is chosen (see generator_inputs).
-SURFACE_INPUTS = ("iterations", "h", "seed", "height_scale")
+SURFACE_INPUTS = ("iterations", "seed", "height_scale")
 CLOUD_INPUTS = ("seed", "cloud_iterations", "cloud_h")
-TEXIMAGE_INPUTS = ("seed", "teximage_iterations", "teximage_h")
+TEXIMAGE_INPUTS = ("seed", "teximage_iterations", "height_scale")
 MIN_TEXIMAGE_SIZE = 256
 MAX_CPU_TEXTURE_SIZE = 4096  # CPU-made textures (blend, bands) stop here; every GL 3.3 driver takes 4096
 
@@ -29,49 +29,32 @@ def teximage_size(iterations: int, max_texture_size: int = MAX_CPU_TEXTURE_SIZE)
 
 
 def generator_inputs(settings: SceneSettings) -> tuple[str, ...]:
-    """Settings of the chosen 2D generator. Fault blur is given in surface cells and the image seeds as many
-    passes as the surface can take, so the teximage made at another resolution depends on the surface
-    iterations too."""
-    if settings.generator == "fault":
-        return ("generator", "fault_iterations", "blur", "iterations")
-    if settings.seed_image:
-        return ("generator", "seed_image", "seed_passes", "iterations")
-    return ("generator",)
+    """Settings of the chosen 2D generator. A generator whose map at one resolution depends on the surface's
+    (fault blur given in surface cells, image passes capped by the surface iterations) adds the iterations, so
+    the teximage made at another resolution follows them too."""
+    entry = catalog.generator(settings)
+    return ("generator",) + entry.reads + (("iterations",) if entry.resolution_dependent(settings) else ())
 
 
-def generated_heights(settings: SceneSettings, iterations: int, h: float) -> np.ndarray:
-    """The chosen 2D generator's heightmap at ``iterations`` (surface and teximage share it, so the texture
-    fits the surface whatever the generator)."""
-    if settings.generator == "fault":
-        from .generators import fault_formation
-
-        # Blur is given in surface cells: the same width in world units at this resolution.
-        return fault_formation(iterations, settings.seed, settings.fault_iterations, settings.blur,
-                               settings.height_scale, blur_iterations=settings.iterations)
-    if settings.seed_image:
-        from .generators import seed_passes_used, seeded_diamond_square
-
-        # The surface may take fewer passes from the image than asked (it keeps one pass of detail); the
-        # teximage takes the same number, so it fits the surface.
-        passes = seed_passes_used(settings.seed_passes, settings.iterations)
-        return seeded_diamond_square(settings.seed_image, passes, iterations, settings.seed, h,
-                                     settings.height_scale)
-    return fractal.diamond_square(iterations, settings.seed, h, settings.height_scale)
+def _roughness(settings: SceneSettings, name: str) -> tuple[str, ...]:
+    """The roughness setting ``name`` while the heights depend on it."""
+    return (name,) if catalog.reads(settings, name) else ()
 
 
 def surface_heights(settings: SceneSettings) -> np.ndarray:
-    """The surface: a 1D profile in 1d mode, else the chosen generator's heightmap."""
-    if settings.mode == "1d":
+    """The surface: a 1D profile for a 1D render type, else the chosen generator's heightmap."""
+    if catalog.render_type(settings).dimensions == 1:
         return fractal.midpoint_1d(settings.iterations, settings.seed, settings.h, settings.height_scale)
-    return generated_heights(settings, settings.iterations, settings.h)
+    return catalog.generator(settings).make(settings, settings.iterations, settings.h)
 
 
-def cloud_heights(settings: SceneSettings) -> np.ndarray:
-    return fractal.diamond_square(settings.cloud_iterations, settings.seed, settings.cloud_h)
+def cloud_colors(settings: SceneSettings) -> np.ndarray:
+    """The sky's RGB texture: the cloud heightmap coloured as the original does."""
+    return fractal.cloud_colors(fractal.diamond_square(settings.cloud_iterations, settings.seed, settings.cloud_h))
 
 
 def teximage_heights(settings: SceneSettings) -> np.ndarray:
-    return generated_heights(settings, settings.teximage_iterations, settings.teximage_h)
+    return catalog.generator(settings).make(settings, settings.teximage_iterations, settings.teximage_h)
 
 
 def _values(settings: SceneSettings, names: tuple[str, ...]) -> tuple:
@@ -79,9 +62,9 @@ def _values(settings: SceneSettings, names: tuple[str, ...]) -> tuple:
 
 
 def surface_key(settings: SceneSettings) -> tuple:
-    if settings.mode == "1d":
-        return ("1d",) + _values(settings, SURFACE_INPUTS)
-    return ("2d",) + _values(settings, SURFACE_INPUTS + generator_inputs(settings))
+    if catalog.render_type(settings).dimensions == 1:
+        return ("1d",) + _values(settings, SURFACE_INPUTS + ("h",))
+    return ("2d",) + _values(settings, SURFACE_INPUTS + _roughness(settings, "h") + generator_inputs(settings))
 
 
 def cloud_key(settings: SceneSettings) -> tuple:
@@ -89,7 +72,7 @@ def cloud_key(settings: SceneSettings) -> tuple:
 
 
 def teximage_key(settings: SceneSettings) -> tuple:
-    return _values(settings, TEXIMAGE_INPUTS + generator_inputs(settings))
+    return _values(settings, TEXIMAGE_INPUTS + _roughness(settings, "teximage_h") + generator_inputs(settings))
 
 
 def surface_texture_key(settings: SceneSettings) -> tuple:
@@ -122,11 +105,12 @@ class _Derived:
 
 @dataclass
 class DerivedArrays:
-    """Surface, cloud and teximage heightmaps and the CPU-made surface texture, each regenerated only when
-    its own inputs change. ``surface_texture`` is None when the GPU-drawn teximage textures the surface."""
+    """The surface and teximage heightmaps, the sky's cloud colours and the CPU-made surface texture, each
+    regenerated only when its own inputs change. ``surface_texture`` is None when the GPU-drawn teximage
+    textures the surface."""
 
     surface: _Derived = field(default_factory=lambda: _Derived(surface_key, surface_heights))
-    clouds: _Derived = field(default_factory=lambda: _Derived(cloud_key, cloud_heights))
+    clouds: _Derived = field(default_factory=lambda: _Derived(cloud_key, cloud_colors))
     teximage: _Derived = field(default_factory=lambda: _Derived(teximage_key, teximage_heights))
     surface_texture: _Derived = field(init=False)
 
@@ -136,11 +120,9 @@ class DerivedArrays:
         self.surface_texture = _Derived(surface_texture_key, self._make_surface_texture)
 
     def _make_surface_texture(self, settings: SceneSettings) -> np.ndarray | None:
-        if settings.texture == "teximage":
+        make = catalog.texture(settings).make
+        if make is None:
             return None
-        from . import texturing
-
-        make = texturing.blend_texture if settings.texture == "blend" else texturing.bands_texture
         return make(self.teximage.value, teximage_size(settings.teximage_iterations))
 
     def keys(self, settings: SceneSettings) -> tuple:

@@ -95,7 +95,7 @@ def tile_images(tile_size: int = TILE_SIZE, seed: int = 0) -> np.ndarray:
     tile_size = check_int("tile_size", tile_size, 1, MAX_TILE_SIZE)
     seed = check_int("seed", seed, 0, MAX_SEED)
     tiles = np.empty((len(TILE_NAMES), tile_size, tile_size, 3), dtype=np.uint8)
-    for index, (color, contrast, tint) in enumerate(zip(TILE_COLORS, TILE_CONTRASTS, TILE_TINTS)):
+    for index, (color, contrast, tint) in enumerate(zip(TILE_COLORS, TILE_CONTRASTS, TILE_TINTS, strict=True)):
         key = int(hash32(np.uint32((seed ^ _DOMAIN_TILES) & 0xFFFFFFFF)))
         brightness = _noise(tile_size, int(hash32(np.uint32(key ^ (2 * index + 1)))), 4)
         shift = _noise(tile_size, int(hash32(np.uint32(key ^ (2 * index + 2)))), 2)

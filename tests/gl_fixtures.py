@@ -34,7 +34,7 @@ XVFB_SCREEN = "1600x1000x24"
 
 @pytest.fixture(scope="session")
 def gl_ctx():
-    from terrainview.render import create_headless_context
+    from terrainview.offscreen import create_headless_context
 
     ctx = create_headless_context()
     yield ctx
@@ -64,7 +64,7 @@ def renderer(gl_ctx):
 
 def render_frame(renderer, settings, size: tuple[int, int] = SMALL_SIZE) -> np.ndarray:
     """Bring ``renderer`` up to date with ``settings`` and draw one frame: uint8 RGB, top row first."""
-    from terrainview.render import render_pixels
+    from terrainview.offscreen import render_pixels
 
     renderer.update(settings)
     pixels = render_pixels(renderer, settings, size)

@@ -150,7 +150,7 @@ def fault_reference(iterations: int, seed: int, fault_iterations: int) -> np.nda
     positions = np.arange(size, dtype=np.int64) << shift
     raw = np.zeros((size, size), dtype=np.float64)
     lines = generators._fault_lines_for(seed, fault_iterations)
-    for px, pz, dx, dz, delta in zip(*lines, generators._fault_deltas(fault_iterations)):
+    for px, pz, dx, dz, delta in zip(*lines, generators._fault_deltas(fault_iterations), strict=True):
         wrap_x = ((positions - px + generators._HALF_PERIOD) & generators._PERIOD_MASK) - generators._HALF_PERIOD
         wrap_z = ((positions - pz + generators._HALF_PERIOD) & generators._PERIOD_MASK) - generators._HALF_PERIOD
         raised = (dx * wrap_z.astype(np.float64))[:, None] - dz * wrap_x.astype(np.float64)[None, :] > 0.0

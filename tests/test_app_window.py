@@ -212,7 +212,7 @@ class TestKeysInProcess:
 
 
     def test_dropping_a_png_or_toml_loads_its_scene(self, fresh, tmp_path):
-        from terrainview.scene import save_scene_toml
+        from terrainview.scene_file import save_scene_toml
 
         wanted = fresh.settings.replace(seed=42, iterations=5, yrot=12.0)
         path = tmp_path / "dropped.toml"
@@ -317,7 +317,7 @@ class TestKeysInProcess:
                 fresh.on_render(0.0, 1 / 60)
             pytest.fail("F12 wrote no screenshot")
 
-        from terrainview.scene import load_scene
+        from terrainview.scene_file import load_scene
 
         fresh.settings = fresh.settings.replace(seed=5)  # as the panel's Seed field does
         hasty = shoot()
@@ -412,7 +412,7 @@ def test_viewer_end_to_end(xvfb_display, screen_grabber, tmp_path):
         shots = tmp_path / "screenshots"
         shot = wait_for(lambda: sorted(shots.glob("*.png")) or None, 30, "the F12 screenshot")
         assert len(shot) == 1
-        from terrainview.scene import load_scene
+        from terrainview.scene_file import load_scene
 
         settings, warnings = load_scene(shot[0])
         assert settings.mode == "lines" and settings.iterations == 5

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -9,7 +11,7 @@ from PIL import Image
 from terrainview import texturing
 from terrainview.cli import main
 from terrainview.gpu import FOG_COLOR, TEXIMAGE_BAND_COLORS
-from terrainview.scene import load_scene, save_scene_toml
+from terrainview.scene_file import load_scene, save_scene_toml
 from terrainview.settings import SceneSettings
 
 pytest_plugins = ["gl_fixtures"]
@@ -235,7 +237,9 @@ def test_a_failed_array_keeps_those_made_before_it(monkeypatch):
     def broken(heights, size):
         raise ValueError("blend texture exploded")
 
-    monkeypatch.setattr(texturing, "blend_texture", broken)
+    from terrainview import catalog
+
+    monkeypatch.setitem(catalog.TEXTURES, "blend", dataclasses.replace(catalog.TEXTURES["blend"], make=broken))
     worker = GenerationWorker(DerivedArrays())
     try:
         worker.request(BASE.replace(texture="blend"))

@@ -15,8 +15,8 @@ import pytest
 from PIL import Image
 
 from terrainview import gpu, texturing
-from terrainview.render import render_pixels
-from terrainview.scene import load_scene, save_scene_toml
+from terrainview.offscreen import render_pixels
+from terrainview.scene_file import load_scene, save_scene_toml
 from terrainview.settings import SceneSettings
 from terrainview.terrain import surface_heights
 

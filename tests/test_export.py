@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import stat
@@ -11,9 +12,10 @@ import pytest
 from PIL import Image
 
 from terrainview import export
+from terrainview.commands import export as export_command
 from terrainview.files import OutputError
 from terrainview.fractal import diamond_square
-from terrainview.scene import PNG_SCENE_KEY, load_scene
+from terrainview.scene_file import PNG_SCENE_KEY, load_scene
 from terrainview.settings import SceneSettings
 
 ARGS = ("--iterations", "5", "--seed", "7", "--h", "0.6", "--height-scale", "2")
@@ -137,10 +139,10 @@ def test_flat_heightmap_maps_to_zero(tmp_path, monkeypatch):
     flat = np.full((5, 5), 0.25, dtype=np.float32)
     values, low, high = export.normalize_uint16(flat)
     assert values.dtype == np.uint16 and not values.any() and (low, high) == (0.25, 0.25)
-    monkeypatch.setattr(export, "surface_heights", lambda settings: flat)
+    monkeypatch.setattr(export_command, "surface_heights", lambda settings: flat)
     for name in ("flat.png", "flat.raw"):
-        args = export.argparse.Namespace(output=str(tmp_path / name), force=False)
-        assert export.export_command(args, SceneSettings(iterations=2)) == 0
+        args = argparse.Namespace(output=str(tmp_path / name), force=False)
+        assert export_command.export_command(args, SceneSettings(iterations=2)) == 0
     with Image.open(tmp_path / "flat.png") as image:
         assert not np.array(image).any()
         assert image.text["terrainview.height_min"] == image.text["terrainview.height_max"] == "0.25"
@@ -178,7 +180,7 @@ def test_path_is_checked_before_generating(tmp_path, call_main, usage_error, mon
     def never(settings):
         raise AssertionError("generated before the output path was checked")
 
-    monkeypatch.setattr(export, "surface_heights", never)
+    monkeypatch.setattr(export_command, "surface_heights", never)
     (tmp_path / "taken.png").write_bytes(b"x")
     for output, fragment in (("taken.png", "already exists"), ("out.txt", "unknown file type"),
                              ("missing/out.npy", "does not exist")):
@@ -247,7 +249,7 @@ def test_failed_write_leaves_nothing(tmp_path, call_main, monkeypatch):
     (tmp_path / "kept.npy").write_bytes(b"old")
     for name in ("new.npy", "kept.npy"):
         with pytest.raises(OutputError, match=f"{name}: not written: No space"):  # the file is named
-            export.export_command(export.argparse.Namespace(output=str(tmp_path / name), force=True), SETTINGS)
+            export_command.export_command(argparse.Namespace(output=str(tmp_path / name), force=True), SETTINGS)
     assert names(tmp_path) == ["kept.npy"]
     assert (tmp_path / "kept.npy").read_bytes() == b"old"
 

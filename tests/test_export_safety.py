@@ -206,9 +206,9 @@ def test_parts_of_a_killed_writer_are_removed_by_the_next_write(tmp_path, call_m
 def test_all_or_none_when_a_destination_appears_at_the_end(tmp_path):
     """The xfail of test_obj_export, at the files level: nothing is renamed when any destination is taken."""
     taken = tmp_path / "b.txt"
-    with pytest.raises(files.OutputError, match="b.txt"):
-        with files.atomic_outputs({tmp_path / "a.txt": "", taken: "its partner"}, force=False) as temporaries:
-            for temporary in temporaries.values():
-                temporary.write_text("new")
-            taken.write_text("someone else's")
+    destinations = {tmp_path / "a.txt": "", taken: "its partner"}
+    with pytest.raises(files.OutputError, match="b.txt"), files.atomic_outputs(destinations, False) as temporaries:
+        for temporary in temporaries.values():
+            temporary.write_text("new")
+        taken.write_text("someone else's")
     assert names(tmp_path) == ["b.txt"] and taken.read_text() == "someone else's"

@@ -104,7 +104,7 @@ def test_one_terrain_at_every_resolution(iterations):
 def test_one_profile_at_every_resolution():
     for seed, h, height_scale in [(0, 0.7, 1.0), (2024, 0.45, 2.5)]:
         profiles = [midpoint_1d(n, seed, h, height_scale) for n in range(1, MAX_ITERATIONS_1D + 1)]
-        for coarse, fine in zip(profiles, profiles[1:]):
+        for coarse, fine in zip(profiles, profiles[1:], strict=False):
             np.testing.assert_array_equal(bits(coarse), bits(fine[::2]))
 
 
@@ -161,7 +161,7 @@ def test_thread_count_in_process():
         single = [diamond_square(n, 99, 0.8) for n in (7, 9, 11)]
     finally:
         set_num_threads(threads)
-    for array, n in zip(single, (7, 9, 11)):
+    for array, n in zip(single, (7, 9, 11), strict=True):
         np.testing.assert_array_equal(bits(diamond_square(n, 99, 0.8)), bits(array))
 
 

@@ -67,7 +67,7 @@ def test_fault_edges_are_exactly_seamless(iterations, blur):
 
 
 def test_fault_heights_continue_across_the_wrap():
-    seams, interiors = zip(*(seam_and_interior(fault_formation(8, seed, 200)) for seed in range(8)))
+    seams, interiors = zip(*(seam_and_interior(fault_formation(8, seed, 200)) for seed in range(8)), strict=True)
     assert np.mean(seams) < 1.5 * np.mean(interiors)
     assert max(seams) < 3 * np.mean(interiors)
     # A non-periodic fault map (the plain half-plane test) would show a cliff at the seam: its edges differ.

@@ -15,7 +15,7 @@ import ctypes.util
 import numpy as np
 import pytest
 
-from terrainview.render import render_pixels
+from terrainview.offscreen import render_pixels
 from terrainview.renderer import Renderer
 from terrainview.settings import SceneSettings
 from terrainview.terrain import MIN_TEXIMAGE_SIZE, teximage_size

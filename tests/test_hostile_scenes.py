@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from terrainview import scenefile
-from terrainview.scene import load_scene, png_scene_extras
+from terrainview import scene_reader
+from terrainview.scene_file import load_scene, png_scene_extras
 from terrainview.settings import SceneSettings
 
 TESTS_DIR = Path(__file__).resolve().parent
@@ -36,9 +36,10 @@ def crafted(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         "toml 400-digit h": (write(tmp_path / "big.toml", f"version = 1\n[scene]\nh = {BIG}\n"), "characters"),
         "png 400-digit h": (scene_png(tmp_path / "big.png", '{"version": 1, "scene": {"h": ' + BIG + "}}"),
                             "characters"),
-        "toml 5000-digit seed": (write(tmp_path / "seed.toml", f"version = 1\n[scene]\nseed = {'9' * 5000}\n"),
+        "toml 5000-digit seed": (write(tmp_path / "seed.toml", f"version = 1\n[scene]\nseed = {'9' * 5000}"),
                                  "characters"),
-        "toml too large": (write(tmp_path / "large.toml", "# " + "x" * (scenefile.MAX_TOML_BYTES + 10)), "too large"),
+        "toml too large": (write(tmp_path / "large.toml", "# " + "x" * (scene_reader.MAX_TOML_BYTES + 10)),
+                           "too large"),
         "png text not json": (scene_png(tmp_path / "bad.png", "{not json"), "damaged"),
         "png without a scene": (tmp_path / "plain.png", "carries no terrainview scene"),
         "png cut short": (tmp_path / "short.png", "not a readable PNG"),
@@ -86,7 +87,7 @@ def test_a_huge_sparse_toml_is_refused_without_reading_it(tmp_path):
             stream.truncate(300 * 2**30)
         except OSError as error:
             pytest.skip(f"this file system has no sparse files: {error}")
-    with pytest.raises(scenefile.SceneError, match="too large"):
+    with pytest.raises(scene_reader.SceneError, match="too large"):
         load_scene(path)
 
 
@@ -103,9 +104,9 @@ def test_a_compressed_text_chunk_is_read_and_a_text_bomb_is_not(tmp_path):
     good.write_bytes(png_bytes({"terrainview-scene": valid_json()}, compressed_keys=("terrainview-scene",)))
     assert load_scene(good)[0].seed == 7
     bomb = tmp_path / "zbomb.png"
-    bomb.write_bytes(png_bytes({"terrainview-scene": " " * (scenefile.MAX_PNG_TEXT_BYTES + 1)},
+    bomb.write_bytes(png_bytes({"terrainview-scene": " " * (scene_reader.MAX_PNG_TEXT_BYTES + 1)},
                                compressed_keys=("terrainview-scene",)))
-    with pytest.raises(scenefile.SceneError, match="carries no terrainview scene"):
+    with pytest.raises(scene_reader.SceneError, match="carries no terrainview scene"):
         load_scene(bomb)
 
 
@@ -130,7 +131,7 @@ def test_many_unknown_keys_make_one_warning_with_a_count(tmp_path, call_main):
 
 def test_a_value_that_underflows_float32_is_refused_from_a_scene(tmp_path):
     path = write(tmp_path / "flat.toml", "version = 1\n[scene]\nheight_scale = 1e-320\n")
-    with pytest.raises(scenefile.SceneError, match="height_scale"):
+    with pytest.raises(scene_reader.SceneError, match="height_scale"):
         load_scene(path)
 
 

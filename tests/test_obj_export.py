@@ -8,7 +8,7 @@ from PIL import Image
 
 from terrainview import mesh as mesh_module
 from terrainview import texturing
-from terrainview.scene import load_scene
+from terrainview.scene_file import load_scene
 from terrainview.settings import SceneSettings
 from terrainview.terrain import surface_heights, teximage_heights
 

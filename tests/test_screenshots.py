@@ -11,9 +11,9 @@ import pytest
 from PIL import Image
 
 from terrainview.cli import main
-from terrainview.render import TiledRender, create_headless_context, render_pixels
+from terrainview.offscreen import TiledRender, create_headless_context, render_pixels
 from terrainview.renderer import Renderer
-from terrainview.scene import PNG_SCENE_KEY, SceneError, load_scene, save_scene_toml
+from terrainview.scene_file import PNG_SCENE_KEY, SceneError, load_scene, save_scene_toml
 from terrainview.settings import SceneSettings
 
 SCENE = SceneSettings(mode="rendered", iterations=5, seed=7, tile=2, yrot=20.0, ztrans=-2.5, teximage_iterations=6)

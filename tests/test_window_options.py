@@ -8,7 +8,6 @@ import sys
 import time
 
 import pytest
-
 from test_app_window import app, find_window, key, wait_for, x_env  # noqa: F401  (app is a fixture)
 
 pytest_plugins = ["gl_fixtures"]

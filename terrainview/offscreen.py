@@ -1,4 +1,4 @@
-"""Offscreen rendering to images: ``terrainview render``, screenshots, and the tests' frames.
+"""Offscreen rendering to images: the library behind ``terrainview render``, screenshots and the tests' frames.
 
 Images of any size up to 8192 per side are drawn in tiles no larger than the GL limits and stitched, so the
 result does not depend on the driver; supersampled shots are drawn larger and reduced with a Lanczos filter.
@@ -7,8 +7,6 @@ Lines are drawn wider in proportion to the output height, so a 4K shot looks lik
 
 from __future__ import annotations
 
-import argparse
-import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,49 +15,21 @@ import moderngl
 import numpy as np
 from PIL import Image
 
-from .files import OutputError, atomic_output, check_output_path
+from .files import OutputError, atomic_output
+from .image_size import MAX_TILE_SIDE, check_supersample
 from .renderer import FIELD_OF_VIEW_Y, REFERENCE_HEIGHT, Frame, Renderer, tile_window
-from .scene import png_text_chunks
-from .settings import SceneSettings, SettingsError
-
-MAX_IMAGE_SIDE = 8192
-MAX_RENDER_SIDE = 16384  # supersampled drawing size: 16384**2 RGB is 805 MB, the most we allow in memory
-SUPERSAMPLE_FACTORS = (1, 2, 4)
-DEFAULT_SIZE = (1280, 720)
-MAX_TILE_SIDE = 4096  # bounds the memory of one tile's framebuffer whatever the driver allows
-
-
-def parse_size(text: str) -> tuple[int, int]:
-    """'WxH' -> (W, H), each 1..8192."""
-    match = re.fullmatch(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*", text)
-    if not match:
-        raise SettingsError(f"size: expected WIDTHxHEIGHT such as 1920x1080, got {text!r}")
-    width, height = int(match[1]), int(match[2])
-    for name, value in (("width", width), ("height", height)):
-        if not 1 <= value <= MAX_IMAGE_SIDE:
-            raise SettingsError(f"size: {name} must be from 1 to {MAX_IMAGE_SIDE}, got {value}")
-    return width, height
-
-
-def check_supersample(size: tuple[int, int], supersample: int) -> None:
-    if supersample not in SUPERSAMPLE_FACTORS:
-        raise SettingsError(f"supersample: expected one of 1, 2, 4, got {supersample!r}")
-    if max(size) * supersample > MAX_RENDER_SIDE:
-        raise SettingsError(f"supersample: {supersample}x of {size[0]}x{size[1]} would draw "
-                            f"{max(size) * supersample} px per side; the most is {MAX_RENDER_SIDE}")
+from .scene_file import png_text_chunks
+from .settings import SceneSettings
 
 
 def create_headless_context() -> moderngl.Context:
     """A standalone GL 3.3+ context with no window: EGL on Linux (works without a display or GPU)."""
-    import moderngl_window
-
     try:
         ctx = moderngl.create_standalone_context(require=330, backend="egl") if sys.platform.startswith(
             "linux") else moderngl.create_standalone_context(require=330)
     except Exception as error:  # the driver's own message says what is missing
         raise OutputError(f"cannot create an OpenGL 3.3 context for offscreen rendering ({error}); "
                           "on Debian install libegl1 libgl1 libgl1-mesa-dri") from None
-    moderngl_window.activate_context(ctx=ctx)
     return ctx
 
 
@@ -158,31 +128,3 @@ def save_png(pixels: np.ndarray, path: Path, settings: SceneSettings, force: boo
     """Write pixels as a PNG carrying the whole scene, atomically."""
     with atomic_output(path, force) as temporary:
         Image.fromarray(pixels).save(temporary, format="PNG", pnginfo=png_text_chunks(settings, extra))
-
-
-def add_render_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-o", "--output", required=True, metavar="FILE.png", help="the PNG to write")
-    default_size = "x".join(map(str, DEFAULT_SIZE))
-    parser.add_argument("--size", default=default_size, metavar="WxH",
-                        help=f"image size, each side 1 to {MAX_IMAGE_SIDE} (default: {default_size})")
-    parser.add_argument("--supersample", type=int, default=1, metavar="{1,2,4}",
-                        help="draw 1, 2 or 4 times larger and filter down (default: 1)")
-    parser.add_argument("--force", action="store_true", help="overwrite FILE.png if it exists")
-
-
-def render_command(args: argparse.Namespace, settings: SceneSettings) -> int:
-    size = parse_size(args.size)
-    check_supersample(size, args.supersample)  # before any work
-    path = check_output_path(args.output, args.force, (".png",))
-    ctx = create_headless_context()
-    renderer = Renderer(ctx)
-    try:
-        renderer.update(settings)
-        pixels = render_pixels(renderer, settings, size, supersample=args.supersample)
-        save_png(pixels, path, settings, args.force,
-                 extra={"size": f"{size[0]}x{size[1]}", "supersample": str(args.supersample)})
-    finally:
-        renderer.release()
-        ctx.release()
-    print(f"wrote {path} ({size[0]}x{size[1]}, {settings.mode} mode)")
-    return 0

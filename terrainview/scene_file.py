@@ -15,7 +15,7 @@ import tomli_w
 from PIL import PngImagePlugin
 
 from . import __version__
-from .scenefile import SceneError, parse_json, parse_toml, read_scene_source
+from .scene_reader import SceneError, parse_json, parse_toml, read_scene_source
 from .settings import SceneSettings, SettingsError, base_type
 
 __all__ = ["SceneError", "load_scene", "png_scene_extras", "png_text_chunks", "save_scene_toml", "scene_document"]

@@ -1,0 +1,143 @@
+"""The catalog: every render type and every surface generator, as plain data (no GL).
+
+Settings, the derived arrays, the panel, the renderer, export and the window read these entries instead of
+comparing mode or generator names. Adding a generator or a render type is one entry here plus its own code:
+the kernel that makes its heights, or the ``Renderer`` method that draws it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import fractal, generators, texturing
+
+if TYPE_CHECKING:
+    from .settings import SceneSettings
+
+
+@dataclass(frozen=True)
+class RenderType:
+    """One render type: what it draws from and which ``Renderer`` method draws it."""
+
+    name: str
+    label: str
+    dimensions: int  # 1: a profile (midpoint displacement), 2: the heightmap surface
+    arrays: tuple[str, ...]  # the derived arrays a frame of it reads (see terrain.DerivedArrays)
+    draw: str  # the Renderer method that draws a frame of it
+    max_iterations: int
+    toggle: str = "rendered"  # the render type P switches to (rendered and wireframe drawing of the surface)
+
+
+@dataclass(frozen=True)
+class Widget:
+    """A panel widget bound to one setting; ``high`` narrows the slider where the option's range is too wide
+    to drag through (typed values still reach the whole range)."""
+
+    setting: str
+    label: str
+    kind: str = "slider"  # "slider" or "path" (a file name applied on Enter)
+    high: float | None = None
+
+
+@dataclass(frozen=True)
+class Generator:
+    """A 2D surface generator: the settings it reads and how it makes a heightmap.
+
+    ``make(settings, iterations, h)`` returns the float32 (2**iterations + 1)**2 heightmap; surface and teximage
+    both call it (at their own iterations and roughness), so the texture fits the surface. ``reads`` lists the
+    generator-specific settings whose values change its heights, ``resolution_dependent`` says whether the map at
+    one resolution also depends on the surface iterations (blur in surface cells, image passes).
+    """
+
+    name: str
+    label: str
+    reads: tuple[str, ...]
+    make: Callable[[SceneSettings, int, float], np.ndarray]
+    widgets: tuple[Widget, ...]
+    uses_roughness: bool = True  # the surface and teximage H settings shape its heights
+    resolution_dependent: Callable[[SceneSettings], bool] = lambda settings: False
+
+
+def _diamond_square(settings: SceneSettings, iterations: int, h: float) -> np.ndarray:
+    if settings.seed_image:
+        # The surface may take fewer passes from the image than asked (it keeps one pass of detail); the
+        # teximage takes the same number, so it fits the surface.
+        passes = generators.seed_passes_used(settings.seed_passes, settings.iterations)
+        return generators.seeded_diamond_square(settings.seed_image, passes, iterations, settings.seed, h,
+                                                settings.height_scale)
+    return fractal.diamond_square(iterations, settings.seed, h, settings.height_scale)
+
+
+def _fault(settings: SceneSettings, iterations: int, h: float) -> np.ndarray:
+    # Blur is given in surface cells: the same width in world units at every resolution.
+    return generators.fault_formation(iterations, settings.seed, settings.fault_iterations, settings.blur,
+                                      settings.height_scale, blur_iterations=settings.iterations)
+
+
+RENDER_TYPES: dict[str, RenderType] = {entry.name: entry for entry in (
+    RenderType("1d", "1D midpoint displacement", 1, ("surface",), "draw_profile", fractal.MAX_ITERATIONS_1D),
+    RenderType("lines", "2D mesh / lines", 2, ("surface",), "draw_lines", fractal.MAX_ITERATIONS_2D),
+    RenderType("rendered", "2D mesh / rendered", 2, ("surface", "clouds", "teximage", "surface_texture"),
+               "draw_rendered", fractal.MAX_ITERATIONS_2D, toggle="lines"),
+    RenderType("clouds", "2D mesh / clouds", 2, ("clouds",), "draw_clouds", fractal.MAX_ITERATIONS_2D),
+    RenderType("teximage", "2D mesh / teximage", 2, ("teximage", "surface_texture"), "draw_teximage",
+               fractal.MAX_ITERATIONS_2D),
+)}
+
+GENERATORS: dict[str, Generator] = {entry.name: entry for entry in (
+    Generator("diamond-square", "Diamond-square", ("seed_image", "seed_passes"), _diamond_square,
+              (Widget("seed_image", "Seed image", kind="path"), Widget("seed_passes", "Seed-image passes")),
+              resolution_dependent=lambda settings: bool(settings.seed_image)),
+    Generator("fault", "Fault formation", ("fault_iterations", "blur"), _fault,
+              (Widget("fault_iterations", "Faults", high=1000), Widget("blur", "Blur sigma", high=8.0)),
+              uses_roughness=False, resolution_dependent=lambda settings: settings.blur > 0.0),
+)}
+
+# Settings that only some generators read: the panel shows each only while the chosen generator reads it.
+ROUGHNESS_SETTINGS = ("h", "teximage_h")
+GENERATOR_SETTINGS = frozenset(ROUGHNESS_SETTINGS).union(*(entry.reads for entry in GENERATORS.values()))
+# What a 2D-only consumer (export, the OBJ mesh) uses in place of a 1D render type.
+SURFACE_RENDER_TYPE = "lines"
+
+
+@dataclass(frozen=True)
+class Texture:
+    """A surface texture of rendered mode: made on the CPU from the teximage heightmap at a side length, or
+    (``make`` None) the teximage itself, drawn by GL."""
+
+    name: str
+    label: str
+    make: Callable[[np.ndarray, int], np.ndarray] | None
+
+
+TEXTURES: dict[str, Texture] = {entry.name: entry for entry in (
+    Texture("teximage", "Teximage (the original's)", None),
+    Texture("blend", "Blended tiles", texturing.blend_texture),
+    Texture("bands", "Colour bands", texturing.bands_texture),
+)}
+SHADINGS = ("none", "slope")
+
+
+def render_type(settings: SceneSettings) -> RenderType:
+    return RENDER_TYPES[settings.mode]
+
+
+def generator(settings: SceneSettings) -> Generator:
+    return GENERATORS[settings.generator]
+
+
+def texture(settings: SceneSettings) -> Texture:
+    return TEXTURES[settings.texture]
+
+
+def reads(settings: SceneSettings, name: str) -> bool:
+    """Whether the chosen generator's heights depend on the setting ``name`` (always true for settings that are
+    not generator-specific)."""
+    if name not in GENERATOR_SETTINGS:
+        return True
+    entry = generator(settings)
+    return entry.uses_roughness if name in ROUGHNESS_SETTINGS else name in entry.reads

@@ -1,0 +1,34 @@
+"""Sizes of rendered images: limits, ``WxH`` parsing and supersampling checks (no GL, so the panel can read
+them without the GL stack)."""
+
+from __future__ import annotations
+
+import re
+
+from .settings import SettingsError
+
+MAX_IMAGE_SIDE = 8192
+MAX_RENDER_SIDE = 16384  # supersampled drawing size: 16384**2 RGB is 805 MB, the most we allow in memory
+SUPERSAMPLE_FACTORS = (1, 2, 4)
+DEFAULT_SIZE = (1280, 720)
+MAX_TILE_SIDE = 4096  # bounds the memory of one tile's framebuffer whatever the driver allows
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """'WxH' -> (W, H), each 1..8192."""
+    match = re.fullmatch(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*", text)
+    if not match:
+        raise SettingsError(f"size: expected WIDTHxHEIGHT such as 1920x1080, got {text!r}")
+    width, height = int(match[1]), int(match[2])
+    for name, value in (("width", width), ("height", height)):
+        if not 1 <= value <= MAX_IMAGE_SIDE:
+            raise SettingsError(f"size: {name} must be from 1 to {MAX_IMAGE_SIDE}, got {value}")
+    return width, height
+
+
+def check_supersample(size: tuple[int, int], supersample: int) -> None:
+    if supersample not in SUPERSAMPLE_FACTORS:
+        raise SettingsError(f"supersample: expected one of 1, 2, 4, got {supersample!r}")
+    if max(size) * supersample > MAX_RENDER_SIDE:
+        raise SettingsError(f"supersample: {supersample}x of {size[0]}x{size[1]} would draw "
+                            f"{max(size) * supersample} px per side; the most is {MAX_RENDER_SIDE}")
