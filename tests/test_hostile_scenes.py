@@ -20,6 +20,8 @@ if str(TESTS_DIR) not in sys.path:
 
 from hostile import nested_json, png_bytes, scene_png, valid_json, write  # noqa: E402
 
+pytest_plugins = ["gl_fixtures"]
+
 BIG = "7" * 400
 
 
@@ -174,3 +176,36 @@ def test_the_window_survives_any_exception_from_loading(tmp_path, monkeypatch):
     current = SceneSettings(seed=5)
     settings, messages = window_load(tmp_path / "x.toml", current)
     assert settings is current and messages == ["Scene not loaded: " + str(tmp_path / "x.toml") + ": RecursionError"]
+
+
+# --- a picture's size and supersampling come back with its scene ----------------------------------------------
+
+
+@pytest.mark.gl
+def test_render_from_a_png_scene_restores_its_size_and_supersampling(tmp_path, call_main):
+    from PIL import Image
+
+    first, second, third = tmp_path / "a.png", tmp_path / "b.png", tmp_path / "c.png"
+    status, _, err = call_main("render", "-o", first, "--size", "96x40", "--supersample", "2", "--iterations", "3")
+    assert status == 0, err
+    status, _, err = call_main("render", "-o", second, "--scene", first)
+    assert status == 0, err
+    assert png_scene_extras(second) == {"size": "96x40", "supersample": "2"}
+    status, _, err = call_main("render", "-o", third, "--scene", first, "--size", "50x20")
+    assert status == 0, err
+    with Image.open(second) as restored, Image.open(third) as given:
+        assert (restored.size, given.size) == ((96, 40), (50, 20))
+    assert png_scene_extras(third)["supersample"] == "2"
+
+
+def test_a_png_scene_with_a_bad_picture_size_is_named(tmp_path, call_main, usage_error):
+    texts = {"terrainview-scene": valid_json(), "terrainview.size": "99999x1"}
+    path = tmp_path / "odd.png"
+    path.write_bytes(png_bytes(texts))
+    status, _, err = call_main("render", "-o", tmp_path / "out.png", "--scene", path)
+    usage_error(status, err, "odd.png", "picture size")
+    assert names_here(tmp_path) == ["odd.png"]
+
+
+def names_here(folder) -> list[str]:
+    return sorted(path.name for path in folder.iterdir())

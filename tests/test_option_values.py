@@ -106,3 +106,15 @@ def test_help_lists_every_command(call_main, monkeypatch):
     monkeypatch.setitem(cli.COMMANDS, "video", video)
     status, out, _ = call_main("--help")
     assert status == 0 and "terrainview video" in out and "Make a video of a flight." in out
+
+
+@pytest.mark.parametrize(("argv", "fragments"), [
+    (["--size", "３x３"], ("size", "WIDTHxHEIGHT")),
+    (["--size", "1" * 40 + "x1"], ("size", "WIDTHxHEIGHT")),
+    (["--supersample", "２"], ("--supersample", "one of 1, 2, 4")),
+    (["--supersample", "0x2"], ("--supersample", "one of 1, 2, 4")),
+])
+def test_render_picture_options_follow_the_one_rule(tmp_path, call_main, usage_error, argv, fragments):
+    status, _, err = call_main("render", "-o", tmp_path / "x.png", *argv)
+    usage_error(status, err, *fragments)
+    assert list(tmp_path.iterdir()) == []
