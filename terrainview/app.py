@@ -137,7 +137,7 @@ class TerrainApp(mglw.WindowConfig):
         self.status.busy_seconds = self.worker.busy_seconds
         self.status.window_size = self.wnd.buffer_size
         self.status.shot_progress = None if self.shot is None else self.shot[0].progress
-        self.status.compiling = not self.worker.first_done.is_set()
+        self.status.compiling = self.worker.compiling
         imgui.new_frame()
         self.settings, actions = self.panel.draw(self.settings, self.status)
         if actions.reset_camera:

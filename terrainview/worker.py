@@ -16,6 +16,7 @@ import numpy as np
 
 from .settings import SceneSettings
 from .terrain import DerivedArrays, GenerationError
+from .warmup import announce_compile
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class GenerationWorker:
         self._busy_since: float | None = None
         self._stopping = False
         self.first_done = threading.Event()
+        self.compiling = False  # the running generation compiles numba kernels first (a cold cache)
         self._thread = threading.Thread(target=self._run, name="terrain-generation", daemon=True)
         self._thread.start()
 
@@ -80,6 +82,7 @@ class GenerationWorker:
                     return
                 settings, self._requested = self._requested, None
                 self._busy_since = time.perf_counter()
+            self.compiling = announce_compile(settings)
             result = self._generate(settings)
             with self._condition:
                 if self._result is not None:  # an untaken result's arrays still need uploading

@@ -8,6 +8,7 @@ from ..export import EXPORT_FORMATS, companion_paths, estimated_bytes, export_se
 from ..files import atomic_outputs, check_free_space, check_output_path
 from ..settings import SceneSettings
 from ..terrain import surface_heights
+from ..warmup import announce_compile
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +26,7 @@ def export_command(args: argparse.Namespace, settings: SceneSettings) -> int:
         check_output_path(companion, args.force, (companion.suffix.lower(),), role)
     settings = export_settings(settings)
     check_free_space(path, estimated_bytes(settings, extension))
+    announce_compile(settings)
     heights = surface_heights(settings)
     with atomic_outputs(paths, args.force) as files:
         EXPORT_FORMATS[extension](heights, settings, files)

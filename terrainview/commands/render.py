@@ -11,6 +11,7 @@ from ..parsing import argument_type, parse_integer
 from ..renderer import Renderer
 from ..scene_file import SceneError, png_scene_extras
 from ..settings import SceneSettings
+from ..warmup import announce_compile
 
 
 def add_render_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,6 +47,7 @@ def render_command(args: argparse.Namespace, settings: SceneSettings) -> int:
     ctx = create_headless_context()
     renderer = Renderer(ctx)
     try:
+        announce_compile(settings)
         renderer.update(settings)
         pixels = render_pixels(renderer, settings, size, supersample=supersample)
         save_png(pixels, path, settings, args.force,
