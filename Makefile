@@ -14,6 +14,7 @@ run: $(STAMP)
 	scripts/run-viewer.sh $(ARGS)
 
 test: $(STAMP)
+	$(VENV)/bin/ruff check terrainview tests bench
 	$(PYTHON) -m pytest -q $(PYTEST_ARGS)
 
 bench: $(STAMP)

@@ -1,6 +1,7 @@
 #version 330
 // The original's teximage: the teximage heightmap seen from straight above, as flat-shaded lit triangles
-// coloured by height band, drawn into an offscreen texture that then textures the surface.
+// coloured by height band, drawn into an offscreen texture that then textures the surface, and drawn straight
+// into the window's power-of-two square in teximage mode (crisp at any size, as the original drew it).
 #define BAND_LOW_COLOR vec3(0.0)
 #define BAND_MIDDLE_COLOR vec3(0.0)
 #define BAND_HIGH_COLOR vec3(0.0)
@@ -12,6 +13,7 @@
 
 #include "grid.glsl"
 uniform vec2 band_limits;   // heights splitting the range into thirds
+uniform mat4 placement;     // where the top-down square goes in clip space: the whole texture, or teximage mode's square
 
 out vec3 world;
 flat out vec3 band_color;
@@ -23,7 +25,7 @@ void main() {
     band_color = world.y >= band_limits.y ? BAND_HIGH_COLOR
                : world.y >= band_limits.x ? BAND_MIDDLE_COLOR : BAND_LOW_COLOR;
     // Top-down: screen x = world x, screen y = -world z, so texture (u, v) = ((x + 1) / 2, (1 - z) / 2).
-    gl_Position = vec4(world.x, -world.z, 0.0, 1.0);
+    gl_Position = placement * vec4(world.x, -world.z, 0.0, 1.0);
 }
 
 #elif defined FRAGMENT_SHADER

@@ -152,6 +152,7 @@ class TerrainApp(mglw.WindowConfig):
             self.load_scene(Path(self.panel.scene_path))
         self._draw_overlay()
         imgui.render()
+        self.wnd.fbo.use()  # a screenshot's tile drawn this frame left its own framebuffer bound
         self.imgui.render(imgui.get_draw_data())
 
     def _draw_overlay(self) -> None:

@@ -88,6 +88,7 @@ class Renderer:
         self.ctx = ctx
         self.gpu = GpuResources(ctx)
         self.arrays = DerivedArrays()
+        self.teximage_band_limits = (0.0, 0.0)  # heights splitting the teximage's range in thirds
 
     def update(self, settings: SceneSettings) -> list[str]:
         """Regenerate what the settings changed and upload it, all on this thread; returns what changed."""
@@ -108,19 +109,24 @@ class Renderer:
     def _draw_teximage_texture(self, heights: np.ndarray) -> None:
         """Draw the teximage heightmap top-down into the teximage texture (the original's glCopyTexImage)."""
         heights_texture, framebuffer = self.gpu.upload_teximage_heights(heights)
-        program = self.gpu.programs["teximage"]
         low, high = float(heights.min()), float(heights.max())
-        program["band_limits"].value = (low + (high - low) / 3.0, low + 2.0 * (high - low) / 3.0)
-        program["grid_size"].value = heights.shape[0]
-        program["tiles"].value = 1
-        program["heights"].value = 0
+        self.teximage_band_limits = (low + (high - low) / 3.0, low + 2.0 * (high - low) / 3.0)
         with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
             framebuffer.viewport = (0, 0, *framebuffer.size)
             framebuffer.clear(0.0, 0.0, 0.0, 1.0)
-            heights_texture.use(0)
-            self.gpu.get("vao:teximage").render(moderngl.TRIANGLE_STRIP, vertices=2 * heights.shape[0],
-                                                instances=heights.shape[0] - 1)
+            self._draw_teximage_triangles(glm.mat4(1.0))
         framebuffer.color_attachments[0].build_mipmaps()
+
+    def _draw_teximage_triangles(self, placement: glm.mat4) -> int:
+        """The teximage heightmap as flat-shaded lit triangles seen from above, the square -1..1 placed by
+        ``placement``; returns the triangle count."""
+        program, heights = self.gpu.programs["teximage"], self.gpu.get("texture:teximage_heights")
+        size = heights.width
+        program["band_limits"].value = self.teximage_band_limits
+        program["placement"].write(placement)
+        self._bind_grid(program, heights, size, 1)
+        self.gpu.get("vao:teximage").render(moderngl.TRIANGLE_STRIP, vertices=2 * size, instances=size - 1)
+        return 2 * (size - 1) ** 2
 
     def can_draw(self, settings: SceneSettings) -> bool:
         """The GPU holds the kind of surface the render type draws (a 1D profile or a 2D heightmap)."""
@@ -246,6 +252,11 @@ class Renderer:
         width, height = frame.image_size
         side = 1 << int(math.log2(max(1, min(width, height))))
         half_x, half_y = side / width, side / height
-        texture = self.gpu.surface_texture()
-        texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
-        return self._draw_image(framebuffer, texture, (-half_x, -half_y, half_x, half_y), frame.ndc_window)
+        if catalog.texture(settings).make is not None:  # a CPU-made texture is an image: show it
+            texture = self.gpu.surface_texture()
+            texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
+            return self._draw_image(framebuffer, texture, (-half_x, -half_y, half_x, half_y), frame.ndc_window)
+        # The teximage itself: its triangles drawn straight into the square, as the original drew them.
+        framebuffer.clear(0.0, 0.0, 0.0, 1.0)
+        placement = frame.ndc_window * glm.scale(glm.vec3(half_x, half_y, 1.0))
+        return FrameStats(self._draw_teximage_triangles(placement), "triangles")

@@ -1,4 +1,4 @@
-"""Small helpers shared by the CLI tests: run ``terrainview`` as a subprocess or in-process."""
+"""Helpers shared by the tests: run ``terrainview`` as a subprocess or in-process; the ``gl`` marker."""
 
 from __future__ import annotations
 
@@ -55,3 +55,14 @@ def usage_error():
             assert fragment in lines[0], (fragment, stderr)
 
     return check
+
+
+GL_FIXTURES = {"gl_ctx", "renderer", "frame"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that makes or uses a GL context carries the ``gl`` marker (``-m "not gl"`` skips them): those
+    taking a GL fixture, and those in modules that render through the CLI or a window (marked there)."""
+    for item in items:
+        if GL_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.gl)

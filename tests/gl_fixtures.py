@@ -44,13 +44,9 @@ def gl_ctx():
 @pytest.fixture
 def renderer(gl_ctx):
     """A fresh Renderer on the session context; it must leave no GL error behind."""
-    import moderngl_window
-
     from terrainview.renderer import Renderer
 
-    # Another test (the window tests) may have made its own context current and active in moderngl-window:
-    # make this one current for the test, and the one moderngl-window's resource loaders compile programs in.
-    moderngl_window.activate_context(ctx=gl_ctx)
+    # Another test (the window tests) may have made its own context current: make this one current.
     with gl_ctx:
         _ = gl_ctx.error  # reading it clears any error left by someone else
         renderer = Renderer(gl_ctx)

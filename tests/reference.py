@@ -158,3 +158,11 @@ def fault_reference(iterations: int, seed: int, fault_iterations: int) -> np.nda
         raw += np.where(raised, delta, 0.0)
     raw = np.concatenate([raw, raw[:1]], axis=0)
     return np.concatenate([raw, raw[:, :1]], axis=1).astype(np.float32)
+
+
+# Colour tables as the sources state them, written out here so that a swap in the code's own tables fails.
+# seeds/004, chooseColor: lowest quarter of the height range to highest, in 0-255 units.
+# blue, green, yellow, brown
+ARTICLE_BAND_COLORS = ((65, 127, 219), (73, 161, 101), (172, 189, 117), (153, 123, 46))
+# SPEC, 2D mesh / teximage: bottom, middle and top third of the height range.
+SPEC_TEXIMAGE_COLORS = ((0.2, 0.4, 0.2), (0.55, 0.55, 0.6), (0.95, 0.95, 1.0))

@@ -16,6 +16,9 @@ from PIL import Image
 
 from terrainview.cli import main
 
+pytestmark = [pytest.mark.gl, pytest.mark.xvfb]
+
+
 pytest_plugins = ["gl_fixtures"]
 
 START_CAMERA = {"yrot": 0.0, "ytrans": -0.5, "ztrans": -3.0, "pitch": 0.0}
@@ -436,10 +439,9 @@ def test_viewer_end_to_end(xvfb_display, screen_grabber, tmp_path):
             process.communicate()
 
 
-def test_viewer_without_a_display_exits_2_with_one_line(tmp_path):
+def test_viewer_without_a_display_exits_2_with_one_line(tmp_path, run_cli):
     env = {key: value for key, value in os.environ.items() if key not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    result = subprocess.run([sys.executable, "-m", "terrainview.cli", "--mode", "lines"], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=60)
+    result = run_cli("--mode", "lines", cwd=tmp_path, env=env)
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr

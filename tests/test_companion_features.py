@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from PIL import Image
+from reference import ARTICLE_BAND_COLORS
 
 from terrainview import gpu, texturing
 from terrainview.offscreen import render_pixels
@@ -30,6 +31,8 @@ RENDERED = SceneSettings(mode="rendered", iterations=5, teximage_iterations=6, s
 # Looking down at a 3 x 3 tiled surface that fills the frame: no sky, no bare fog.
 LOOKING_DOWN = {"pitch": 60.0, "ytrans": -0.2, "ztrans": -1.5, "tile": 3}
 FAULT = {"generator": "fault", "fault_iterations": 80, "blur": 1.0}
+# One tile seen from above, filling the frame.
+BASE_DOWN = RENDERED.replace(pitch=60.0, ytrans=-0.2, ztrans=-2.0)
 
 
 # --- helpers --------------------------------------------------------------------------------------------------
@@ -70,7 +73,7 @@ def surface_texture_rgb(renderer) -> np.ndarray:
 
 
 def teximage_green(rgb: np.ndarray) -> np.ndarray:
-    """Texels of the teximage's lowest band: gpu.BAND_COLORS[0] (0.2, 0.4, 0.2), lit."""
+    """Texels of the teximage's lowest band: SPEC_TEXIMAGE_COLORS[0], lit."""
     rgb = rgb.astype(int)
     red, green, blue = rgb[..., 0], rgb[..., 1], rgb[..., 2]
     return (green > red + 3) & (green > blue + 3)
@@ -254,8 +257,8 @@ def test_bands_in_teximage_mode_are_exactly_the_four_colours(renderer, frame):
     outside[:, 32:288] = False
     assert np.all(pixels[outside] == 0), "black outside the square"
     colours = {tuple(c) for c in np.unique(square.reshape(-1, 3), axis=0).tolist()}
-    assert colours == set(texturing.BAND_COLORS)
-    blue, green, yellow, brown = (is_color(square, color) for color in texturing.BAND_COLORS)
+    assert colours == set(ARTICLE_BAND_COLORS)
+    blue, green, yellow, brown = (is_color(square, color) for color in ARTICLE_BAND_COLORS)
     # As displayed, row 0 at the top is the heightmap's row 0.
     fraction = range_fraction(cell_heights(renderer.arrays.teximage.value))
     assert blue[fraction < 0.2].all() and brown[fraction > 0.8].all()
@@ -272,7 +275,7 @@ def test_bands_and_teximage_low_areas_coincide_as_displayed(frame):
     teximage = teximage_square(frame(base, (256, 256)))
     bands = teximage_square(frame(base.replace(texture="bands"), (256, 256)))
     low_teximage = block_mean(teximage_green(teximage), 8)
-    low_bands = block_mean(is_color(bands, texturing.BAND_COLORS[0]), 8)
+    low_bands = block_mean(is_color(bands, ARTICLE_BAND_COLORS[0]), 8)
     assert 0.02 < low_bands.mean() < 0.5 and 0.02 < low_teximage.mean() < 0.5
     as_is, flipped, mirrored = (correlation(low_teximage, low) for low in (low_bands, low_bands[::-1],
                                                                           low_bands[:, ::-1]))
@@ -285,7 +288,7 @@ def test_bands_texture_on_the_rendered_surface(frame):
     bands = frame(base.replace(texture="bands")).astype(int)
     assert changed_fraction(bands, frame(base)) > 0.3
     # The band colours (fogged and filtered a little) show on the surface: blue water-coloured lows included.
-    blue = np.asarray(texturing.BAND_COLORS[0])
+    blue = np.asarray(ARTICLE_BAND_COLORS[0])
     assert (np.abs(bands - blue).max(axis=2) < 25).mean() > 0.02
 
 
@@ -393,3 +396,60 @@ def test_water_and_shading_round_trip_through_a_rendered_png(tmp_path, call_main
     assert bluish(wet).mean() > 0.1 > bluish(dry).mean()
     again = render_png(call_main, tmp_path / "again.png", "--scene", tmp_path / "wet.png", "--size", "160x90")
     np.testing.assert_array_equal(wet, again)
+
+
+def test_higher_water_covers_more_of_the_surface(frame, renderer):
+    renderer.update(BASE_DOWN)
+    level = float(np.median(renderer.arrays.surface.value))
+    dry = frame(BASE_DOWN, (200, 120)).astype(int)
+    wet = frame(BASE_DOWN.replace(water_level=level), (200, 120)).astype(int)
+
+    def bluish(pixels: np.ndarray) -> np.ndarray:
+        return (pixels[..., 2] > pixels[..., 0] + 40) & (pixels[..., 1] < 200)
+
+    assert bluish(wet).mean() > bluish(dry).mean() + 0.15
+    higher = frame(BASE_DOWN.replace(water_level=level + 0.3), (200, 120)).astype(int)
+    assert bluish(higher).mean() > bluish(wet).mean()  # more of the surface under water
+
+
+# --- regressions: textures made at another resolution than the surface --------------------------------------
+
+
+def test_fault_blur_keeps_its_width_at_the_teximage_resolution(renderer):
+    # Blur is in surface cells; the teximage (more iterations) scales it up, past the user limit of 16 cells.
+    settings = RENDERED.replace(generator="fault", blur=2.0, iterations=4, teximage_iterations=9)  # 64 cells there
+    renderer.update(settings)
+    surface, teximage = renderer.arrays.surface.value, renderer.arrays.teximage.value
+    step = (teximage.shape[0] - 1) // (surface.shape[0] - 1)
+    assert correlation(surface, teximage[::step, ::step]) > 0.95
+
+
+def test_seed_image_teximage_fits_a_surface_with_few_iterations(renderer):
+    settings = RENDERED.replace(seed_image=str(SKETCH), seed_passes=3, iterations=2)
+    renderer.update(settings)  # the surface takes 1 pass from the image (it keeps one of detail)
+    surface, teximage = renderer.arrays.surface.value, renderer.arrays.teximage.value
+    step = (teximage.shape[0] - 1) // (surface.shape[0] - 1)
+    np.testing.assert_array_equal(surface, teximage[::step, ::step])
+
+
+def test_fault_and_seed_image_scenes_round_trip_through_png_and_toml(tmp_path, call_main):
+    island = str(SKETCH)
+    cases = [RENDERED.replace(generator="fault", fault_iterations=300, blur=1.5, texture="blend"),
+             RENDERED.replace(seed_image=island, seed_passes=3, shading="slope", water_level=0.05)]
+    for index, settings in enumerate(cases):
+        first, second = tmp_path / f"first{index}.png", tmp_path / f"second{index}.png"
+        args = ["--mode", "rendered", "--iterations", "5", "--teximage-iterations", "6", "--seed", "3"]
+        extra = (["--generator", "fault", "--fault-iterations", "300", "--blur", "1.5", "--texture", "blend"]
+                 if index == 0 else
+                 ["--seed-image", island, "--seed-passes", "3", "--shading", "slope", "--water-level", "0.05"])
+        assert call_main("render", "-o", first, "--size", "96x64", *args, *extra)[0] == 0
+        assert load_scene(first)[0] == settings
+        assert call_main("render", "-o", second, "--size", "96x64", "--scene", first)[0] == 0
+        assert np.array_equal(np.asarray(Image.open(first)), np.asarray(Image.open(second)))
+        toml = tmp_path / f"scene{index}.toml"
+        save_scene_toml(settings, toml)
+        assert load_scene(toml)[0] == settings
+    plain = tmp_path / "plain.png"
+    assert call_main("render", "-o", plain, "--size", "96x64", "--mode", "rendered", "--iterations", "5",
+                     "--teximage-iterations", "6", "--seed", "3")[0] == 0
+    assert not np.array_equal(np.asarray(Image.open(plain)), np.asarray(Image.open(tmp_path / "first0.png")))

@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 from reference import fault_reference
 
-from terrainview import fractal, generators
+from terrainview import generators
 from terrainview.generators import (
     FAULT_MAX_DELTA,
     FAULT_MIN_DELTA,
@@ -167,28 +167,6 @@ def test_periodic_blur_rejects_bad_arguments():
 # --- image-seeded diamond-square ------------------------------------------------------------------------------
 
 
-def _stand_in_seeded(coarse, iterations, seed=0, h=0.7, height_scale=1.0):
-    """Until fractal.diamond_square_seeded exists: coarse values on their grid, diamond-square detail between."""
-    passes = int(np.log2(coarse.shape[0] - 1))
-    step = 2 ** (iterations - passes)
-    detail = fractal.diamond_square(iterations, seed, h, height_scale)
-    positions = np.arange(2**iterations + 1) / step
-
-    def upsample(grid):
-        rows = np.array([np.interp(positions, np.arange(grid.shape[1]), row) for row in grid])
-        return np.array([np.interp(positions, np.arange(grid.shape[0]), column) for column in rows.T]).T
-
-    return (upsample(coarse) + detail - upsample(detail[::step, ::step])).astype(np.float32)
-
-
-@pytest.fixture
-def seeded(monkeypatch):
-    """seeded_diamond_square, with a stand-in for fractal.diamond_square_seeded if it is not there yet."""
-    if not hasattr(fractal, "diamond_square_seeded"):
-        monkeypatch.setattr(fractal, "diamond_square_seeded", _stand_in_seeded, raising=False)
-    return seeded_diamond_square
-
-
 @pytest.fixture
 def gradient_png(tmp_path):
     """A 300 x 200 8-bit grey image, black on the left to white on the right."""
@@ -197,8 +175,8 @@ def gradient_png(tmp_path):
     return path
 
 
-def test_seeded_terrain_follows_the_image(seeded, gradient_png):
-    heights = seeded(gradient_png, 3, 8, seed=1)
+def test_seeded_terrain_follows_the_image(gradient_png):
+    heights = seeded_diamond_square(gradient_png, 3, 8, seed=1)
     assert heights.shape == (257, 257) and heights.dtype == np.float32
     columns = heights.mean(axis=0)
     # The edges are averaged to make the map seamless; inside, the terrain climbs from left to right.
@@ -208,14 +186,13 @@ def test_seeded_terrain_follows_the_image(seeded, gradient_png):
     np.testing.assert_array_equal(heights[:, -1], heights[:, 0])
 
 
-def test_seeded_terrain_adds_detail(seeded, gradient_png):
+def test_seeded_terrain_adds_detail(gradient_png):
     passes = 2
-    heights = seeded(gradient_png, passes, 7, seed=4)
+    heights = seeded_diamond_square(gradient_png, passes, 7, seed=4)
     assert len(np.unique(heights)) > 10 * (2**passes + 1) ** 2
-    assert not np.array_equal(heights, seeded(gradient_png, passes, 7, seed=5))
+    assert not np.array_equal(heights, seeded_diamond_square(gradient_png, passes, 7, seed=5))
 
 
-@pytest.mark.skipif(not hasattr(fractal, "diamond_square_seeded"), reason="fractal.diamond_square_seeded missing")
 def test_seeded_terrain_keeps_the_coarse_values_exactly(gradient_png):
     for passes, iterations in ((1, 4), (3, 8), (5, 6)):
         heights = seeded_diamond_square(gradient_png, passes, iterations, seed=2, height_scale=1.5)
@@ -272,40 +249,39 @@ def test_seed_image_is_decoded_once_per_version(tmp_path):
     assert second is not first and second.shape == (9, 9)
 
 
-def test_seed_image_errors(seeded, tmp_path):
+def test_seed_image_errors(tmp_path):
     missing = tmp_path / "missing.png"
     with pytest.raises(ValueError, match=r"seed_image: .*missing\.png: no such file"):
-        seeded(missing, 2, 6)
+        seeded_diamond_square(missing, 2, 6)
     text = tmp_path / "notes.png"
     text.write_text("not an image")
     with pytest.raises(ValueError, match=r"seed_image: .*notes\.png: not an image"):
-        seeded(text, 2, 6)
+        seeded_diamond_square(text, 2, 6)
     with pytest.raises(ValueError, match="seed_image: .*: not a file"):
-        seeded(tmp_path, 2, 6)
+        seeded_diamond_square(tmp_path, 2, 6)
     truncated = tmp_path / "truncated.png"
     Image.fromarray(np.random.default_rng(0).integers(0, 255, (64, 64), dtype=np.uint8)).save(truncated)
     truncated.write_bytes(truncated.read_bytes()[:200])
     with pytest.raises(ValueError, match=r"seed_image: .*truncated\.png"):
-        seeded(truncated, 2, 6)
+        seeded_diamond_square(truncated, 2, 6)
 
 
 @pytest.mark.parametrize("name, value", [
     ("seed_passes", 0), ("seed_passes", 9), ("iterations", 0), ("iterations", 13), ("seed", -1),
     ("h", 1.5), ("height_scale", 0.0),
 ])
-def test_seeded_rejects_bad_arguments(seeded, gradient_png, name, value):
+def test_seeded_rejects_bad_arguments(gradient_png, name, value):
     arguments = {"seed_passes": 2, "iterations": 5, "seed": 0, "h": 0.7, "height_scale": 1.0}
     arguments[name] = value
     with pytest.raises(ValueError, match=name):
-        seeded(gradient_png, **arguments)
+        seeded_diamond_square(gradient_png, **arguments)
 
 
 SKETCH = Path(__file__).resolve().parent.parent / "assets" / "sketch-island.png"
 
 
-@pytest.mark.skipif(not SKETCH.exists(), reason="example sketch not present")
-def test_example_sketch_gives_an_island(seeded):
-    heights = seeded(SKETCH, 3, 8, seed=0)
+def test_example_sketch_gives_an_island():
+    heights = seeded_diamond_square(SKETCH, 3, 8, seed=0)
     middle = heights[96:160, 96:160].mean()
     rim = np.concatenate([heights[:16].ravel(), heights[-16:].ravel(), heights[:, :16].ravel()]).mean()
     assert middle > rim + 0.1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PIL import Image
+from reference import ARTICLE_BAND_COLORS
 
 from terrainview import mesh as mesh_module
 from terrainview import texturing
@@ -140,12 +141,12 @@ def test_bands_texture_has_only_the_four_colours_and_fits_the_mesh(tmp_path, cal
     texture = read_rgb(tmp_path / "X-texture.png")
     assert texture.shape == (256, 256, 3)
     colours = {tuple(c) for c in np.unique(texture.reshape(-1, 3), axis=0).tolist()}
-    assert colours == set(texturing.BAND_COLORS)
+    assert colours == set(ARTICLE_BAND_COLORS)
     settings = SceneSettings(iterations=5, seed=6, teximage_iterations=8, texture="bands")
     np.testing.assert_array_equal(texture, texturing.bands_texture(teximage_heights(settings), 256))
 
     obj = parse_obj(tmp_path / "X.obj")
-    band = colour_index(texture, texturing.BAND_COLORS)
+    band = colour_index(texture, ARTICLE_BAND_COLORS)
     u, v = obj["vt"][:, 0], obj["vt"][:, 1]
     columns = np.minimum((u * 256).astype(int), 255)
     as_obj_reads = band[np.minimum(((1 - v) * 256).astype(int), 255), columns]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference import SPEC_TEXIMAGE_COLORS
 
 from terrainview.settings import SceneSettings
 
@@ -251,3 +252,50 @@ def test_rendered_tiles_and_camera(frame):
 def test_rendered_nearest_differs_from_linear(frame):
     base = SceneSettings(mode="rendered", iterations=4, teximage_iterations=6)
     assert changed_fraction(frame(base), frame(base.replace(linear=False))) > 0.05
+
+
+def test_tiles_meet_edge_to_edge(frame):
+    """Tiles are exactly 2 units apart (SPEC): seen from above, the grid of 2 x 2 tiles of 4 x 4 cells has 9
+    evenly spaced columns of lines, the shared edges drawn once, with no gap or overlap between tiles."""
+    flat_from_above = SceneSettings(mode="lines", iterations=2, tile=2, height_scale=1e-6, pitch=80.0, ytrans=0.0,
+                                    ztrans=-5.0, antialias=False)
+    dark = dark_mask(frame(flat_from_above, (320, 180)))
+    rows = np.flatnonzero(dark.sum(axis=1) < 0.5 * dark.sum(axis=1).max())  # rows between horizontal lines
+    inside = rows[(rows > extent(dark)[0]) & (rows < extent(dark)[1])]
+    assert inside.size > 20
+    for row in inside:
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], dark[row].astype(int), [0]])))
+        centres = (edges[::2] + edges[1::2] - 1) / 2
+        assert len(centres) == 9, (row, centres)
+        spacing = np.diff(centres)
+        assert spacing.max() - spacing.min() <= 2.0, (row, spacing)
+
+
+def test_teximage_bands_have_the_spec_colours(renderer):
+    """Each third of the teximage's height range has SPEC's colour, lit: every texel of a cell whose corners lie
+    in one band is that band's colour times one light factor, so its colour has that band's proportions."""
+    settings = SceneSettings(mode="teximage", teximage_iterations=8, seed=5)
+    renderer.update(settings)
+    heights = renderer.arrays.teximage.value
+    texture = renderer.gpu.surface_texture()
+    rgb = np.frombuffer(texture.read(), dtype=np.uint8).reshape(texture.height, texture.width, 3)[::-1]
+    low, high = float(heights.min()), float(heights.max())
+    band = np.digitize(heights, [low + (high - low) / 3.0, low + 2.0 * (high - low) / 3.0])
+    corners = np.stack([band[:-1, :-1], band[1:, :-1], band[:-1, 1:], band[1:, 1:]])
+    whole_cell = (corners == corners[0]).all(axis=0)
+    for index, colour in enumerate(SPEC_TEXIMAGE_COLORS):
+        texels = rgb[whole_cell & (corners[0] == index)].astype(float)
+        texels = texels[(texels.max(axis=1) < 250) & (texels.min(axis=1) > 20)]  # neither clipped nor too dark
+        assert len(texels) > 200, index
+        proportions = (texels / texels.sum(axis=1, keepdims=True)).mean(axis=0)
+        np.testing.assert_allclose(proportions, np.array(colour) / sum(colour), atol=0.003, err_msg=str(index))
+
+
+def test_teximage_mode_is_crisp_at_any_size(frame):
+    """The teximage's triangles are drawn straight into the square at the window's resolution, flat-shaded as
+    the original drew them: magnified 4 times, most neighbouring pixels are exactly equal (one flat triangle),
+    where a magnified texture would blend neighbouring texels into gradients."""
+    pixels = frame(SceneSettings(mode="teximage", teximage_iterations=8), (1024, 1024)).astype(int)
+    same_right = (pixels[:, 1:] == pixels[:, :-1]).all(axis=2).mean()
+    same_below = (pixels[1:] == pixels[:-1]).all(axis=2).mean()
+    assert min(same_right, same_below) > 0.6, (same_right, same_below)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import tomllib
 
 import numpy as np
@@ -16,6 +14,9 @@ from terrainview.renderer import Renderer
 from terrainview.scene_file import PNG_SCENE_KEY, SceneError, load_scene, save_scene_toml
 from terrainview.settings import SceneSettings
 
+pytestmark = pytest.mark.gl  # renders offscreen (EGL)
+
+
 SCENE = SceneSettings(mode="rendered", iterations=5, seed=7, tile=2, yrot=20.0, ztrans=-2.5, teximage_iterations=6)
 
 
@@ -27,10 +28,6 @@ def renderer():
     assert ctx.error == "GL_NO_ERROR"
     renderer.release()
     ctx.release()
-
-
-def run_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "terrainview.cli", *args], capture_output=True, text=True, cwd=cwd)
 
 
 def leftovers(folder) -> list[str]:
@@ -120,7 +117,7 @@ def test_tiled_render_reports_progress_one_tile_at_a_time(renderer):
         job.release()
 
 
-def test_existing_file_is_not_overwritten(tmp_path):
+def test_existing_file_is_not_overwritten(tmp_path, run_cli):
     out = tmp_path / "keep.png"
     out.write_bytes(b"precious")
     result = run_cli("render", "-o", str(out), "--size", "32x32")
@@ -154,7 +151,7 @@ def _foreign_png(path):
         (["--iterations", "13"], "iterations"),
     ],
 )
-def test_bad_input_is_one_line_exit_2_and_leaves_nothing(tmp_path, arguments, message):
+def test_bad_input_is_one_line_exit_2_and_leaves_nothing(tmp_path, arguments, message, run_cli):
     foreign = _foreign_png(tmp_path / "foreign.png")
     (tmp_path / "bad.toml").write_text("version = 1\n[scene\n")
     (tmp_path / "bad_value.toml").write_text("version = 1\n[scene]\niterations = 40\n")
@@ -168,7 +165,7 @@ def test_bad_input_is_one_line_exit_2_and_leaves_nothing(tmp_path, arguments, me
     assert leftovers(tmp_path) == before
 
 
-def test_unwritable_destination_is_refused(tmp_path):
+def test_unwritable_destination_is_refused(tmp_path, run_cli):
     blocker = tmp_path / "a_file"
     blocker.write_text("not a folder")
     result = run_cli("render", "-o", str(blocker / "out.png"), "--size", "16x16")

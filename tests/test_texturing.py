@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 import pytest
+from reference import ARTICLE_BAND_COLORS
 
 from terrainview import fractal
 from terrainview.texturing import (
-    BAND_COLORS,
     MAX_TEXTURE_SIZE,
     TILE_COLORS,
     TILE_NAMES,
@@ -190,7 +190,7 @@ def test_bands_by_range_follow_the_article():
     size = 256
     texture = bands_texture(heights, size)
     assert texture.shape == (size, size, 3) and texture.dtype == np.uint8
-    colors = np.array(BAND_COLORS, dtype=np.uint8)
+    colors = np.array(ARTICLE_BAND_COLORS, dtype=np.uint8)
     for column in range(size):
         height = texel_height(heights, size, 0, column)
         band = int(np.searchsorted([-1.0, 1.0, 3.0], height, side="right"))
@@ -208,7 +208,7 @@ def test_bands_by_quartile_split_the_surface_evenly():
     heights = fractal.diamond_square(8, seed=6)
     texture = bands_texture(heights, 512, split="quantile")
     colors, counts = np.unique(packed(texture), return_counts=True)
-    assert set(colors.tolist()) == {(r << 16) | (g << 8) | b for r, g, b in BAND_COLORS}
+    assert set(colors.tolist()) == {(r << 16) | (g << 8) | b for r, g, b in ARTICLE_BAND_COLORS}
     np.testing.assert_allclose(counts / counts.sum(), 0.25, atol=0.03)
     # The default (range) split of the same map is uneven: the extremes are rarer.
     _, range_counts = np.unique(packed(bands_texture(heights, 512)), return_counts=True)
@@ -218,7 +218,7 @@ def test_bands_by_quartile_split_the_surface_evenly():
 def test_bands_follow_the_heightmap_orientation():
     heights = column_ramp().T.copy()  # rises with the row
     texture = bands_texture(heights, 64)
-    assert (texture[0] == BAND_COLORS[0]).all() and (texture[-1] == BAND_COLORS[3]).all()
+    assert (texture[0] == ARTICLE_BAND_COLORS[0]).all() and (texture[-1] == ARTICLE_BAND_COLORS[3]).all()
 
 
 # --- argument checks -----------------------------------------------------------------------------------------------

@@ -1,0 +1,128 @@
+"""The derived arrays' cache keys (the original's dirty flags) and the generation worker that fills them."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from terrainview import catalog
+from terrainview.settings import SceneSettings
+from terrainview.terrain import DerivedArrays, GenerationError
+from terrainview.worker import GenerationWorker
+
+# Another valid value for every setting (camera and drawing options included: they must change no key).
+OTHER_VALUES = {
+    "mode": "clouds", "iterations": 4, "h": 0.35, "cloud_iterations": 4, "cloud_h": 0.3,
+    "teximage_iterations": 4, "teximage_h": 0.3, "tile": 2, "seed": 11, "height_scale": 2.0, "invert": True,
+    "antialias": False, "linear": False, "generator": "fault", "fault_iterations": 37, "blur": 1.5,
+    "seed_image": "", "seed_passes": 1, "texture": "bands", "shading": "slope", "water_level": 0.1,
+    "yrot": 30.0, "ytrans": -0.7, "ztrans": -2.0, "pitch": 20.0,
+}
+
+
+def base_scenes(sketch) -> dict[str, SceneSettings]:
+    small = SceneSettings(mode="rendered", iterations=3, cloud_iterations=3, teximage_iterations=3,
+                          texture="blend")
+    return {
+        "diamond-square": small,
+        "fault with blur": small.replace(generator="fault", fault_iterations=20, blur=1.0),
+        "fault without blur": small.replace(generator="fault", fault_iterations=20),
+        "seed image": small.replace(seed_image=str(sketch), seed_passes=2),
+        "1d": small.replace(mode="1d"),
+    }
+
+
+@pytest.fixture
+def sketch(tmp_path):
+    path = tmp_path / "sketch.png"
+    Image.fromarray(np.tile(np.linspace(0, 255, 40).astype(np.uint8), (30, 1))).save(path)
+    return path
+
+
+def arrays_for(settings: SceneSettings) -> DerivedArrays:
+    arrays = DerivedArrays()
+    arrays.update(settings)
+    return arrays
+
+
+def same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return a.shape == b.shape and bool(np.array_equal(a, b))
+
+
+def test_every_setting_that_changes_an_array_changes_its_key(sketch):
+    """A change of any setting that alters an array must alter that array's key, or the array would silently
+    stay stale (the live H slider doing nothing, say)."""
+    assert set(OTHER_VALUES) == {spec.name for spec in dataclasses.fields(SceneSettings)}
+    checked = 0
+    for scene, base in base_scenes(sketch).items():
+        before = arrays_for(base)
+        for name, value in OTHER_VALUES.items():
+            try:
+                changed = base.replace(**{name: value})
+            except ValueError:
+                continue
+            after = arrays_for(changed)
+            for array in DerivedArrays.NAMES:
+                old, new = getattr(before, array), getattr(after, array)
+                if not same(old.value, new.value):
+                    checked += 1
+                    assert old.key_of(base) != new.key_of(changed), f"{scene}: {name} changes {array}, not its key"
+    assert checked > 40
+
+
+def test_settings_an_array_ignores_keep_its_key(sketch):
+    """The other way round, where it matters for speed: the camera and the drawing options never regenerate."""
+    for base in base_scenes(sketch).values():
+        for name in ("yrot", "ytrans", "ztrans", "pitch", "invert", "antialias", "linear", "tile", "water_level",
+                     "shading"):
+            assert DerivedArrays().keys(base) == DerivedArrays().keys(base.replace(**{name: OTHER_VALUES[name]}))
+    fault = base_scenes(sketch)["fault without blur"]
+    assert DerivedArrays().keys(fault) == DerivedArrays().keys(fault.replace(h=0.2, teximage_h=0.2))
+
+
+def test_a_result_nobody_took_still_reaches_the_gpu():
+    """Two generations finish before the window takes either: the second result carries the first's arrays
+    too, or the surface made first would never be uploaded."""
+    first = SceneSettings(mode="rendered", iterations=3, cloud_iterations=3, teximage_iterations=3)
+    second = first.replace(cloud_h=0.2)
+    worker = GenerationWorker(DerivedArrays())
+    try:
+        worker.request(first)
+        assert worker.wait_idle(60.0)
+        worker.request(second)
+        assert worker.wait_idle(60.0)
+        result = worker.take_result()
+    finally:
+        worker.stop()
+    assert result is not None and result.error is None and result.settings == second
+    assert {"surface", "clouds", "teximage"} <= set(result.changed)
+    expected = arrays_for(second)
+    for name in ("surface", "clouds", "teximage"):
+        np.testing.assert_array_equal(result.changed[name], getattr(expected, name).value)
+
+
+SMALL_BLEND = SceneSettings(mode="rendered", iterations=3, cloud_iterations=3, teximage_iterations=3, texture="blend")
+
+
+def test_a_failed_array_keeps_those_made_before_it(monkeypatch):
+    def broken(heights, size):
+        raise ValueError("blend texture exploded")
+
+    monkeypatch.setitem(catalog.TEXTURES, "blend", dataclasses.replace(catalog.TEXTURES["blend"], make=broken))
+    worker = GenerationWorker(DerivedArrays())
+    try:
+        worker.request(SMALL_BLEND)
+        assert worker.wait_idle(60.0)
+        result = worker.take_result()
+        assert result.error == "blend texture exploded"
+        assert set(result.changed) == {"surface", "clouds", "teximage"}  # still to be uploaded
+        with pytest.raises(GenerationError, match="exploded") as raised:
+            DerivedArrays().update(SMALL_BLEND)
+        assert set(raised.value.changed) == {"surface", "clouds", "teximage"}
+    finally:
+        worker.stop()
