@@ -18,7 +18,8 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message}\n")
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_known_args(self, args=None, namespace=None):
+        """Values starting with '-' reach their option (``join_option_values``)."""
         argv = sys.argv[1:] if args is None else list(args)
         return super().parse_known_args(join_option_values(self, argv), namespace)
 
@@ -27,7 +28,7 @@ def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Give an existing parser (moderngl-window's) OneLineParser's error behaviour and value handling."""
     parser.error = functools.partial(OneLineParser.error, parser)  # type: ignore[method-assign]
     parse_known = parser.parse_known_args
-    parser.parse_known_args = lambda args=None, namespace=None: parse_known(  # type: ignore[method-assign]
+    parser.parse_known_args = lambda args=None, namespace=None: parse_known(  # type: ignore[method-assign,assignment]
         join_option_values(parser, sys.argv[1:] if args is None else list(args)), namespace)
     return parser
 

