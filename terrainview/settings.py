@@ -21,6 +21,15 @@ MODES = tuple(catalog.RENDER_TYPES)
 MAX_TILE = 8
 
 
+MAX_TEXT_CHARS = 4096  # a path (Linux's PATH_MAX); anything longer is not a setting
+
+
+def _short(value: Any) -> str:
+    """A value for a one-line message: its repr, cut short (a scene file may hold a megabyte in one value)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 class SettingsError(ValueError):
     """A setting out of range or of the wrong kind; the message names the option, its value and the range."""
 
@@ -147,13 +156,15 @@ def _validate(spec: dataclasses.Field, value: Any) -> None:
     kind = base_type(spec)
     if kind == "bool":
         if not isinstance(value, bool):
-            raise SettingsError(f"{name}: expected true or false, got {value!r}")
+            raise SettingsError(f"{name}: expected true or false, got {_short(value)}")
         return
     if kind == "str":
         if not isinstance(value, str):
-            raise SettingsError(f"{name}: expected text, got {value!r}")
+            raise SettingsError(f"{name}: expected text, got {_short(value)}")
+        if len(value) > MAX_TEXT_CHARS:
+            raise SettingsError(f"{name}: at most {MAX_TEXT_CHARS} characters, got {len(value):,}")
         if meta["choices"] and value not in meta["choices"]:
-            raise SettingsError(f"{name}: {value!r} is not one of {', '.join(meta['choices'])}")
+            raise SettingsError(f"{name}: {_short(value)} is not one of {', '.join(meta['choices'])}")
         return
     if kind == "int":
         valid = isinstance(value, int) and not isinstance(value, bool)
@@ -168,7 +179,7 @@ def _validate(spec: dataclasses.Field, value: Any) -> None:
         valid = (value > low if meta.get("low_exclusive") else value >= low) and value <= high
     if not valid:
         expected = describe_range(low, high, integer=kind == "int", low_exclusive=bool(meta.get("low_exclusive")))
-        raise SettingsError(f"{name}: expected {expected}, got {value!r}")
+        raise SettingsError(f"{name}: expected {expected}, got {_short(value)}")
 
 
 @functools.cache  # the panel asks for every widget on every frame

@@ -209,3 +209,12 @@ def test_a_png_scene_with_a_bad_picture_size_is_named(tmp_path, call_main, usage
 
 def names_here(folder) -> list[str]:
     return sorted(path.name for path in folder.iterdir())
+
+
+def test_a_megabyte_in_one_value_is_refused_in_a_short_line(tmp_path):
+    for key, value in (("seed_image", '"' + "a" * 900_000 + '"'), ("h", '"' + "9" * 900_000 + '"'),
+                       ("mode", '"' + "x" * 4000 + '"')):
+        path = write(tmp_path / f"{key}.toml", f"version = 1\n[scene]\n{key} = {value}\n")
+        with pytest.raises(scene_reader.SceneError) as refusal:
+            load_scene(path)
+        assert key in str(refusal.value) and len(str(refusal.value)) < 300
