@@ -8,7 +8,7 @@ import importlib
 import platform
 import sys
 
-SECTIONS = ("bench.kernels", "bench.generators", "bench.viewer", "bench.screenshots")
+SECTIONS = ("bench.kernels", "bench.generators", "bench.viewer", "bench.screenshots", "bench.imgui_panel")
 
 
 def main() -> int:

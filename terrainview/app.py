@@ -15,14 +15,14 @@ from pathlib import Path
 
 import moderngl_window as mglw
 from imgui_bundle import imgui
-from moderngl_window.integrations.imgui_bundle import ModernglWindowRenderer
 
 from . import catalog, flight, window_options
 from .files import OutputError, atomic_output, check_output_path, unique_path
+from .imgui_renderer import ImGuiRenderer, StyleScale, WindowInput
 from .offscreen import TiledRender, save_png
 from .options import add_scene_arguments, one_line_errors, settings_from_args
-from .panel import Panel, PanelStatus
-from .parsing import join_option_values
+from .panel import MAX_UI_SCALE, MIN_UI_SCALE, Panel, PanelStatus
+from .parsing import argument_type, join_option_values, parse_real
 from .renderer import Frame, Renderer, fov_keeping_framing
 from .scene_file import SceneError, load_scene, save_scene_toml
 from .settings import SceneSettings
@@ -47,6 +47,9 @@ class TerrainApp(mglw.WindowConfig):
     @classmethod
     def add_arguments(cls, parser) -> None:
         add_scene_arguments(parser)
+        parser.add_argument("--ui-scale", type=_ui_scale, default=1.0, metavar="X",
+                            help=f"size of the panel and its text, {MIN_UI_SCALE:g} to {MAX_UI_SCALE:g}, on top of "
+                                 "the screen's pixel ratio (default: 1)")
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -70,7 +73,10 @@ class TerrainApp(mglw.WindowConfig):
         self._fps_frames, self._fps_since = 0, time.perf_counter()
         imgui.create_context()
         imgui.get_io().set_ini_filename("")  # no imgui.ini litter in the user's folder
-        self.imgui = ModernglWindowRenderer(self.wnd)
+        self.imgui = ImGuiRenderer(self.ctx)
+        self.imgui_input = WindowInput(self.wnd)
+        self.style_scale = StyleScale()
+        self.panel.ui_scale = getattr(self.argv, "ui_scale", 1.0)
 
     @property
     def ready(self) -> bool:
@@ -102,7 +108,7 @@ class TerrainApp(mglw.WindowConfig):
             self.start_screenshot(*pending)
         self._advance_shot()
         self._count_frame()
-        self._draw_ui()
+        self._draw_ui(frame_time)
 
     def _take_generated(self) -> None:
         if self.shot is not None:  # a screenshot in progress keeps the terrain it started with
@@ -133,11 +139,13 @@ class TerrainApp(mglw.WindowConfig):
             self.status.frames_per_second = self._fps_frames / elapsed
             self._fps_frames, self._fps_since = 0, time.perf_counter()
 
-    def _draw_ui(self) -> None:
+    def _draw_ui(self, frame_time: float) -> None:
         self.status.busy_seconds = self.worker.busy_seconds
         self.status.window_size = self.wnd.buffer_size
         self.status.shot_progress = None if self.shot is None else self.shot[0].progress
         self.status.compiling = self.worker.compiling
+        self.imgui_input.new_frame(frame_time)
+        self.style_scale.apply(self.panel.ui_scale)
         imgui.new_frame()
         self.settings, actions = self.panel.draw(self.settings, self.status)
         if actions.reset_camera:
@@ -153,7 +161,7 @@ class TerrainApp(mglw.WindowConfig):
         self._draw_overlay()
         imgui.render()
         self.wnd.fbo.use()  # a screenshot's tile drawn this frame left its own framebuffer bound
-        self.imgui.render(imgui.get_draw_data())
+        self.imgui.render(imgui.get_draw_data(), self.wnd.fbo)
 
     def _draw_overlay(self) -> None:
         lines = []
@@ -167,7 +175,8 @@ class TerrainApp(mglw.WindowConfig):
         if not lines:
             return
         viewport = imgui.get_main_viewport()
-        imgui.set_next_window_pos(imgui.ImVec2(viewport.size.x / 2, viewport.size.y - 20), imgui.Cond_.always,
+        margin = 20 * self.panel.ui_scale
+        imgui.set_next_window_pos(imgui.ImVec2(viewport.size.x / 2, viewport.size.y - margin), imgui.Cond_.always,
                                   imgui.ImVec2(0.5, 1.0))
         imgui.set_next_window_bg_alpha(0.75)
         flags = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.always_auto_resize
@@ -270,7 +279,7 @@ class TerrainApp(mglw.WindowConfig):
                 keys.DOWN: flight.Key.DOWN, keys.S: flight.Key.DOWN}.get(key)
 
     def on_key_event(self, key, action, modifiers) -> None:
-        self.imgui.key_event(key, action, modifiers)
+        self.imgui_input.key_event(key, action, modifiers)
         keys = self.wnd.keys
         self.flight.shift = bool(modifiers.shift)
         typing = imgui.get_io().want_text_input  # keys typed into a panel field never fly
@@ -302,41 +311,30 @@ class TerrainApp(mglw.WindowConfig):
             self.settings = self.flight.press(self.settings, flight_key)
 
     def on_unicode_char_entered(self, char: str) -> None:
-        self.imgui.unicode_char_entered(char)
+        self.imgui_input.text(char)
 
     # Mouse input goes to ImGui as queued events, so a press and release within one frame (a quick click, a
-    # touchpad tap) still reaches the panel; moderngl-window's integration sets the state and can lose it.
+    # touchpad tap) still reaches the panel.
 
     def on_mouse_position_event(self, x: int, y: int, dx: int, dy: int) -> None:
-        imgui.get_io().add_mouse_pos_event(x, y)
+        self.imgui_input.mouse_position(x, y)
 
     def on_mouse_drag_event(self, x: int, y: int, dx: int, dy: int) -> None:
-        imgui.get_io().add_mouse_pos_event(x, y)
+        self.imgui_input.mouse_position(x, y)
         if not imgui.get_io().want_capture_mouse:  # the mouse over the panel never moves the camera
             self.settings = flight.drag(self.settings, dx, dy)
 
     def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
-        imgui.get_io().add_mouse_wheel_event(x_offset, y_offset)
+        self.imgui_input.mouse_wheel(x_offset, y_offset)
         if not imgui.get_io().want_capture_mouse and y_offset:
             key = flight.Key.UP if y_offset > 0 else flight.Key.DOWN
             self.settings = flight.step(self.settings, key, shift=False, count=max(1, round(abs(y_offset))))
 
-    def _imgui_button(self, button: int) -> int | None:
-        mouse = self.wnd.mouse
-        return {mouse.left: 0, mouse.right: 1, mouse.middle: 2}.get(button)
-
     def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
-        imgui.get_io().add_mouse_pos_event(x, y)
-        if self._imgui_button(button) is not None:
-            imgui.get_io().add_mouse_button_event(self._imgui_button(button), True)
+        self.imgui_input.mouse_button(x, y, button, True)
 
     def on_mouse_release_event(self, x: int, y: int, button: int) -> None:
-        imgui.get_io().add_mouse_pos_event(x, y)
-        if self._imgui_button(button) is not None:
-            imgui.get_io().add_mouse_button_event(self._imgui_button(button), False)
-
-    def on_resize(self, width: int, height: int) -> None:
-        self.imgui.resize(width, height)
+        self.imgui_input.mouse_button(x, y, button, False)
 
     def on_files_dropped_event(self, x: int, y: int, paths: list) -> None:
         if paths:
@@ -347,12 +345,22 @@ class TerrainApp(mglw.WindowConfig):
         if self.shot is not None:
             self.shot[0].release()
         self.renderer.release()
+        self.imgui.release()
+
+
+def _ui_scale(text: str) -> float:
+    """``--ui-scale``'s value: a number from MIN_UI_SCALE to MAX_UI_SCALE, by the one number rule."""
+    expected = f"a number from {MIN_UI_SCALE:g} to {MAX_UI_SCALE:g}"
+    value = argument_type(parse_real, expected)(text)
+    if not MIN_UI_SCALE <= value <= MAX_UI_SCALE:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+    return value
 
 
 def run_viewer(argv: list[str], epilog: str = "") -> int:
     """Validate the command line (one-line errors, exit 2), then open the window. ``epilog`` ends --help."""
     parser = one_line_errors(mglw.create_parser())
-    parser.prog, parser.epilog = "terrainview", epilog
+    parser.prog, parser.epilog = "terrainview", epilog  # prog: not __main__.py under python -m
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     window_options.strict_window_options(parser)
     TerrainApp.add_arguments(parser)

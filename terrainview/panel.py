@@ -29,7 +29,8 @@ SHORTCUTS = (
 )
 
 
-PANEL_WIDTH = 430
+PANEL_WIDTH = 430  # at UI scale 1, in window coordinates (the pixel ratio scales it on HiDPI screens)
+MIN_UI_SCALE, MAX_UI_SCALE = 0.5, 4.0  # --ui-scale and the panel's UI scale slider
 SHOT_PRESETS = ((1920, 1080), (2560, 1440), (3840, 2160))
 
 
@@ -85,17 +86,22 @@ class Panel:
     editing_seed_image: bool = False
     scene_path: str = "scene.toml"
     shot: ShotOptions = field(default_factory=ShotOptions)
+    ui_scale: float = 1.0  # the panel's, the status line's and the help's size (--ui-scale)
+    ui_scale_value: float = 1.0  # the UI scale slider while it is being dragged
+    editing_ui_scale: bool = False
 
     def draw(self, settings: SceneSettings, status: PanelStatus) -> tuple[SceneSettings, PanelActions]:
         actions = PanelActions()
+        scale = self.ui_scale
         if self.help_visible:
-            self._draw_help()
+            self._draw_help(scale)
         if not self.visible:
             return settings, actions
-        imgui.set_next_window_pos(imgui.ImVec2(10, 10), imgui.Cond_.first_use_ever)
+        imgui.set_next_window_pos(imgui.ImVec2(10 * scale, 10 * scale), imgui.Cond_.first_use_ever)
         # As tall as its open sections, but never taller than the window (then it scrolls).
-        height = imgui.get_main_viewport().size.y - 20
-        imgui.set_next_window_size_constraints(imgui.ImVec2(PANEL_WIDTH, 0), imgui.ImVec2(PANEL_WIDTH, height))
+        height = imgui.get_main_viewport().size.y - 20 * scale
+        width = PANEL_WIDTH * scale
+        imgui.set_next_window_size_constraints(imgui.ImVec2(width, 0), imgui.ImVec2(width, height))
         expanded, open_ = imgui.begin("View Options (Ctrl-O)", True, imgui.WindowFlags_.always_auto_resize)
         if not open_:
             self.visible = False
@@ -103,6 +109,7 @@ class Panel:
         if expanded:
             settings = self._draw_options(settings, actions)
             self._draw_screenshot(status, actions)
+            self._draw_ui_scale()
             self._draw_status(status)
         imgui.end()
         return settings, actions
@@ -213,6 +220,17 @@ class Panel:
         if imgui.button("Screenshot of the window (F12)"):
             actions.screenshot = (status.window_size, 1)
 
+    def _draw_ui_scale(self) -> None:
+        """Applied when the slider is let go: a panel resizing under the dragging mouse would move the slider."""
+        imgui.separator()
+        if not self.editing_ui_scale:
+            self.ui_scale_value = self.ui_scale
+        _, self.ui_scale_value = imgui.slider_float("UI scale", self.ui_scale_value, MIN_UI_SCALE, MAX_UI_SCALE,
+                                                    "%.2f", imgui.SliderFlags_.always_clamp)
+        self.editing_ui_scale = imgui.is_item_active()
+        if imgui.is_item_deactivated_after_edit():
+            self.ui_scale = round(self.ui_scale_value, 2)
+
     @staticmethod
     def _draw_status(status: PanelStatus) -> None:
         imgui.separator()
@@ -226,7 +244,7 @@ class Panel:
         imgui.text_disabled("F1: keyboard shortcuts")
 
     @staticmethod
-    def _draw_help() -> None:
+    def _draw_help(scale: float) -> None:
         viewport = imgui.get_main_viewport()
         imgui.set_next_window_pos(imgui.ImVec2(viewport.size.x / 2, viewport.size.y / 2), imgui.Cond_.always,
                                   imgui.ImVec2(0.5, 0.5))
@@ -234,7 +252,7 @@ class Panel:
                     | imgui.WindowFlags_.no_collapse)
         for keys, meaning in SHORTCUTS:
             imgui.text(keys)
-            imgui.same_line(190)
+            imgui.same_line(190 * scale)
             imgui.text_disabled(meaning)
         imgui.end()
 

@@ -1,0 +1,421 @@
+"""Our Dear ImGui renderer (terrainview.imgui_renderer): the real panel drawn headless (EGL) at 1x and 2x
+framebuffer scale and at UI scale 2, ImGui 1.92's texture requests, scissors, vertex and index offsets, GL object
+lifetime over 500 changing frames, and the window input mapping (Ctrl+click typing into a slider).
+
+Each test gets its own ImGui context, so windows start where the panel places them on first use. Tests that
+take the GL fixtures carry the ``gl`` marker (tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from imgui_bundle import imgui
+from PIL import Image
+from test_gpu_resources import GlNames
+
+import terrainview.panel
+from terrainview.imgui_renderer import ImGuiRenderer, StyleScale, WindowInput
+from terrainview.panel import PANEL_WIDTH, Panel, PanelStatus
+from terrainview.settings import SceneSettings
+
+pytest_plugins = ["gl_fixtures"]
+
+DISPLAY = (480, 300)  # window coordinates: the panel (430 wide at UI scale 1) fits across, and scrolls
+WHITE = 255
+
+
+# --- helpers ----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def imgui_context(renderer):
+    """A fresh ImGui context (no imgui.ini) while the session's GL context is current (``renderer`` makes it
+    so, and fails the test on a GL error left behind)."""
+    context = imgui.create_context()
+    imgui.get_io().set_ini_filename("")
+    try:
+        yield context
+    finally:
+        imgui.destroy_context(context)
+
+
+@pytest.fixture
+def ui(imgui_context, renderer):
+    ui_renderer = ImGuiRenderer(renderer.ctx)
+    try:
+        yield ui_renderer
+    finally:
+        ui_renderer.release()
+
+
+@pytest.fixture
+def target(renderer):
+    """``target(scale, display=DISPLAY)``: an RGBA framebuffer of ``display`` times ``scale`` pixels, released
+    after the test."""
+    made = []
+
+    def make(scale: float, display: tuple[int, int] = DISPLAY):
+        size = (round(display[0] * scale), round(display[1] * scale))
+        texture = renderer.ctx.texture(size, 4)
+        made.extend([renderer.ctx.framebuffer([texture]), texture])
+        return made[-2]
+
+    yield make
+    for gl_object in made:
+        gl_object.release()
+
+
+def frame(ui: ImGuiRenderer, framebuffer, scale: float, draw, display=DISPLAY) -> None:
+    """One ImGui frame: ``draw()`` submits the widgets; drawn over white at framebuffer scale ``scale``."""
+    io = imgui.get_io()
+    io.display_size = imgui.ImVec2(*display)
+    io.display_framebuffer_scale = imgui.ImVec2(scale, scale)
+    imgui.new_frame()
+    draw()
+    imgui.render()
+    framebuffer.clear(1.0, 1.0, 1.0, 1.0)
+    ui.render(imgui.get_draw_data(), framebuffer)
+
+
+def pixels(framebuffer) -> np.ndarray:
+    """RGB rows, top row first."""
+    width, height = framebuffer.size
+    return np.frombuffer(framebuffer.read(components=3), np.uint8).reshape(height, width, 3)[::-1].astype(int)
+
+
+def draw_panel(ui, framebuffer, scale: float, panel: Panel | None = None, frames: int = 3,
+               display=DISPLAY) -> np.ndarray:
+    """The panel as the viewer draws it (a few frames: an auto-resizing window settles on its second)."""
+    panel = panel or Panel()
+    for _ in range(frames):
+        frame(ui, framebuffer, scale, lambda: panel.draw(SceneSettings(), PanelStatus()), display)
+    return pixels(framebuffer)
+
+
+def box(image: np.ndarray) -> tuple[int, int, int, int]:
+    """Rows and columns (half-open) of everything not white: the panel."""
+    drawn = (image != WHITE).any(axis=2)
+    rows, columns = np.flatnonzero(drawn.any(axis=1)), np.flatnonzero(drawn.any(axis=0))
+    return rows[0], rows[-1] + 1, columns[0], columns[-1] + 1
+
+
+def inside(image: np.ndarray, margin: int = 4) -> np.ndarray:
+    top, bottom, left, right = box(image)
+    return image[top + margin:bottom - margin, left + margin:right - margin]
+
+
+def text_pixels(image: np.ndarray) -> int:
+    """Near-white pixels inside the dark panel: its text."""
+    return int((inside(image) > 200).all(axis=2).sum())
+
+
+def hard_edge_fraction(image: np.ndarray) -> float:
+    """Of the brightness steps between horizontal neighbours inside the panel (more than 30 levels), the share
+    that are hard (more than 120): near 1 for crisp text, near 0 for text magnified with bilinear filtering."""
+    steps = np.abs(np.diff(inside(image).mean(axis=2), axis=1))
+    return float((steps > 120).sum() / (steps > 30).sum())
+
+
+# --- drawing ----------------------------------------------------------------------------------------------
+
+
+def test_panel_text_is_sharp_and_the_layout_scales_with_the_framebuffer(ui, target):
+    one = draw_panel(ui, target(1), 1.0)
+    two = draw_panel(ui, target(2), 2.0)
+    # The same layout, twice the pixels: the panel's box doubles exactly, and two's 2x2 averages look like one.
+    assert np.array_equal(np.array(box(two)), 2 * np.array(box(one)))
+    assert box(one)[3] - box(one)[2] == PANEL_WIDTH
+    halved = two.reshape(DISPLAY[1], 2, DISPLAY[0], 2, 3).mean(axis=(1, 3))
+    assert np.abs(halved - one).mean() < 6.0
+    # Text is there, four times the pixels at 2x, and crisp at both: fonts are rasterized at the screen density.
+    assert text_pixels(one) > 2000
+    assert 3.0 < text_pixels(two) / text_pixels(one) < 5.0
+    assert hard_edge_fraction(one) > 0.75
+    assert hard_edge_fraction(two) > 0.75
+    # What the metric rejects: the 1x panel magnified with bilinear filtering (a renderer ignoring the density).
+    magnified = np.asarray(Image.fromarray(one.astype(np.uint8)).resize(two.shape[1::-1], Image.Resampling.BILINEAR))
+    assert hard_edge_fraction(magnified.astype(int)) < 0.3
+
+
+def test_ui_scale_2_doubles_the_panel_and_its_text_stays_crisp(ui, target):
+    one = draw_panel(ui, target(1), 1.0)
+    scale = StyleScale()
+    scale.apply(2.0)
+    doubled = draw_panel(ui, target(2), 1.0, Panel(ui_scale=2.0), display=(2 * DISPLAY[0], 2 * DISPLAY[1]))
+    top, bottom, left, right = box(doubled)
+    assert right - left == 2 * PANEL_WIDTH
+    assert bottom - top == pytest.approx(2 * (box(one)[1] - box(one)[0]), rel=0.03)
+    assert 3.0 < text_pixels(doubled) / text_pixels(one) < 5.0
+    assert hard_edge_fraction(doubled) > 0.75
+
+
+def test_style_scale_returns_to_the_unscaled_style_exactly(imgui_context):
+    style = imgui.get_style()
+
+    def sizes() -> list[float]:
+        return [style.window_padding.x, style.window_padding.y, style.frame_padding.x, style.item_spacing.y,
+                style.scrollbar_size, style.grab_min_size, style.indent_spacing, style.window_rounding]
+
+    unscaled = sizes()
+    scale = StyleScale()
+    for value in (1.37, 2.9, 0.5, 3.3, 1.0):  # each from the unscaled style, so rounding never accumulates
+        scale.apply(value)
+    assert sizes() == unscaled
+    scale.apply(2.0)
+    assert (style.window_padding.x, style.font_scale_main) == (2 * unscaled[0], 2.0)
+
+
+def test_clip_rectangles_become_scissors_at_1x_and_2x(ui, target):
+    """A small window holding a long line: nothing of the line may show right of the window, at either scale."""
+    def draw() -> None:
+        imgui.set_next_window_pos(imgui.ImVec2(20, 20))
+        imgui.set_next_window_size(imgui.ImVec2(120, 60))
+        imgui.begin("clipped", None, imgui.WindowFlags_.no_decoration)
+        imgui.text("W" * 80)
+        imgui.end()
+
+    for scale in (1, 2):
+        framebuffer = target(scale)
+        frame(ui, framebuffer, scale, draw)
+        image = pixels(framebuffer)
+        assert box(image) == (20 * scale, 80 * scale, 20 * scale, 140 * scale)
+        assert (inside(image, 0) > 200).all(axis=2).sum() > 100 * scale ** 2, "the line is drawn inside"
+
+
+def test_a_new_font_size_uploads_rectangles_into_the_same_texture(ui, target):
+    framebuffer = target(1)
+    draw_panel(ui, framebuffer, 1.0)
+    assert (ui.textures_created, ui.textures_destroyed) == (1, 0)
+    atlas = imgui.get_platform_io().textures[0]
+    texture_id, area = atlas.tex_id, atlas.width * atlas.height
+    updated = ui.rectangles_uploaded
+
+    def bigger_text() -> None:
+        imgui.begin("big")
+        imgui.push_font(None, 31.0)  # a size never used before: ImGui bakes its glyphs into the atlas
+        imgui.text("Sphinx of black quartz, judge my vow")
+        imgui.pop_font()
+        imgui.end()
+
+    io = imgui.get_io()
+    io.display_size = imgui.ImVec2(*DISPLAY)
+    imgui.new_frame()
+    bigger_text()
+    imgui.render()
+    draw_data = imgui.get_draw_data()
+    assert atlas.status == imgui.ImTextureStatus.want_updates
+    rectangles = [(rect.x, rect.y, rect.w, rect.h) for rect in atlas.updates]
+    ui.render(draw_data, framebuffer)
+    assert atlas.status == imgui.ImTextureStatus.ok
+    assert (ui.textures_created, ui.textures_destroyed) == (1, 0), "updated in place, not recreated"
+    assert atlas.tex_id == texture_id and ui.live_objects == 5
+    assert ui.rectangles_uploaded - updated == len(rectangles) > 0
+    assert sum(w * h for _, _, w, h in rectangles) < area / 4, "only the new glyphs' rectangles"
+    # The GPU copy now equals ImGui's pixels everywhere, new glyphs included.
+    gpu = np.frombuffer(ui._textures[texture_id].read(alignment=1), np.uint8)
+    assert np.array_equal(gpu, atlas.get_pixels_array())
+
+
+def test_buffers_grow_for_large_draw_data_and_every_quad_lands(ui, target):
+    """7200 solid quads (28800 vertices, far past the first 64 KiB buffers) in a red/blue checkerboard of
+    4 x 5 pixel cells: the picture must be exactly that checkerboard, at 1x and at 2x."""
+    columns, rows, cell = 120, 60, (4, 5)
+    red, blue = imgui.get_color_u32(imgui.ImVec4(1, 0, 0, 1)), imgui.get_color_u32(imgui.ImVec4(0, 0, 1, 1))
+
+    def quads() -> None:
+        draw_list = imgui.get_foreground_draw_list()
+        for row in range(rows):
+            for column in range(columns):
+                x, y = column * cell[0], row * cell[1]
+                draw_list.add_rect_filled(imgui.ImVec2(x, y), imgui.ImVec2(x + cell[0], y + cell[1]),
+                                          red if (row + column) % 2 == 0 else blue)
+
+    for scale in (1, 2):
+        framebuffer = target(scale)
+        frame(ui, framebuffer, scale, quads)
+        image = pixels(framebuffer)
+        row_index, column_index = np.indices(image.shape[:2])
+        even = (row_index // (cell[1] * scale) + column_index // (cell[0] * scale)) % 2 == 0
+        expected = np.where(even[..., None], [255, 0, 0], [0, 0, 255])
+        assert np.array_equal(image, expected), f"scale {scale}"
+    assert ui._objects["buffer:vertices"].size >= columns * rows * 4 * imgui.VERTEX_SIZE
+
+
+class FakeList:
+    """An ImDrawList stand-in over NumPy arrays: VERTEX_SIZE bytes per vertex, ImGui's index type."""
+
+    def __init__(self, vertices: np.ndarray, indices: np.ndarray, commands: list[tuple[int, int, int]]) -> None:
+        self.vertices, self.indices = vertices, indices.astype(np.uint32 if imgui.INDEX_SIZE == 4 else np.uint16)
+        self.vtx_buffer = SimpleNamespace(size=lambda: len(vertices), data_address=lambda: vertices.ctypes.data)
+        self.idx_buffer = SimpleNamespace(size=lambda: len(self.indices),
+                                          data_address=lambda: self.indices.ctypes.data)
+        self.cmd_buffer = [SimpleNamespace(elem_count=count, idx_offset=first, vtx_offset=offset,
+                                           clip_rect=SimpleNamespace(x=0, y=0, z=9, w=9), get_tex_id=lambda: 7)
+                           for first, count, offset in commands]
+
+
+def test_vertex_and_index_offsets_index_the_right_vertices():
+    """Two draw lists, commands with vertex offsets: the gathered 32-bit indices must reach the same vertices
+    as ImGui's (list, vtx_offset + index) pairs."""
+    assert imgui.VERTEX_SIZE == 20
+    rng = np.random.default_rng(5)
+    lists = []
+    for vertex_count in (40, 70):
+        vertices = rng.integers(0, 256, (vertex_count, imgui.VERTEX_SIZE), dtype=np.uint8)
+        indices = rng.integers(0, 20, 30)
+        # (first index, count, vertex offset); an empty command is skipped
+        lists.append(FakeList(vertices, indices, [(0, 12, 0), (12, 0, 5), (12, 9, 20), (21, 9, vertex_count - 20)]))
+    all_vertices, all_indices, commands = ImGuiRenderer._gather(SimpleNamespace(cmd_lists=lists))
+    all_vertices = all_vertices.reshape(-1, imgui.VERTEX_SIZE)
+    expected = [draw_list.vertices[command.vtx_offset + draw_list.indices[command.idx_offset:
+                                                                           command.idx_offset + command.elem_count]]
+                for draw_list in lists for command in draw_list.cmd_buffer if command.elem_count]
+    assert len(commands) == len(expected) == 6
+    for (_, texture_id, first, count), wanted in zip(commands, expected, strict=True):
+        assert texture_id == 7
+        assert np.array_equal(all_vertices[all_indices[first:first + count]], wanted)
+    assert all_indices.dtype == np.uint32
+
+
+# --- lifetime ---------------------------------------------------------------------------------------------
+
+
+def settle(renderer) -> None:
+    """Draw with another program, so the driver lets go of a deleted program that was still current."""
+    from gl_fixtures import render_frame
+
+    render_frame(renderer, SceneSettings(iterations=2), (16, 9))
+
+
+def test_500_changing_frames_keep_the_gl_objects_and_release_frees_them(imgui_context, renderer, target):
+    names = GlNames(renderer.ctx)
+    framebuffer = target(2)
+    settle(renderer)
+    before = names.live()
+    ui = ImGuiRenderer(renderer.ctx)
+    try:
+        panel, scale = Panel(), StyleScale()
+        owned, live = {}, {}
+        for step in range(500):
+            # The panel changes: UI scale (new font sizes), framebuffer scale, help window, values, status.
+            panel.ui_scale = (1.0, 1.25, 2.0, 0.75)[step // 40 % 4]
+            scale.apply(panel.ui_scale)
+            panel.help_visible = step // 30 % 2 == 1
+            settings = SceneSettings(iterations=1 + step % 8, seed=step)
+            status = PanelStatus(frames_per_second=step, primitives=step * 7)
+            frame(ui, framebuffer, 1 + step // 25 % 2, lambda: panel.draw(settings, status))  # noqa: B023
+            assert renderer.ctx.error == "GL_NO_ERROR", f"frame {step}"
+            if step in (100, 499):
+                owned[step], live[step] = ui.live_objects, names.live()
+        assert owned[100] == owned[499] == 5  # program, vertex array, two buffers, the font atlas
+        assert live[100] == live[499]
+        assert ui.rectangles_uploaded > 100, "new glyphs were uploaded as the sizes changed"
+        assert ui.textures_created >= 2 and ui.textures_destroyed == ui.textures_created - 1, "atlas rebuilt"
+    finally:
+        ui.release()
+    assert ui.live_objects == 0
+    settle(renderer)
+    assert names.live() == before
+
+
+# --- input ------------------------------------------------------------------------------------------------
+
+
+def fake_window(size=DISPLAY):
+    """What WindowInput reads from a moderngl-window window: keys, modifiers, mouse buttons and sizes."""
+    from moderngl_window.context.base import BaseKeys, KeyModifiers
+
+    names = [name for name in dir(BaseKeys) if name.isupper() and not name.startswith("ACTION_")]
+    keys = SimpleNamespace(**{name: 1000 + index for index, name in enumerate(names)},
+                           ACTION_PRESS="press", ACTION_RELEASE="release")
+    return SimpleNamespace(keys=keys, modifiers=KeyModifiers(), size=size, buffer_size=size,
+                           mouse=SimpleNamespace(left=1, right=2, middle=3))
+
+
+def test_the_keys_imgui_needs_for_text_fields_are_mapped():
+    window = fake_window()
+    keymap, keys = WindowInput(window).keymap, window.keys
+    for name, key in (("BACKSPACE", "backspace"), ("DELETE", "delete"), ("LEFT", "left_arrow"),
+                      ("RIGHT", "right_arrow"), ("HOME", "home"), ("END", "end"), ("ENTER", "enter"),
+                      ("ESCAPE", "escape"), ("TAB", "tab"), ("A", "a"), ("C", "c"), ("V", "v"), ("X", "x"),
+                      ("Z", "z"), ("NUMBER_7", "_7"), ("NUMPAD_3", "keypad3"), ("F1", "f1"),
+                      ("LEFT_CTRL", "left_ctrl"), ("LEFT_SHIFT", "left_shift")):
+        assert keymap[getattr(keys, name)] == getattr(imgui.Key, key), name
+
+
+def test_window_input_gives_imgui_the_window_size_and_its_pixel_ratio(imgui_context):
+    """A HiDPI window (a 960x600 framebuffer behind a 480x300 window): layout in window coordinates, fonts at
+    twice the density; a minimised window keeps the last ratio."""
+    window = fake_window()
+    window.buffer_size = (960, 600)
+    window_input = WindowInput(window)
+    window_input.new_frame(0.02)
+    io = imgui.get_io()
+    assert (io.display_size.x, io.display_size.y) == DISPLAY
+    assert (io.display_framebuffer_scale.x, io.display_framebuffer_scale.y) == (2.0, 2.0)
+    assert io.delta_time == pytest.approx(0.02)
+    window.size, window.buffer_size = (0, 0), (0, 0)
+    window_input.new_frame(0.0)
+    assert io.display_framebuffer_scale.x == 2.0 and io.delta_time > 0
+
+
+def test_ctrl_click_on_the_ui_scale_slider_types_a_value(ui, target, monkeypatch):
+    """Ctrl+click a slider (as pyglet reports it: the Ctrl press without its own flag, the click with it), type
+    2, Enter: the panel's UI scale becomes 2."""
+    window = fake_window((480, 800))  # tall enough to show the whole panel
+    window_input = WindowInput(window)
+    keys, press, release = window.keys, window.keys.ACTION_PRESS, window.keys.ACTION_RELEASE
+    rectangles = {}
+    real_slider = imgui.slider_float
+
+    def recording_slider(label, *args):
+        result = real_slider(label, *args)
+        rectangles[label] = imgui.get_item_rect_min(), imgui.get_item_rect_max()
+        return result
+
+    monkeypatch.setattr(terrainview.panel.imgui, "slider_float", recording_slider)
+    panel, framebuffer = Panel(), target(1, window.size)
+
+    def step() -> None:
+        window_input.new_frame(1 / 60)
+        frame(ui, framebuffer, 1.0, lambda: panel.draw(SceneSettings(), PanelStatus()), window.size)
+
+    step()
+    step()
+    low, high = rectangles["UI scale"]
+    x, y = (low.x + high.x) / 2, (low.y + high.y) / 2
+    window_input.key_event(keys.LEFT_CTRL, press, window.modifiers)
+    window.modifiers.ctrl = True
+    window_input.mouse_position(x, y)
+    step()
+    window_input.mouse_button(x, y, window.mouse.left, True)
+    step()
+    window_input.mouse_button(x, y, window.mouse.left, False)
+    window_input.key_event(keys.LEFT_CTRL, release, window.modifiers)
+    window.modifiers.ctrl = False
+    for _ in range(5):
+        step()
+    assert imgui.get_io().want_text_input, "Ctrl+click opened the slider's text field"
+    assert panel.ui_scale == 1.0
+    for key in (keys.A, keys.BACKSPACE):  # Ctrl+A: select all, then delete
+        window_input.key_event(key, press, SimpleNamespace(ctrl=key == keys.A, shift=False, alt=False))
+        step()
+        window_input.key_event(key, release, SimpleNamespace(ctrl=False, shift=False, alt=False))
+    window_input.text("2")
+    step()
+    window_input.key_event(keys.ENTER, press, window.modifiers)
+    step()
+    window_input.key_event(keys.ENTER, release, window.modifiers)
+    for _ in range(3):
+        step()
+    assert not imgui.get_io().want_text_input
+    assert panel.ui_scale == 2.0
+
+
+def test_ui_scale_out_of_range_is_one_line_and_exit_2(call_main, usage_error):
+    for value in ("9", "0.1", "big", "nan"):
+        status, _, err = call_main("--ui-scale", value)
+        usage_error(status, err, "--ui-scale")

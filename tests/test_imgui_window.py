@@ -1,0 +1,64 @@
+"""The real viewer on Xvfb with ``--ui-scale 2``: the panel is twice as wide, and a real Ctrl+click (xdotool,
+through pyglet's modifier flags) opens a slider's text field, where a typed value applies."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+from test_app_window import find_window, grab, key, wait_for, x_env
+
+from terrainview.panel import PANEL_WIDTH
+from terrainview.scene_file import load_scene
+
+pytest_plugins = ["gl_fixtures"]
+pytestmark = [pytest.mark.gl, pytest.mark.xvfb]
+
+# Where the panel puts the Iterations slider at UI scale 1 (window coordinates); UI scale 2 doubles it.
+ITERATIONS_SLIDER = (120, 92)
+
+
+def panel_width(pixels) -> int:
+    """Columns of a row through the panel's upper part that are not the white lines-mode sky."""
+    return int((pixels[150] != 255).any(axis=1).sum())
+
+
+def test_ui_scale_2_and_ctrl_click_typing_in_the_real_window(xvfb_display, screen_grabber, tmp_path):
+    display = xvfb_display
+    process = subprocess.Popen([sys.executable, "-m", "terrainview.cli", "--mode", "lines", "--iterations", "3",
+                                "--ui-scale", "2"], cwd=tmp_path, env=x_env(display), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        window = wait_for(lambda: find_window(display, process), 60, "the terrainview window")
+
+        def wide_panel() -> int | None:
+            """The panel's width once the white scene is drawn beside it."""
+            pixels = grab(display)
+            width = panel_width(pixels)
+            return width if PANEL_WIDTH < width < pixels.shape[1] else None
+
+        width = wait_for(wide_panel, 60, "the panel at UI scale 2")
+        assert abs(width - 2 * PANEL_WIDTH) <= 8, width
+
+        x, y = (2 * coordinate for coordinate in ITERATIONS_SLIDER)
+        env = x_env(display)
+        for command in (["mousemove", "--window", window, str(x), str(y)], ["keydown", "ctrl"], ["click", "1"],
+                        ["keyup", "ctrl"]):
+            subprocess.run(["xdotool", *command], env=env, capture_output=True, timeout=10)
+            time.sleep(0.3)
+        key(display, window, "ctrl+a", "BackSpace", "5", "Return")
+        time.sleep(1.0)
+        key(display, window, "F12")
+        shots = tmp_path / "screenshots"
+        shot = wait_for(lambda: sorted(shots.glob("*.png")) or None, 30, "the F12 screenshot")
+        assert load_scene(shot[0])[0].iterations == 5, "Ctrl+click, 5, Enter set the Iterations slider"
+
+        key(display, window, "Escape")
+        assert process.wait(timeout=10) == 0
+        assert "Traceback" not in process.communicate()[1]
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
