@@ -27,7 +27,7 @@ NUMBER_OPTIONS = ["--iterations", "--h", "--cloud-iterations", "--cloud-h", "--t
                   "--tile", "--seed", "--height-scale", "--fault-iterations", "--blur", "--seed-passes",
                   "--water-level", "--yrot", "--ytrans", "--ztrans", "--pitch"]
 CHOICE_OPTIONS = ["--mode", "--generator", "--texture", "--shading"]
-WINDOW_OPTIONS = ["--size", "--size_mult", "--samples", "--vsync", "--window", "--resizable", "--cursor"]
+WINDOW_OPTIONS = ["--size", "--size_mult", "--samples", "--vsync", "--window", "--resizable", "--cursor", "--ui-scale"]
 
 
 def bad_value(rng: random.Random) -> str:
