@@ -71,7 +71,8 @@ class TerrainApp(mglw.WindowConfig):
         self.pending_shot: tuple | None = None  # a shot asked for before the new terrain reached the GPU
         self.saved_scenes: set[Path] = set()  # scene files this session wrote (and may overwrite)
         self._fps_frames, self._fps_since = 0, time.perf_counter()
-        imgui.create_context()
+        self.imgui_context = imgui.create_context()
+        imgui.set_current_context(self.imgui_context)
         imgui.get_io().set_ini_filename("")  # no imgui.ini litter in the user's folder
         self.imgui = ImGuiRenderer(self.ctx)
         self.imgui_input = WindowInput(self.wnd)

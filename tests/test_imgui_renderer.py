@@ -35,6 +35,7 @@ def imgui_context(renderer):
     """A fresh ImGui context (no imgui.ini) while the session's GL context is current (``renderer`` makes it
     so, and fails the test on a GL error left behind)."""
     context = imgui.create_context()
+    imgui.set_current_context(context)  # create_context makes it current only when no other context is
     imgui.get_io().set_ini_filename("")
     try:
         yield context

@@ -44,16 +44,25 @@ def test_ui_scale_2_and_ctrl_click_typing_in_the_real_window(xvfb_display, scree
 
         x, y = (2 * coordinate for coordinate in ITERATIONS_SLIDER)
         env = x_env(display)
-        for command in (["mousemove", "--window", window, str(x), str(y)], ["keydown", "ctrl"], ["click", "1"],
-                        ["keyup", "ctrl"]):
-            subprocess.run(["xdotool", *command], env=env, capture_output=True, timeout=10)
-            time.sleep(0.3)
-        key(display, window, "ctrl+a", "BackSpace", "5", "Return")
-        time.sleep(1.0)
-        key(display, window, "F12")
         shots = tmp_path / "screenshots"
-        shot = wait_for(lambda: sorted(shots.glob("*.png")) or None, 30, "the F12 screenshot")
-        assert load_scene(shot[0])[0].iterations == 5, "Ctrl+click, 5, Enter set the Iterations slider"
+        # A loaded machine can drop a frame between the synthetic events; the click is tried a few times, and a
+        # window where Ctrl+click never types fails every time.
+        iterations: list[int] = []
+        seen: set = set()
+        for attempt in range(3):
+            for command in (["mousemove", "--window", window, str(x), str(y)], ["keydown", "ctrl"], ["click", "1"],
+                            ["keyup", "ctrl"]):
+                subprocess.run(["xdotool", *command], env=env, capture_output=True, timeout=10)
+                time.sleep(0.3 * (attempt + 1))
+            key(display, window, "ctrl+a", "BackSpace", "5", "Return")
+            time.sleep(1.0 * (attempt + 1))
+            key(display, window, "F12")
+            new = wait_for(lambda taken=frozenset(seen): set(shots.glob("*.png")) - taken or None, 30, "the F12 shot")
+            seen |= new
+            iterations.append(load_scene(new.pop())[0].iterations)
+            if iterations[-1] == 5:
+                break
+        assert iterations[-1] == 5, f"Ctrl+click, 5, Enter set the Iterations slider (shots: {iterations})"
 
         key(display, window, "Escape")
         assert process.wait(timeout=10) == 0
