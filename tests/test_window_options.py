@@ -73,6 +73,9 @@ def panel_window():
 
 
 def frames(app, count: int = 6) -> None:  # noqa: F811  (the fixture's name)
+    from imgui_bundle import imgui
+
+    imgui.set_current_context(app.imgui_context)  # other tests of the session make their own current
     for _ in range(count):
         app.wnd.swap_buffers()  # also delivers pyglet's events, resizes included
         app.on_render(0.0, 1 / 60)
