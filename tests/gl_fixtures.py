@@ -11,11 +11,13 @@ default import mode; the insert below covers the other modes too).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -108,12 +110,12 @@ def screen_grabber() -> str:
     return "import"
 
 
-@pytest.fixture(scope="session")
-def xvfb_display():
+@contextlib.contextmanager
+def private_xvfb(first_number: int = 90) -> Iterator[str]:
     """Start ``Xvfb :N`` on a free display number, wait until it takes connections, yield ":N"."""
     require_tools("Xvfb", "xdotool")
     for attempt in range(3):
-        number = _free_display_number(90 + 7 * attempt)
+        number = _free_display_number(first_number + 7 * attempt)
         display = f":{number}"
         server = subprocess.Popen(["Xvfb", display, "-screen", "0", XVFB_SCREEN, "-nolisten", "tcp"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -137,3 +139,10 @@ def xvfb_display():
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+@pytest.fixture(scope="session")
+def xvfb_display():
+    """A private Xvfb server for the session; yields its DISPLAY string."""
+    with private_xvfb() as display:
+        yield display

@@ -3,14 +3,25 @@ that does not answer end in one line, and the panel comes back inside the window
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
 
 import pytest
-from test_app_window import app, find_window, key, wait_for, x_env  # noqa: F401  (app is a fixture)
+from test_app_window import find_window, key, wait_for, x_env
 
 pytest_plugins = ["gl_fixtures"]
+
+
+@pytest.fixture(scope="module")
+def own_display():
+    """An X server of this module's own: the session's has seen other windows come and go (an end-to-end test's
+    late close or key events reached a new window there)."""
+    from gl_fixtures import private_xvfb
+
+    with private_xvfb(300) as display:
+        yield display
 
 
 def window_geometry(display: str, window: str) -> tuple[int, int]:
@@ -22,16 +33,16 @@ def window_geometry(display: str, window: str) -> tuple[int, int]:
 
 
 @pytest.mark.xvfb
-def test_fullscreen_opens_a_window_as_large_as_the_screen(xvfb_display, tmp_path):
+def test_fullscreen_opens_a_window_as_large_as_the_screen(own_display, tmp_path):
     process = subprocess.Popen([sys.executable, "-m", "terrainview.cli", "--fullscreen", "--iterations", "3"],
-                               cwd=tmp_path, env=x_env(xvfb_display), stdout=subprocess.PIPE,
+                               cwd=tmp_path, env=x_env(own_display), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     try:
-        window = wait_for(lambda: find_window(xvfb_display, process), 60, "the full-screen window")
-        assert wait_for(lambda: window_geometry(xvfb_display, window) == (1600, 1000), 20,
+        window = wait_for(lambda: find_window(own_display, process), 60, "the full-screen window")
+        assert wait_for(lambda: window_geometry(own_display, window) == (1600, 1000), 20,
                         "the window to fill the 1600x1000 screen")
         time.sleep(1.0)  # a few frames drawn full-screen
-        key(xvfb_display, window, "Escape")
+        key(own_display, window, "Escape")
         status = process.wait(timeout=20)
         _, stderr = process.communicate()
         assert status == 0 and "Traceback" not in stderr, stderr
@@ -42,10 +53,10 @@ def test_fullscreen_opens_a_window_as_large_as_the_screen(xvfb_display, tmp_path
 
 
 @pytest.mark.xvfb
-def test_samples_the_display_cannot_give_end_in_one_line(xvfb_display, tmp_path):
+def test_samples_the_display_cannot_give_end_in_one_line(own_display, tmp_path):
     try:
         result = subprocess.run([sys.executable, "-m", "terrainview.cli", "--samples", "16"], cwd=tmp_path,
-                                env=x_env(xvfb_display), capture_output=True, text=True, timeout=60)
+                                env=x_env(own_display), capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired:
         pytest.skip("this display gives 16 samples")
     assert result.returncode == 2, result.stderr
@@ -66,38 +77,41 @@ def test_a_display_with_no_x_server_is_named_in_one_line(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def panel_window():
-    from imgui_bundle import imgui
+RESIZE_SCRIPT = """
+import json, time
+import moderngl_window
+from imgui_bundle import imgui
+from terrainview.app import TerrainApp
 
-    return imgui.internal.find_window_by_name("View Options (Ctrl-O)")
+app = moderngl_window.create_window_config_instance(TerrainApp, args=["--window", "pyglet", "--iterations", "4"])
+assert app.worker.wait_idle(60.0)
 
-
-def frames(app, count: int = 6) -> None:  # noqa: F811  (the fixture's name)
-    from imgui_bundle import imgui
-
-    imgui.set_current_context(app.imgui_context)  # other tests of the session make their own current
+def frames(count=6):
     for _ in range(count):
         app.wnd.swap_buffers()  # also delivers pyglet's events, resizes included
         app.on_render(0.0, 1 / 60)
+    panel = imgui.internal.find_window_by_name("View Options (Ctrl-O)")
+    return [app.wnd.buffer_size, [panel.pos.x, panel.pos.y], app.panel.seed_text, str(app.settings.seed)]
+
+report = [frames()]
+for size in ((1, 1), (1280, 720)):
+    app.wnd.size = size
+    time.sleep(0.3)
+    report.append(frames())
+print(json.dumps(report))
+app.wnd.close()
+app.on_close()
+"""
 
 
 @pytest.mark.xvfb
-class TestResize:
-    def test_the_panel_comes_back_inside_after_a_1x1_window(self, app):  # noqa: F811
-        try:
-            frames(app)
-            assert panel_window().pos.x >= 0
-            app.wnd.size = (1, 1)
-            time.sleep(0.3)
-            frames(app)
-            app.wnd.size = (1280, 720)
-            time.sleep(0.3)
-            frames(app)
-            assert app.wnd.buffer_size == (1280, 720)
-            position = panel_window().pos
-            assert position.x >= 0 and position.y >= 0, "the panel is shifted off the left edge"
-            assert app.panel.seed_text == str(app.settings.seed)
-        finally:
-            app.wnd.size = (1280, 720)
-            time.sleep(0.3)
-            frames(app)
+def test_the_panel_comes_back_inside_after_a_1x1_window(own_display, tmp_path):
+    """In a process of its own: the window shrinks to 1x1 and grows back; the panel must be inside the window
+    (ImGui left it shifted off the left edge, with the Seed field's text out of sight)."""
+    result = subprocess.run([sys.executable, "-c", RESIZE_SCRIPT], cwd=tmp_path, env=x_env(own_display),
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    start, tiny, back = json.loads(result.stdout.strip().splitlines()[-1])
+    assert (start[0], tiny[0], back[0]) == ([1280, 720], [1, 1], [1280, 720])
+    assert start[1][0] >= 0 and back[1][0] >= 0 and back[1][1] >= 0, (start, back)
+    assert back[2] == back[3], "the Seed field shows the seed"
