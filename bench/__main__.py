@@ -8,7 +8,8 @@ import importlib
 import platform
 import sys
 
-SECTIONS = ("bench.kernels", "bench.generators", "bench.viewer", "bench.screenshots", "bench.imgui_panel")
+SECTIONS = ("bench.kernels", "bench.generators", "bench.erosion", "bench.viewer", "bench.screenshots",
+            "bench.imgui_panel", "bench.lod")
 
 
 def main() -> int:

@@ -1,7 +1,8 @@
 #version 330
 // Lines of the 1D and wireframe modes, expanded to screen-space quads by a geometry shader so that width
 // and antialiasing behave the same on every driver (core profile promises only 1-pixel lines).
-// PROFILE 1: a polyline from a vertex buffer (1D mode); PROFILE 2: the heightmap grid's rows and columns.
+// PROFILE 1: a polyline from a vertex buffer (1D mode); PROFILE 2: the heightmap grid's rows and columns;
+// PROFILE 3: the level-of-detail patches' rows and columns (lod.glsl).
 #define PROFILE 2
 
 #if defined VERTEX_SHADER
@@ -17,6 +18,27 @@ uniform int tiles;
 void main() {
     float offset = tile_spacing * (float(gl_InstanceID) - 0.5 * float(tiles - 1));
     gl_Position = projection * view * vec4(in_position.x + offset, in_position.y, 0.0, 1.0);
+}
+#elif PROFILE == 3
+#include "lod.glsl"
+
+// Level-of-detail patches as separate segments (two vertices each, no index buffer): first the patch's rows,
+// then its columns. Each node draws its last row and column only where they are an outer edge of the tiles
+// (elsewhere the neighbour's first row or column is the same line), so no line is drawn twice.
+void main() {
+    int segment = gl_VertexID / 2, end = gl_VertexID % 2;
+    int per_line = patch_quads, lines = patch_quads + 1;
+    bool along_x = segment < per_line * lines;
+    int line = along_x ? segment / per_line : (segment - per_line * lines) / per_line;
+    int position = (along_x ? segment : segment - per_line * lines) % per_line + end;
+    int flags = int(node_info.y);
+    bool outer = along_x ? (flags & 2) != 0 : (flags & 1) != 0;
+    if (line == patch_quads && !outer) {
+        gl_Position = vec4(0.0, 0.0, 0.0, -1.0);   // behind the near plane: the geometry shader drops it
+        return;
+    }
+    LodVertex vertex = lod_vertex(along_x ? ivec2(position, line) : ivec2(line, position), false);
+    gl_Position = projection * view * vec4(vertex.world, 1.0);
 }
 #else
 #include "grid.glsl"

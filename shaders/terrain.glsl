@@ -6,10 +6,15 @@
 #define FOG_END 1.0
 #define LIGHT_DIRECTION vec3(0.0, 1.0, 0.0)
 #define SLOPE_AMBIENT 0.0
+#define LOD 0   // 1: level-of-detail patches (lod.glsl) instead of the full grid
 
 #if defined VERTEX_SHADER
 
+#if LOD
+#include "lod.glsl"
+#else
 #include "grid.glsl"
+#endif
 uniform mat4 view;
 uniform mat4 projection;
 uniform bool slope_shading;
@@ -18,24 +23,40 @@ out vec2 texcoord;
 out float eye_distance;
 out vec3 normal;
 
+// Central differences, wrapping like the seamless heightmap does (four more fetches, so only when shading).
+vec3 slope_normal(int column, int row) {
+    int last = grid_size - 1;
+    float cell = 2.0 / float(last);
+    float left = grid_height((column + last - 1) % last, row), right = grid_height((column + 1) % last, row);
+    float back = grid_height(column, (row + last - 1) % last), front = grid_height(column, (row + 1) % last);
+    return normalize(vec3(left - right, 2.0 * cell, back - front));
+}
+
 void main() {
+#if LOD
+    // The patch's vertices row by row; the index buffer makes the triangles.
+    LodVertex vertex = lod_vertex(ivec2(gl_VertexID % (patch_quads + 1), gl_VertexID / (patch_quads + 1)), true);
+    vec3 world = vertex.world;
+    vec2 xz = vertex.local;
+    normal = vec3(0.0, 1.0, 0.0);
+    if (slope_shading) {
+        normal = slope_normal(vertex.cell.x, vertex.cell.y);
+        if (vertex.morph > 0.0) {
+            vec3 coarse = slope_normal(vertex.coarse_a.x, vertex.coarse_a.y)
+                        + slope_normal(vertex.coarse_b.x, vertex.coarse_b.y);
+            normal = mix(normal, 0.5 * coarse, vertex.morph);
+        }
+    }
+#else
     int strip_row = gl_InstanceID % (grid_size - 1);
     int tile_index = gl_InstanceID / (grid_size - 1);
     int column = gl_VertexID / 2;
     int row = strip_row + gl_VertexID % 2;
     vec3 world = grid_position(column, row, tile_index);
     vec2 xz = grid_xz(column, row);
+    normal = slope_shading ? slope_normal(column, row) : vec3(0.0, 1.0, 0.0);
+#endif
     texcoord = vec2(xz.x + 1.0, 1.0 - xz.y) * 0.5;   // u = (x + 1) / 2, v = (1 - z) / 2 (SPEC)
-
-    normal = vec3(0.0, 1.0, 0.0);
-    if (slope_shading) {
-        // Central differences, wrapping like the seamless heightmap does (four more fetches, so only here).
-        int last = grid_size - 1;
-        float cell = 2.0 / float(last);
-        float left = grid_height((column + last - 1) % last, row), right = grid_height((column + 1) % last, row);
-        float back = grid_height(column, (row + last - 1) % last), front = grid_height(column, (row + 1) % last);
-        normal = normalize(vec3(left - right, 2.0 * cell, back - front));
-    }
 
     vec4 eye = view * vec4(world, 1.0);
     eye_distance = -eye.z;

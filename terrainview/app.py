@@ -100,8 +100,7 @@ class TerrainApp(mglw.WindowConfig):
             frame = Frame(self.wnd.buffer_size, line_scale=self.wnd.pixel_ratio)
             self.frame_stats = self.renderer.draw(settings, framebuffer, frame)
             self.drawn_settings = settings
-            self.status.primitives = self.frame_stats.primitives
-            self.status.primitive_kind = self.frame_stats.kind
+            self.status.drawn = self.frame_stats.summary()
         else:
             framebuffer.clear(0.1, 0.1, 0.12, 1.0)
         if self.pending_shot is not None and self.renderer.arrays.keys(self.settings) == self.uploaded_key:
@@ -142,6 +141,7 @@ class TerrainApp(mglw.WindowConfig):
 
     def _draw_ui(self, frame_time: float) -> None:
         self.status.busy_seconds = self.worker.busy_seconds
+        self.status.erosion_progress = self.worker.erosion_progress
         self.status.window_size = self.wnd.buffer_size
         self.status.shot_progress = None if self.shot is None else self.shot[0].progress
         self.status.compiling = self.worker.compiling

@@ -30,6 +30,7 @@ class RenderType:
     draw: str  # the Renderer method that draws a frame of it
     max_iterations: int
     toggle: str = "rendered"  # the render type P switches to (rendered and wireframe drawing of the surface)
+    level_of_detail: bool = False  # draws the surface mesh, with level of detail (lod.py) when it is too large
 
 
 @dataclass(frozen=True)
@@ -80,9 +81,10 @@ def _fault(settings: SceneSettings, iterations: int, h: float) -> np.ndarray:
 
 RENDER_TYPES: dict[str, RenderType] = {entry.name: entry for entry in (
     RenderType("1d", "1D midpoint displacement", 1, ("surface",), "draw_profile", fractal.MAX_ITERATIONS_1D),
-    RenderType("lines", "2D mesh / lines", 2, ("surface",), "draw_lines", fractal.MAX_ITERATIONS_2D),
+    RenderType("lines", "2D mesh / lines", 2, ("surface",), "draw_lines", fractal.MAX_ITERATIONS_2D,
+               level_of_detail=True),
     RenderType("rendered", "2D mesh / rendered", 2, ("surface", "clouds", "teximage", "surface_texture"),
-               "draw_rendered", fractal.MAX_ITERATIONS_2D, toggle="lines"),
+               "draw_rendered", fractal.MAX_ITERATIONS_2D, toggle="lines", level_of_detail=True),
     RenderType("clouds", "2D mesh / clouds", 2, ("clouds",), "draw_clouds", fractal.MAX_ITERATIONS_2D),
     RenderType("teximage", "2D mesh / teximage", 2, ("teximage", "surface_texture"), "draw_teximage",
                fractal.MAX_ITERATIONS_2D),
@@ -106,18 +108,59 @@ SURFACE_RENDER_TYPE = "lines"
 
 @dataclass(frozen=True)
 class Texture:
-    """A surface texture of rendered mode: made on the CPU from the teximage heightmap at a side length, or
-    (``make`` None) the teximage itself, drawn by GL."""
+    """A surface texture of rendered mode: made on the CPU from the teximage heightmap at a side length (with
+    the hydraulic erosion's flow and deposit maps when there are any), or (``make`` None) the teximage itself,
+    drawn by GL."""
 
     name: str
     label: str
-    make: Callable[[np.ndarray, int], np.ndarray] | None
+    make: Callable[[np.ndarray, int, np.ndarray | None, np.ndarray | None], np.ndarray] | None
 
 
 TEXTURES: dict[str, Texture] = {entry.name: entry for entry in (
     Texture("teximage", "Teximage (the original's)", None),
-    Texture("blend", "Blended tiles", texturing.blend_texture),
-    Texture("bands", "Colour bands", texturing.bands_texture),
+    Texture("blend", "Blended tiles",
+            lambda heights, size, flow, deposit: texturing.blend_texture(heights, size, flow=flow, deposit=deposit)),
+    Texture("bands", "Colour bands",
+            lambda heights, size, flow, deposit: texturing.bands_texture(heights, size, flow=flow)),
+)}
+
+
+# The erosion passes' panel widgets; their settings, with the seed that places the droplets, are what each
+# pass reads.
+HYDRAULIC_WIDGETS = (
+    Widget("erosion_droplets", "Droplets per unit area", high=100000.0),
+    Widget("erosion_strength", "Erosion strength"),
+    Widget("erosion_radius", "Brush radius", high=0.05),
+    Widget("erosion_capacity", "Sediment capacity"),
+    Widget("erosion_deposition", "Deposition"),
+    Widget("erosion_evaporation", "Evaporation"),
+    Widget("erosion_inertia", "Inertia"),
+)
+THERMAL_WIDGETS = (Widget("talus", "Talus angle (deg)"), Widget("thermal_passes", "Thermal passes", high=100))
+HYDRAULIC_SETTINGS = ("seed",) + tuple(widget.setting for widget in HYDRAULIC_WIDGETS)
+THERMAL_SETTINGS = tuple(widget.setting for widget in THERMAL_WIDGETS)
+
+
+@dataclass(frozen=True)
+class Erosion:
+    """An erosion choice: which passes run (hydraulic droplets first, then thermal slides)."""
+
+    name: str
+    label: str
+    hydraulic: bool
+    thermal: bool
+
+    @property
+    def widgets(self) -> tuple[Widget, ...]:
+        return (HYDRAULIC_WIDGETS if self.hydraulic else ()) + (THERMAL_WIDGETS if self.thermal else ())
+
+
+EROSIONS: dict[str, Erosion] = {entry.name: entry for entry in (
+    Erosion("none", "None", False, False),
+    Erosion("hydraulic", "Hydraulic (droplets)", True, False),
+    Erosion("thermal", "Thermal (talus slides)", False, True),
+    Erosion("both", "Hydraulic, then thermal", True, True),
 )}
 SHADINGS = ("none", "slope")
 
@@ -132,6 +175,10 @@ def generator(settings: SceneSettings) -> Generator:
 
 def texture(settings: SceneSettings) -> Texture:
     return TEXTURES[settings.texture]
+
+
+def erosion(settings: SceneSettings) -> Erosion:
+    return EROSIONS[settings.erosion]
 
 
 def reads(settings: SceneSettings, name: str) -> bool:

@@ -118,6 +118,8 @@ EXPORT_FORMATS: dict[str, Writer] = {
     ".raw": _write_raw,
     ".obj": _write_obj,
 }
+# ``--flow-map``: the wetness as float32 .npy, or as a 16-bit grey PNG (0 -> 0, 1 -> 65535).
+FLOW_MAP_FORMATS = (".npy", ".png")
 # Files a format writes beside the output, by extension: (name ending, role). NAME.obj brings NAME.mtl and
 # NAME-texture.png, names no other export of NAME takes (NAME.png is a heightmap export).
 COMPANIONS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -152,3 +154,13 @@ def export_settings(settings: SceneSettings) -> SceneSettings:
         return settings.replace(mode=catalog.SURFACE_RENDER_TYPE)
     except SettingsError as error:
         raise SettingsError(f"export writes the 2D heightmap, also in 1d mode; {error}") from None
+
+
+def write_flow_map(flow: np.ndarray, extension: str, temporary: Path) -> None:
+    """The hydraulic erosion's flow map (wetness 0-1): float32 ``.npy``, or 16-bit grey ``.png`` (1 -> 65535)."""
+    if extension == ".npy":
+        with open(temporary, "wb") as stream:
+            np.save(stream, flow, allow_pickle=False)
+    else:
+        values = np.clip(np.rint(flow.astype(np.float64) * UINT16_MAX), 0, UINT16_MAX).astype(np.uint16)
+        Image.fromarray(values).save(temporary, format="PNG")

@@ -75,6 +75,15 @@ def _sky_vertices() -> np.ndarray:
     return np.array(rows, dtype="f4")
 
 
+def patch_triangle_indices(quads: int) -> np.ndarray:
+    """Triangles of a quads x quads grid patch whose vertices run row by row, each quad split along its
+    anti-diagonal and wound like the full mesh's strips."""
+    row, column = np.divmod(np.arange(quads * quads, dtype=np.uint32), quads)
+    corner = row * (quads + 1) + column  # the quad's first vertex; +1 next column, + quads + 1 next row
+    below = corner + quads + 1
+    return np.column_stack([corner, below, corner + 1, corner + 1, below, below + 1]).astype("u4")
+
+
 class GpuResources:
     """Every GL object of one renderer: programs, vertex arrays, the height and colour textures, the teximage
     framebuffer."""
@@ -94,7 +103,10 @@ class GpuResources:
                                      BAND_MIDDLE_COLOR=TEXIMAGE_BAND_COLORS[1],
                                      BAND_HIGH_COLOR=TEXIMAGE_BAND_COLORS[2], LIGHT_DIRECTION=LIGHT_DIRECTION,
                                      LIGHT_AMBIENT=LIGHT_AMBIENT, LIGHT_DIFFUSE=LIGHT_DIFFUSE),
+            "terrain_lod": load_program(ctx, "terrain", **fog, FOG_START=SURFACE_FOG[0], FOG_END=SURFACE_FOG[1],
+                                        LIGHT_DIRECTION=LIGHT_DIRECTION, SLOPE_AMBIENT=SLOPE_AMBIENT, LOD=1),
             "grid_lines": load_program(ctx, "lines", PROFILE=2),
+            "grid_lines_lod": load_program(ctx, "lines", PROFILE=3),
             "polyline": load_program(ctx, "lines", PROFILE=1),
             "screen_quad": load_program(ctx, "screen_quad"),
         }
@@ -210,6 +222,31 @@ class GpuResources:
 
     def surface_texture(self) -> moderngl.Texture:
         return self._objects.get("texture:surface_image") or self._objects["texture:teximage"]
+
+    # --- level of detail -----------------------------------------------------------------------------------
+
+    def lod_vertex_array(self, program: str, part: str, rows: np.ndarray, quads: int) -> moderngl.VertexArray:
+        """The vertex array that draws ``program``'s level-of-detail patches of ``quads`` quads per side, one
+        instance per row of ``rows`` (float32, N x 6, see terrainview/lod.py); ``part`` names the instance
+        buffer ("whole" or "quarters"), which is rewritten in place and grows when needed."""
+        buffer_name = f"buffer:lod_{part}"
+        buffer = self._objects.get(buffer_name)
+        if buffer is None or buffer.size < rows.nbytes:
+            buffer = self._own(buffer_name, self.ctx.buffer(reserve=max(2 * rows.nbytes, 16384)))
+            # Vertex arrays bound to the old buffer go with it.
+            self._drop(*[name for name in self._objects if name.startswith("vao:lod_") and name.endswith(part)])
+        if rows.size:
+            buffer.write(np.ascontiguousarray(rows, dtype="f4"))
+        vao_name = f"vao:lod_{program}_{quads}_{part}"
+        if vao_name not in self._objects:
+            content = [(buffer, "4f 2f/i", "node", "node_info")]
+            if program.startswith("terrain"):
+                index = self._objects.get(f"buffer:lod_index_{quads}") or self._own(
+                    f"buffer:lod_index_{quads}", self.ctx.buffer(patch_triangle_indices(quads)))
+                self._own(vao_name, self.ctx.vertex_array(self.programs[program], content, index, index_element_size=4))
+            else:
+                self._own(vao_name, self.ctx.vertex_array(self.programs[program], content))
+        return self._objects[vao_name]
 
     def _drop(self, *names: str) -> None:
         for name in names:

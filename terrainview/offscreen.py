@@ -17,7 +17,7 @@ from PIL import Image
 
 from .files import OutputError, atomic_output
 from .image_size import MAX_TILE_SIDE, check_supersample
-from .renderer import FIELD_OF_VIEW_Y, REFERENCE_HEIGHT, Frame, Renderer, tile_window
+from .renderer import FIELD_OF_VIEW_Y, REFERENCE_HEIGHT, Frame, FrameStats, Renderer, tile_window
 from .scene_file import png_text_chunks
 from .settings import SceneSettings
 
@@ -72,6 +72,7 @@ class TiledRender:
         self.pixels = np.empty((height, width, 3), dtype=np.uint8)
         self.tiles = list(_tiles(width, height, side))
         self.done_tiles = 0
+        self.stats = FrameStats(0, "")  # summed over the tiles drawn so far
         color = ctx.renderbuffer((min(side, width), min(side, height)), 4)
         depth = ctx.depth_renderbuffer(color.size)
         self._gl_objects = (ctx.framebuffer([color], depth), depth, color)
@@ -90,9 +91,12 @@ class TiledRender:
         width, height = self.full_size
         x0, y0, tile_width, tile_height = self.tiles[self.done_tiles]
         framebuffer.viewport = (0, 0, tile_width, tile_height)
+        # The level of detail is chosen for the output image, not the supersampled drawing.
         frame = Frame(self.full_size, tile_window(self.full_size, (x0, y0, tile_width, tile_height)),
-                      self.line_scale, self.field_of_view_y)
-        self.renderer.draw(self.settings, framebuffer, frame)
+                      self.line_scale, self.field_of_view_y, detail_height=self.size[1])
+        drawn = self.renderer.draw(self.settings, framebuffer, frame)
+        self.stats = FrameStats(self.stats.primitives + drawn.primitives, drawn.kind,
+                                self.stats.terrain + drawn.terrain, self.stats.terrain_full + drawn.terrain_full)
         raw = framebuffer.read(viewport=(0, 0, tile_width, tile_height), components=3)
         tile = np.frombuffer(raw, dtype=np.uint8).reshape(tile_height, tile_width, 3)[::-1]
         self.pixels[height - y0 - tile_height:height - y0, x0:x0 + tile_width] = tile
@@ -110,14 +114,18 @@ class TiledRender:
 
 
 def render_pixels(renderer: Renderer, settings: SceneSettings, size: tuple[int, int], *,
-                  progress: Callable[[float], None] | None = None, **options) -> np.ndarray:
-    """Draw the scene at ``size`` and return RGB uint8 rows, top row first (options as for TiledRender)."""
+                  progress: Callable[[float], None] | None = None, stats: list[FrameStats] | None = None,
+                  **options) -> np.ndarray:
+    """Draw the scene at ``size`` and return RGB uint8 rows, top row first (options as for TiledRender);
+    ``stats`` receives what was drawn, summed over the tiles."""
     job = TiledRender(renderer, settings, size, **options)
     try:
         while not job.finished:
             job.step()
             if progress is not None:
                 progress(job.progress)
+        if stats is not None:
+            stats.append(job.stats)
         return job.result()
     finally:
         job.release()

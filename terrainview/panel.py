@@ -55,13 +55,13 @@ class PanelStatus:
     """What the status line shows."""
 
     generation_seconds: float = 0.0
-    primitives: int = 0
-    primitive_kind: str = "triangles"
+    drawn: str = ""  # what the frame drew, e.g. "312k of 33.5M triangles" (FrameStats.summary)
     frames_per_second: float = 0.0
     busy_seconds: float | None = None  # a generation running for this long (None: idle)
     compiling: bool = False
     error: str | None = None
     shot_progress: float | None = None  # a screenshot being rendered (None: none)
+    erosion_progress: float | None = None  # the running erosion's fraction done (None: none runs)
     window_size: tuple[int, int] = (1280, 720)
 
 
@@ -135,6 +135,10 @@ class Panel:
         imgui.same_line()
         s = _checkbox(s, "invert", "Invert colors")
         s = _checkbox(s, "linear", "Texture linear")
+        if catalog.render_type(s).level_of_detail:
+            s = _combo(s, "lod", "Level of detail", {"on": "on (large surfaces)", "off": "off (always the full mesh)"})
+            if s.lod == "on":
+                s = _slider(s, "lod_error", "Detail error (px)", low=0.5, high=32.0)
         if imgui.collapsing_header("Generator and texture"):
             s = _combo(s, "generator", "Generator", {name: entry.label for name, entry in catalog.GENERATORS.items()})
             for widget in catalog.generator(s).widgets:
@@ -143,6 +147,10 @@ class Panel:
             s = _combo(s, "texture", "Texture", {name: entry.label for name, entry in catalog.TEXTURES.items()})
             s = _combo(s, "shading", "Shading", {name: name for name in catalog.SHADINGS})
             s = self._water(s)
+        if imgui.collapsing_header("Erosion"):
+            s = _combo(s, "erosion", "Erosion", {name: entry.label for name, entry in catalog.EROSIONS.items()})
+            for widget in catalog.erosion(s).widgets:
+                s = _slider(s, widget.setting, widget.label, high=widget.high)
         if imgui.collapsing_header("Camera"):
             s = _drag(s, "yrot", "Yaw", 1.0)
             s = _drag(s, "pitch", "Pitch", 1.0)
@@ -237,10 +245,12 @@ class Panel:
         if status.busy_seconds is not None:
             label = "Compiling terrain kernels (first run)..." if status.compiling else "Generating..."
             imgui.text(f"{label} {status.busy_seconds:.1f} s")
+        if status.erosion_progress is not None:
+            imgui.progress_bar(status.erosion_progress, imgui.ImVec2(-1, 0), f"Eroding {status.erosion_progress:.0%}")
         if status.error:
             imgui.text_colored(imgui.ImVec4(1.0, 0.35, 0.3, 1.0), status.error)
         imgui.text(f"generated in {status.generation_seconds * 1000:.1f} ms | "
-                   f"{status.primitives:,} {status.primitive_kind} | {status.frames_per_second:.0f} fps")
+                   f"{status.drawn} | {status.frames_per_second:.0f} fps")
         imgui.text_disabled("F1: keyboard shortcuts")
 
     @staticmethod

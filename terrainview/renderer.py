@@ -14,8 +14,9 @@ import moderngl
 import numpy as np
 from pyglm import glm
 
-from . import catalog
+from . import catalog, lod
 from .gpu import FOG_COLOR, GpuResources
+from .lod_draw import LodTerrain, draw_selection
 from .settings import SceneSettings
 from .terrain import DerivedArrays
 
@@ -33,6 +34,7 @@ class Frame:
     ndc_window: glm.mat4 = field(default_factory=lambda: glm.mat4(1.0))
     line_scale: float = 1.0
     field_of_view_y: float = FIELD_OF_VIEW_Y
+    detail_height: int | None = None  # the output image's height the level of detail is chosen for
 
     @property
     def aspect(self) -> float:
@@ -46,6 +48,22 @@ class Frame:
 class FrameStats:
     primitives: int
     kind: str  # "triangles" or "line segments"
+    terrain: int = 0  # of which the surface's (no sky, no water) ...
+    terrain_full: int = 0  # ... and what the full mesh would have drawn
+
+    def terrain_summary(self) -> str:
+        """What the surface drew against its full mesh, e.g. "312k of 33.5M triangles"."""
+        return f"{_count(self.terrain)} of {_count(self.terrain_full)} {self.kind}"
+
+    def summary(self) -> str:
+        """The status line's figure: the surface against its full mesh, or what the frame drew."""
+        return self.terrain_summary() if self.terrain_full else f"{_count(self.primitives)} {self.kind}"
+
+
+def _count(value: int) -> str:
+    if value >= 1_000_000:
+        return f"{value / 1e6:.1f}M"
+    return f"{value / 1e3:.0f}k" if value >= 10_000 else str(value)
 
 
 def view_matrix(settings: SceneSettings) -> glm.mat4:
@@ -89,6 +107,7 @@ class Renderer:
         self.gpu = GpuResources(ctx)
         self.arrays = DerivedArrays()
         self.teximage_band_limits = (0.0, 0.0)  # heights splitting the teximage's range in thirds
+        self.lod = LodTerrain()
 
     def update(self, settings: SceneSettings) -> list[str]:
         """Regenerate what the settings changed and upload it, all on this thread; returns what changed."""
@@ -102,6 +121,8 @@ class Renderer:
                    "teximage": self._draw_teximage_texture, "surface_texture": self.gpu.upload_surface_texture}
         for name, value in changed.items():
             uploads[name](value)
+            if name == "surface":
+                self.lod.set_surface(value)
 
     def release(self) -> None:
         self.gpu.release()
@@ -166,21 +187,37 @@ class Renderer:
                                             instances=settings.tile)
         return FrameStats((self.gpu.profile_length - 1) * settings.tile, "line segments")
 
+    def _lod_selection(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, frame: Frame,
+                       lines: bool) -> lod.Selection | None:
+        detail_height = frame.detail_height or frame.image_size[1]
+        image_projection = projection_matrix(frame.aspect, frame.field_of_view_y)
+        return self.lod.select(settings, view, projection, detail_height, frame.field_of_view_y, lines,
+                               image_projection)
+
     def draw_lines(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
-        program = self.gpu.programs["grid_lines"]
-        self._line_uniforms(program, settings, framebuffer, view_matrix(settings), frame.perspective(), frame)
+        view, projection = view_matrix(settings), frame.perspective()
+        selection = self._lod_selection(settings, view, projection, frame, lines=True)
+        program = self.gpu.programs["grid_lines" if selection is None else "grid_lines_lod"]
+        self._line_uniforms(program, settings, framebuffer, view, projection, frame)
         size = self.gpu.surface_grid_size
-        self._bind_grid(program, self.gpu.get("texture:surface"), size, settings.tile)
-        self.gpu.get("vao:grid_lines").render(moderngl.LINE_STRIP, vertices=size,
-                                              instances=2 * size * settings.tile ** 2)
-        return FrameStats(2 * size * (size - 1) * settings.tile ** 2, "line segments")
+        self._bind_grid(program, self.gpu.get("texture:surface"), size, settings.tile if selection is None else None)
+        full = 2 * size * (size - 1) * settings.tile ** 2
+        if selection is None:
+            self.gpu.get("vao:grid_lines").render(moderngl.LINE_STRIP, vertices=size,
+                                                  instances=2 * size * settings.tile ** 2)
+            segments = full
+        else:
+            segments = draw_selection(self.gpu, "grid_lines_lod", selection)
+        return FrameStats(segments, "line segments", segments, full)
 
     @staticmethod
-    def _bind_grid(program: moderngl.Program, heights: moderngl.Texture, grid_size: int, tiles: int) -> None:
+    def _bind_grid(program: moderngl.Program, heights: moderngl.Texture, grid_size: int, tiles: int | None) -> None:
+        """The height texture and grid size; ``tiles`` for the full mesh (level of detail places nodes itself)."""
         heights.use(0)
         program["heights"].value = 0
         program["grid_size"].value = grid_size
-        program["tiles"].value = tiles
+        if tiles is not None:
+            program["tiles"].value = tiles
 
     def draw_rendered(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         ctx, gpu = self.ctx, self.gpu
@@ -201,19 +238,25 @@ class Renderer:
 
         # The tiled surface: depth test and back-face culling, textured, fogged.
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
-        terrain = gpu.programs["terrain"]
+        selection = self._lod_selection(settings, view, projection, frame, lines=False)
+        terrain = gpu.programs["terrain" if selection is None else "terrain_lod"]
         terrain["view"].write(view)
         terrain["projection"].write(projection)
         terrain["slope_shading"].value = settings.shading == "slope"
         size = gpu.surface_grid_size
-        self._bind_grid(terrain, gpu.get("texture:surface"), size, settings.tile)
+        self._bind_grid(terrain, gpu.get("texture:surface"), size, settings.tile if selection is None else None)
         texture = gpu.surface_texture()
         texture.filter = filter_
         texture.use(1)
         terrain["surface_texture"].value = 1
-        gpu.get("vao:terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
-                                      instances=(size - 1) * settings.tile ** 2)
-        triangles = 8 + 2 * (size - 1) ** 2 * settings.tile ** 2
+        full = 2 * (size - 1) ** 2 * settings.tile ** 2
+        if selection is None:
+            gpu.get("vao:terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
+                                          instances=(size - 1) * settings.tile ** 2)
+            surface_triangles = full
+        else:
+            surface_triangles = draw_selection(gpu, "terrain_lod", selection)
+        triangles = 8 + surface_triangles
 
         if settings.water_level is not None:
             # Translucent: blended over the surface, depth-tested against it, writing no depth.
@@ -229,7 +272,7 @@ class Renderer:
             gpu.get("vao:water").render(moderngl.TRIANGLE_STRIP, vertices=4)
             ctx.depth_mask = True
             triangles += 2
-        return FrameStats(triangles, "triangles")
+        return FrameStats(triangles, "triangles", surface_triangles, full)
 
     def _draw_image(self, framebuffer: moderngl.Framebuffer, texture: moderngl.Texture, rectangle: tuple,
                     ndc_window: glm.mat4) -> FrameStats:

@@ -15,10 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import catalog, fractal, generators
+from . import erosion as erosion_kernels
+from .lod import DEFAULT_ERROR_PIXELS
 from .parsing import FLOAT32_TINY, argument_type, describe_range, parse_integer, parse_real
 
 MODES = tuple(catalog.RENDER_TYPES)
 MAX_TILE = 8
+LOD_CHOICES = ("on", "off")
 
 
 MAX_TEXT_CHARS = 4096  # a path (Linux's PATH_MAX); anything longer is not a setting
@@ -71,6 +74,31 @@ class SceneSettings:
     shading: str = _option("none", "slope shading of the surface", choices=catalog.SHADINGS)
     water_level: float | None = _option(None, "height of a translucent water plane (off when absent)",
                                         low=-100.0, high=100.0, optional=True)
+    # Erosion (terrainview.erosion), applied to whatever the generator made; lengths in surface units (the map
+    # is 2 across), heights as displayed.
+    erosion: str = _option("none", "erosion after generation: hydraulic droplets, thermal slides or both",
+                           choices=tuple(catalog.EROSIONS))
+    erosion_droplets: float = _option(erosion_kernels.DROPLETS, "hydraulic: droplets per unit area (the map is 2 x 2)",
+                                      low=0.0, high=erosion_kernels.MAX_DROPLETS)
+    erosion_strength: float = _option(erosion_kernels.STRENGTH, "hydraulic: erosion rate (0-1)", low=0.0, high=1.0)
+    erosion_radius: float = _option(erosion_kernels.RADIUS, "hydraulic: erosion brush radius in surface units",
+                                    low=0.0, high=erosion_kernels.MAX_RADIUS, low_exclusive=True)
+    erosion_capacity: float = _option(erosion_kernels.CAPACITY, "hydraulic: sediment capacity factor", low=0.0,
+                                      high=erosion_kernels.MAX_CAPACITY)
+    erosion_deposition: float = _option(erosion_kernels.DEPOSITION, "hydraulic: deposition rate (0-1)", low=0.0,
+                                        high=1.0)
+    erosion_evaporation: float = _option(erosion_kernels.EVAPORATION, "hydraulic: evaporation per step (0-1)", low=0.0,
+                                         high=1.0)
+    erosion_inertia: float = _option(erosion_kernels.INERTIA, "hydraulic: droplet inertia (0-1)", low=0.0, high=1.0)
+    talus: float = _option(erosion_kernels.TALUS, "thermal: talus angle in degrees, on the surface as drawn", low=0.0,
+                           high=erosion_kernels.MAX_TALUS, metavar="DEG")
+    thermal_passes: int = _option(erosion_kernels.THERMAL_PASSES, "thermal: passes", low=0,
+                                  high=erosion_kernels.MAX_THERMAL_PASSES, metavar="N")
+    # Level of detail (terrainview/lod.py): the full mesh is drawn whenever it fits the budget, or always when off.
+    lod: str = _option("on", "level of detail of large surfaces (off: always the full mesh)", choices=LOD_CHOICES,
+                       group="render")
+    lod_error: float = _option(DEFAULT_ERROR_PIXELS, "level of detail: largest on-screen grid step in output pixels",
+                               low=0.01, high=64.0, group="render", metavar="PX")
     # The camera: view = translate(0, ytrans, ztrans) * rotateX(pitch) * rotateY(yrot).
     yrot: float = _option(0.0, "camera yaw in degrees", low=-1e6, high=1e6, group="camera")
     ytrans: float = _option(-0.5, "camera Y translation", low=-100.0, high=100.0, group="camera")

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import catalog, fractal
+from . import catalog, erosion, fractal
 from .settings import SceneSettings
+
+Progress = Callable[[float], bool]  # progress(fraction) -> False to cancel (raises erosion.Cancelled)
 
 # The settings each array is made from; a change anywhere else leaves the array as it is. The generator's own
 # settings join in only while that generator is chosen (see generator_inputs).
@@ -41,11 +43,52 @@ def _roughness(settings: SceneSettings, name: str) -> tuple[str, ...]:
     return (name,) if catalog.reads(settings, name) else ()
 
 
-def surface_heights(settings: SceneSettings) -> np.ndarray:
-    """The surface: a 1D profile for a 1D render type, else the chosen generator's heightmap."""
+# --- erosion: applied to whatever the generator made (surface and teximage alike, so the texture fits) ---------
+
+
+def erosion_inputs(settings: SceneSettings) -> tuple[str, ...]:
+    """Settings of the chosen erosion; none while erosion is off, so its options change nothing then."""
+    entry = catalog.erosion(settings)
+    hydraulic = catalog.HYDRAULIC_SETTINGS if entry.hydraulic else ()
+    thermal = catalog.THERMAL_SETTINGS if entry.thermal else ()
+    return ("erosion",) + hydraulic + thermal if hydraulic or thermal else ()
+
+
+def eroded(heights: np.ndarray, settings: SceneSettings,
+           progress: Progress | None = None) -> tuple[np.ndarray, erosion.ErosionResult | None]:
+    """``heights`` eroded as ``settings.erosion`` says (hydraulic first, then thermal), and the hydraulic pass's
+    result with its flow and deposit maps (None without one). ``progress`` runs from 0 to 1 over both."""
+    entry = catalog.erosion(settings)
+    split = 0.8 if entry.hydraulic and entry.thermal else 1.0  # the hydraulic pass's share of the progress bar
+
+    def part(start: float, share: float) -> Progress | None:
+        return None if progress is None else lambda fraction: progress(start + share * fraction)
+
+    result = None
+    if entry.hydraulic:
+        result = erosion.hydraulic_erosion(
+            heights, settings.seed, settings.erosion_droplets, settings.erosion_strength, settings.erosion_radius,
+            settings.erosion_capacity, settings.erosion_deposition, settings.erosion_evaporation,
+            settings.erosion_inertia, progress=part(0.0, split))
+        heights = result.heights
+    if entry.thermal:
+        heights = erosion.thermal_erosion(heights, settings.talus, settings.thermal_passes,
+                                          progress=part(1.0 - split if entry.hydraulic else 0.0, 1.0 - split))
+    return heights, result
+
+
+def eroded_heights(settings: SceneSettings, iterations: int, h: float,
+                   progress: Progress | None = None) -> tuple[np.ndarray, erosion.ErosionResult | None]:
+    """The generator's heightmap at ``iterations``, eroded when erosion is on."""
+    return eroded(catalog.generator(settings).make(settings, iterations, h), settings, progress)
+
+
+def surface_heights(settings: SceneSettings, progress: Progress | None = None) -> np.ndarray:
+    """The surface: a 1D profile for a 1D render type, else the chosen generator's heightmap (eroded when
+    asked)."""
     if catalog.render_type(settings).dimensions == 1:
         return fractal.midpoint_1d(settings.iterations, settings.seed, settings.h, settings.height_scale)
-    return catalog.generator(settings).make(settings, settings.iterations, settings.h)
+    return eroded_heights(settings, settings.iterations, settings.h, progress)[0]
 
 
 def cloud_colors(settings: SceneSettings) -> np.ndarray:
@@ -54,7 +97,7 @@ def cloud_colors(settings: SceneSettings) -> np.ndarray:
 
 
 def teximage_heights(settings: SceneSettings) -> np.ndarray:
-    return catalog.generator(settings).make(settings, settings.teximage_iterations, settings.teximage_h)
+    return eroded_heights(settings, settings.teximage_iterations, settings.teximage_h)[0]
 
 
 def _values(settings: SceneSettings, names: tuple[str, ...]) -> tuple:
@@ -64,7 +107,8 @@ def _values(settings: SceneSettings, names: tuple[str, ...]) -> tuple:
 def surface_key(settings: SceneSettings) -> tuple:
     if catalog.render_type(settings).dimensions == 1:
         return ("1d",) + _values(settings, SURFACE_INPUTS + ("h",))
-    return ("2d",) + _values(settings, SURFACE_INPUTS + _roughness(settings, "h") + generator_inputs(settings))
+    return ("2d",) + _values(settings, SURFACE_INPUTS + _roughness(settings, "h") + generator_inputs(settings)
+                             + erosion_inputs(settings))
 
 
 def cloud_key(settings: SceneSettings) -> tuple:
@@ -72,7 +116,8 @@ def cloud_key(settings: SceneSettings) -> tuple:
 
 
 def teximage_key(settings: SceneSettings) -> tuple:
-    return _values(settings, TEXIMAGE_INPUTS + _roughness(settings, "teximage_h") + generator_inputs(settings))
+    return _values(settings, TEXIMAGE_INPUTS + _roughness(settings, "teximage_h") + generator_inputs(settings)
+                   + erosion_inputs(settings))
 
 
 def surface_texture_key(settings: SceneSettings) -> tuple:
@@ -107,23 +152,40 @@ class _Derived:
 class DerivedArrays:
     """The surface and teximage heightmaps, the sky's cloud colours and the CPU-made surface texture, each
     regenerated only when its own inputs change. ``surface_texture`` is None when the GPU-drawn teximage
-    textures the surface."""
+    textures the surface.
 
-    surface: _Derived = field(default_factory=lambda: _Derived(surface_key, surface_heights))
+    ``progress`` (optional) is passed to the erosion: called with the fraction done, False cancels it
+    (``erosion.Cancelled``, reported as a GenerationError). ``teximage_erosion`` holds the hydraulic erosion of
+    the teximage heights (its flow and deposit maps texture the surface), None without one."""
+
+    progress: Progress | None = None
+    surface: _Derived = field(init=False)
     clouds: _Derived = field(default_factory=lambda: _Derived(cloud_key, cloud_colors))
-    teximage: _Derived = field(default_factory=lambda: _Derived(teximage_key, teximage_heights))
+    teximage: _Derived = field(init=False)
     surface_texture: _Derived = field(init=False)
+    teximage_erosion: erosion.ErosionResult | None = field(default=None, init=False)
 
     NAMES = ("surface", "clouds", "teximage", "surface_texture")  # in dependency order
 
     def __post_init__(self) -> None:
+        self.surface = _Derived(surface_key, lambda settings: surface_heights(settings, self.progress))
+        self.teximage = _Derived(teximage_key, self._make_teximage)
         self.surface_texture = _Derived(surface_texture_key, self._make_surface_texture)
+
+    def _make_teximage(self, settings: SceneSettings) -> np.ndarray:
+        heights, self.teximage_erosion = eroded_heights(settings, settings.teximage_iterations,
+                                                        settings.teximage_h, self.progress)
+        return heights
 
     def _make_surface_texture(self, settings: SceneSettings) -> np.ndarray | None:
         make = catalog.texture(settings).make
         if make is None:
             return None
-        return make(self.teximage.value, teximage_size(settings.teximage_iterations))
+        heights = self.teximage.value
+        if heights is None:
+            raise ValueError("the surface texture needs the teximage heights first")
+        maps = self.teximage_erosion  # wet channels and deposits, when the hydraulic pass ran
+        return make(heights, teximage_size(settings.teximage_iterations), maps and maps.flow, maps and maps.deposit)
 
     def keys(self, settings: SceneSettings) -> tuple:
         """What the arrays would be made from: equal keys mean nothing to regenerate."""
@@ -139,6 +201,6 @@ class DerivedArrays:
             try:
                 if derived.update(settings):
                     changed[name] = derived.value
-            except (ValueError, OSError) as error:
+            except (ValueError, OSError, erosion.Cancelled) as error:
                 raise GenerationError(str(error), changed) from error
         return changed

@@ -30,6 +30,11 @@ TILE_SIZE = 128
 BAND_NAMES = ("blue", "green", "yellow", "brown")
 BAND_COLORS = ((65, 127, 219), (73, 161, 101), (172, 189, 117), (153, 123, 46))
 BAND_SPLITS = ("range", "quantile")
+# Erosion maps (terrainview.erosion, both in [0, 1]): wet channels darken by up to WET_DARKENING of their
+# colour; deposits lose up to DEPOSIT_SMOOTHING of the tile's noise (towards the tile's mean colour).
+WET_DARKENING = 0.45
+DEPOSIT_SMOOTHING = 0.8
+_NO_MAP = np.zeros((2, 2), dtype=np.float32)  # stands for an absent erosion map (the kernels skip it)
 
 _DOMAIN_TILES = 0x1F83D9AB
 _INV_2_24 = 1.0 / (1 << 24)
@@ -175,7 +180,8 @@ def _bilinear(heights, row, row_frac, column, column_frac):
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def _blend_kernel(heights, rows, row_fracs, columns, column_fracs, low, band, tiles):
+def _blend_kernel(heights, rows, row_fracs, columns, column_fracs, low, band, tiles, tile_means, flow, deposit,
+                  eroded):
     size = rows.shape[0]
     count, tile_rows, tile_columns = tiles.shape[0], tiles.shape[1], tiles.shape[2]
     texture = np.empty((size, size, 3), dtype=np.uint8)
@@ -184,6 +190,10 @@ def _blend_kernel(heights, rows, row_fracs, columns, column_fracs, low, band, ti
         tile_row = r % tile_rows
         for c in range(size):
             height = _bilinear(heights, rows[r], row_fracs[r], columns[c], column_fracs[c])
+            keep, smooth = 1.0, 0.0
+            if eroded:
+                keep = 1.0 - WET_DARKENING * _bilinear(flow, rows[r], row_fracs[r], columns[c], column_fracs[c])
+                smooth = DEPOSIT_SMOOTHING * _bilinear(deposit, rows[r], row_fracs[r], columns[c], column_fracs[c])
             t = (height - low) / band if band > 0.0 else 0.0
             total = 0.0
             for index in range(count):
@@ -194,13 +204,16 @@ def _blend_kernel(heights, rows, row_fracs, columns, column_fracs, low, band, ti
                 value = 0.0
                 for index in range(count):
                     if weights[index] > 0.0:
-                        value += weights[index] * tiles[index, tile_row, tile_column, channel]
+                        texel = np.float64(tiles[index, tile_row, tile_column, channel])
+                        if eroded:
+                            texel = (texel + (tile_means[index, channel] - texel) * smooth) * keep
+                        value += weights[index] * texel
                 texture[r, c, channel] = np.uint8(min(255.0, value / total + 0.5))
     return texture
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def _bands_kernel(heights, rows, row_fracs, columns, column_fracs, thresholds, colors):
+def _bands_kernel(heights, rows, row_fracs, columns, column_fracs, thresholds, colors, flow, eroded):
     size = rows.shape[0]
     texture = np.empty((size, size, 3), dtype=np.uint8)
     for r in prange(size):
@@ -209,8 +222,13 @@ def _bands_kernel(heights, rows, row_fracs, columns, column_fracs, thresholds, c
             band = 0
             while band < thresholds.shape[0] and height >= thresholds[band]:
                 band += 1
-            for channel in range(3):
-                texture[r, c, channel] = colors[band, channel]
+            if eroded:
+                keep = 1.0 - WET_DARKENING * _bilinear(flow, rows[r], row_fracs[r], columns[c], column_fracs[c])
+                for channel in range(3):
+                    texture[r, c, channel] = np.uint8(colors[band, channel] * keep + 0.5)
+            else:
+                for channel in range(3):
+                    texture[r, c, channel] = colors[band, channel]
     return texture
 
 
@@ -230,7 +248,19 @@ def _check_size(size: object) -> int:
     return check_int("size", size, 1, MAX_TEXTURE_SIZE)
 
 
-def blend_texture(heights: np.ndarray, size: int, tiles: np.ndarray | None = None) -> np.ndarray:
+def _check_erosion_map(name: str, values: np.ndarray | None, heights: np.ndarray) -> np.ndarray:
+    """An erosion map of the heightmap's shape with values in [0, 1], or the stand-in for none."""
+    if values is None:
+        return _NO_MAP
+    array = _check_heights(values)
+    if array.shape != heights.shape or not ((array >= 0.0) & (array <= 1.0)).all():
+        raise ValueError(f"{name} must be values in [0, 1] of the heightmap's shape {heights.shape}, got shape "
+                         f"{array.shape}")
+    return array
+
+
+def blend_texture(heights: np.ndarray, size: int, tiles: np.ndarray | None = None, flow: np.ndarray | None = None,
+                  deposit: np.ndarray | None = None) -> np.ndarray:
     """The article's height-blended texture (seeds/001): RGB uint8 of shape (size, size, 3).
 
     Each texel's height, looked up bilinearly, is measured from the heightmap's minimum in bands of
@@ -239,6 +269,10 @@ def blend_texture(heights: np.ndarray, size: int, tiles: np.ndarray | None = Non
     repeated across the texture (texel (r, c) takes tile pixel (r % tile_rows, c % tile_columns)). A flat
     heightmap is all the lowest tile. The texture is seamless when the heightmap is and size is a multiple of
     the tile size (the default tiles are 128 pixels; terrainview's textures are powers of two from 256).
+
+    ``flow`` and ``deposit`` (terrainview.erosion's maps, both or neither, in [0, 1], of the heightmap's shape)
+    darken wet channels (by ``WET_DARKENING`` at flow 1) and smooth deposits (each tile's texel moves
+    ``DEPOSIT_SMOOTHING`` of the way to the tile's mean colour at deposit 1).
     """
     heights = _check_heights(heights)
     size = _check_size(size)
@@ -252,7 +286,12 @@ def blend_texture(heights: np.ndarray, size: int, tiles: np.ndarray | None = Non
     band = (high - low) / (tiles.shape[0] + 1)
     rows, row_fracs = _sample_positions(size, heights.shape[0])
     columns, column_fracs = _sample_positions(size, heights.shape[1])
-    return _blend_kernel(heights, rows, row_fracs, columns, column_fracs, low, band, np.ascontiguousarray(tiles))
+    if (flow is None) != (deposit is None):
+        raise ValueError("flow and deposit must be given together")
+    flow, deposit = _check_erosion_map("flow", flow, heights), _check_erosion_map("deposit", deposit, heights)
+    tile_means = tiles.reshape(tiles.shape[0], -1, 3).mean(axis=1)
+    return _blend_kernel(heights, rows, row_fracs, columns, column_fracs, low, band, np.ascontiguousarray(tiles),
+                         tile_means, flow, deposit, flow is not _NO_MAP)
 
 
 def band_thresholds(heights: np.ndarray, split: str = "range") -> np.ndarray:
@@ -270,7 +309,7 @@ def band_thresholds(heights: np.ndarray, split: str = "range") -> np.ndarray:
     return np.quantile(heights, (0.25, 0.5, 0.75)).astype(np.float32)
 
 
-def bands_texture(heights: np.ndarray, size: int, split: str = "range") -> np.ndarray:
+def bands_texture(heights: np.ndarray, size: int, split: str = "range", flow: np.ndarray | None = None) -> np.ndarray:
     """Four flat colour bands by height (seeds/004): RGB uint8 of shape (size, size, 3), ``BAND_COLORS`` from the
     lowest band (blue) to the highest (brown). A texel's height, looked up bilinearly, is in band k when it is
     at or above k of the ``band_thresholds`` (so the maximum is brown; the article's ``height < maxHeight``
@@ -278,7 +317,8 @@ def bands_texture(heights: np.ndarray, size: int, split: str = "range") -> np.nd
 
     ``split`` "range" (the default, the article's) slices the height range into four equal parts, so the
     bands' areas follow the terrain's height distribution; "quantile" uses the heightmap's quartiles, so each
-    band covers about a quarter of the surface."""
+    band covers about a quarter of the surface. ``flow`` (terrainview.erosion's wetness in [0, 1], of the
+    heightmap's shape) darkens wet channels by ``WET_DARKENING`` at flow 1."""
     heights = _check_heights(heights)
     size = _check_size(size)
     thresholds = band_thresholds(heights, split)
@@ -287,4 +327,6 @@ def bands_texture(heights: np.ndarray, size: int, split: str = "range") -> np.nd
     rows, row_fracs = _sample_positions(size, heights.shape[0])
     columns, column_fracs = _sample_positions(size, heights.shape[1])
     colors = np.array(BAND_COLORS, dtype=np.uint8)
-    return _bands_kernel(heights, rows, row_fracs, columns, column_fracs, thresholds, colors)
+    flow = _check_erosion_map("flow", flow, heights)
+    return _bands_kernel(heights, rows, row_fracs, columns, column_fracs, thresholds, colors, flow,
+                         flow is not _NO_MAP)

@@ -30,6 +30,9 @@ class Generated:
 class GenerationWorker:
     def __init__(self, arrays: DerivedArrays | None = None) -> None:
         self.arrays = arrays or DerivedArrays()
+        # The running erosion's fraction done (None when none runs), for the panel; a newer request cancels it.
+        self.erosion_progress: float | None = None
+        self.arrays.progress = self._erosion_progress
         self._condition = threading.Condition()
         self._requested: SceneSettings | None = None
         self._result: Generated | None = None
@@ -84,6 +87,7 @@ class GenerationWorker:
                 self._busy_since = time.perf_counter()
             self.compiling = announce_compile(settings)
             result = self._generate(settings)
+            self.erosion_progress = None
             with self._condition:
                 if self._result is not None:  # an untaken result's arrays still need uploading
                     result = Generated(result.settings, {**self._result.changed, **result.changed},
@@ -91,6 +95,12 @@ class GenerationWorker:
                 self._result, self._busy_since = result, None
                 self._condition.notify_all()
             self.first_done.set()
+
+    def _erosion_progress(self, fraction: float) -> bool:
+        """Called by the erosion between batches: record progress; False (cancel) once newer settings wait."""
+        self.erosion_progress = fraction
+        with self._condition:
+            return self._requested is None and not self._stopping
 
     def _generate(self, settings: SceneSettings) -> Generated:
         started = time.perf_counter()

@@ -19,6 +19,10 @@ OTHER_VALUES = {
     "teximage_iterations": 4, "teximage_h": 0.3, "tile": 2, "seed": 11, "height_scale": 2.0, "invert": True,
     "antialias": False, "linear": False, "generator": "fault", "fault_iterations": 37, "blur": 1.5,
     "seed_image": "", "seed_passes": 1, "texture": "bands", "shading": "slope", "water_level": 0.1,
+    "erosion": "both", "erosion_droplets": 5000.0, "erosion_strength": 0.5, "erosion_radius": 0.05,
+    "erosion_capacity": 4.0, "erosion_deposition": 0.5, "erosion_evaporation": 0.05, "erosion_inertia": 0.3,
+    "talus": 30.0, "thermal_passes": 5,
+    "lod": "off", "lod_error": 3.0,
     "yrot": 30.0, "ytrans": -0.7, "ztrans": -2.0, "pitch": 20.0,
 }
 
@@ -32,6 +36,8 @@ def base_scenes(sketch) -> dict[str, SceneSettings]:
         "fault without blur": small.replace(generator="fault", fault_iterations=20),
         "seed image": small.replace(seed_image=str(sketch), seed_passes=2),
         "1d": small.replace(mode="1d"),
+        "hydraulic": small.replace(erosion="hydraulic"),
+        "thermal": small.replace(erosion="thermal", talus=20.0),
     }
 
 
@@ -110,7 +116,7 @@ SMALL_BLEND = SceneSettings(mode="rendered", iterations=3, cloud_iterations=3, t
 
 
 def test_a_failed_array_keeps_those_made_before_it(monkeypatch):
-    def broken(heights, size):
+    def broken(*arguments):
         raise ValueError("blend texture exploded")
 
     monkeypatch.setitem(catalog.TEXTURES, "blend", dataclasses.replace(catalog.TEXTURES["blend"], make=broken))

@@ -306,7 +306,7 @@ def test_500_changing_frames_keep_the_gl_objects_and_release_frees_them(imgui_co
             scale.apply(panel.ui_scale)
             panel.help_visible = step // 30 % 2 == 1
             settings = SceneSettings(iterations=1 + step % 8, seed=step)
-            status = PanelStatus(frames_per_second=step, primitives=step * 7)
+            status = PanelStatus(frames_per_second=step, drawn=f"{step * 7:,} triangles")
             frame(ui, framebuffer, 1 + step // 25 % 2, lambda: panel.draw(settings, status))  # noqa: B023
             assert renderer.ctx.error == "GL_NO_ERROR", f"frame {step}"
             if step in (100, 499):
@@ -420,3 +420,52 @@ def test_ui_scale_out_of_range_is_one_line_and_exit_2(call_main, usage_error):
     for value in ("9", "0.1", "big", "nan"):
         status, _, err = call_main("--ui-scale", value)
         usage_error(status, err, "--ui-scale")
+
+
+# --- what the panel shows for each catalog entry --------------------------------------------------------------
+
+
+class RecordingImGui:
+    """imgui for the panel with every collapsing header open and the labels of the value widgets recorded."""
+
+    def __init__(self) -> None:
+        self.labels: list[str] = []
+
+    def __getattr__(self, name: str):
+        real = getattr(imgui, name)
+        if name == "collapsing_header":
+            return lambda *args, **kwargs: True
+        if name.startswith(("slider_", "drag_", "input_", "combo", "checkbox")):
+            def recorded(label, *args, **kwargs):
+                self.labels.append(label)
+                return real(label, *args, **kwargs)
+            return recorded
+        return real
+
+
+def panel_labels(ui, target, settings: SceneSettings, monkeypatch) -> list[str]:
+    recording = RecordingImGui()
+    monkeypatch.setattr(terrainview.panel, "imgui", recording)
+    framebuffer = target(1)
+    frame(ui, framebuffer, 1.0, lambda: Panel().draw(settings, PanelStatus()))
+    monkeypatch.setattr(terrainview.panel, "imgui", imgui)
+    return recording.labels
+
+
+def test_the_panel_hides_what_the_generator_ignores(ui, target, monkeypatch):
+    """Fault formation reads neither roughness nor the seed image: their widgets go; its own come."""
+    diamond = panel_labels(ui, target, SceneSettings(mode="rendered"), monkeypatch)
+    fault = panel_labels(ui, target, SceneSettings(mode="rendered", generator="fault"), monkeypatch)
+    assert {"Surface H", "Teximage H", "Seed image", "Seed-image passes"} <= set(diamond)
+    assert not {"Faults", "Blur sigma"} & set(diamond)
+    assert {"Faults", "Blur sigma"} <= set(fault)
+    assert not {"Surface H", "Teximage H", "Seed image", "Seed-image passes"} & set(fault)
+
+
+@pytest.mark.parametrize("erosion, hydraulic, thermal", [("none", False, False), ("hydraulic", True, False),
+                                                         ("thermal", False, True), ("both", True, True)])
+def test_the_erosion_section_shows_the_chosen_passes_options(ui, target, monkeypatch, erosion, hydraulic, thermal):
+    labels = set(panel_labels(ui, target, SceneSettings(mode="rendered", erosion=erosion), monkeypatch))
+    assert "Erosion" in labels
+    assert ({"Droplets per unit area", "Erosion strength", "Brush radius"} <= labels) == hydraulic
+    assert ({"Talus angle (deg)", "Thermal passes"} <= labels) == thermal

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..export import EXPORT_FORMATS, companion_paths, estimated_bytes, export_settings
+from .. import catalog
+from ..export import EXPORT_FORMATS, FLOW_MAP_FORMATS, companion_paths, estimated_bytes, export_settings, write_flow_map
 from ..files import atomic_outputs, check_free_space, check_output_path
-from ..settings import SceneSettings
-from ..terrain import surface_heights
+from ..settings import SceneSettings, SettingsError
+from ..terrain import eroded_heights, surface_heights
 from ..warmup import announce_compile
 
 
@@ -16,6 +17,8 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help=f"the file to write; its extension picks the format ({extensions})")
     parser.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    parser.add_argument("--flow-map", metavar="FILE", help="also write the hydraulic erosion's flow map (wetness "
+                        f"0-1): {', '.join(FLOW_MAP_FORMATS)} (needs --erosion hydraulic or both)")
 
 
 def export_command(args: argparse.Namespace, settings: SceneSettings) -> int:
@@ -25,11 +28,23 @@ def export_command(args: argparse.Namespace, settings: SceneSettings) -> int:
     for companion, role in list(paths.items())[1:]:
         check_output_path(companion, args.force, (companion.suffix.lower(),), role)
     settings = export_settings(settings)
+    flow_path = None
+    if getattr(args, "flow_map", None):
+        if not catalog.erosion(settings).hydraulic:
+            raise SettingsError("--flow-map needs --erosion hydraulic or both")
+        flow_path = check_output_path(args.flow_map, args.force, FLOW_MAP_FORMATS, f"the flow map of {path.name}")
+        paths[flow_path] = f"the flow map of {path.name}"
     check_free_space(path, estimated_bytes(settings, extension))
     announce_compile(settings)
-    heights = surface_heights(settings)
-    with atomic_outputs(paths, args.force) as files:
-        EXPORT_FORMATS[extension](heights, settings, files)
+    if flow_path is not None:
+        heights, maps = eroded_heights(settings, settings.iterations, settings.h)
+    else:
+        heights, maps = surface_heights(settings), None
+    with atomic_outputs(paths, args.force) as files:  # the output, its companions and the flow map: all or none
+        if flow_path is not None and maps is not None:
+            write_flow_map(maps.flow, flow_path.suffix.lower(), files[flow_path])
+        EXPORT_FORMATS[extension](heights, settings, {final: part for final, part in files.items()
+                                                      if final != flow_path})
     shape = "x".join(str(side) for side in heights.shape)
     print(f"wrote {path} ({path.stat().st_size} bytes, {shape} heights)")
     for companion in list(paths)[1:]:

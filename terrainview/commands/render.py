@@ -8,7 +8,7 @@ from ..files import check_output_path
 from ..image_size import DEFAULT_SIZE, MAX_IMAGE_SIDE, check_supersample, parse_size
 from ..offscreen import create_headless_context, render_pixels, save_png
 from ..parsing import argument_type, parse_integer
-from ..renderer import Renderer
+from ..renderer import FrameStats, Renderer
 from ..scene_file import SceneError, png_scene_extras
 from ..settings import SceneSettings
 from ..warmup import announce_compile
@@ -49,11 +49,13 @@ def render_command(args: argparse.Namespace, settings: SceneSettings) -> int:
     try:
         announce_compile(settings)
         renderer.update(settings)
-        pixels = render_pixels(renderer, settings, size, supersample=supersample)
+        drawn: list[FrameStats] = []
+        pixels = render_pixels(renderer, settings, size, supersample=supersample, stats=drawn)
         save_png(pixels, path, settings, args.force,
                  extra={"size": f"{size[0]}x{size[1]}", "supersample": str(supersample)})
     finally:
         renderer.release()
         ctx.release()
-    print(f"wrote {path} ({size[0]}x{size[1]}, {settings.mode} mode)")
+    terrain = f", {drawn[0].terrain_summary()}" if drawn[0].terrain_full else ""
+    print(f"wrote {path} ({size[0]}x{size[1]}, {settings.mode} mode{terrain})")
     return 0

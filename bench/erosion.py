@@ -1,0 +1,131 @@
+"""Erosion figures: hydraulic erosion at iterations 9 and 10 and thermal erosion at 10 (scene defaults) against
+their targets, droplets per second, and a plain single-threaded C run of the same droplets
+(bench/erosion_reference.c) for scale; quiet, then again with two busy processes beside it."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from terrainview import erosion
+from terrainview.fractal import diamond_square
+from terrainview.kernel_common import stream_key
+
+# Seconds, median after warm-up, the whole public call (validation, copies, flow map) included. The kernels are
+# serial and run on the calling thread, so its CPU time, printed beside the wall time, shows the cost even when
+# other processes take the cores.
+HYDRAULIC_TARGET_S = {9: 0.5, 10: 2.0}
+THERMAL_TARGET_S = {10: 0.2}
+REPEATS = {9: 5, 10: 3}
+C_REPEATS = 3
+REFERENCE_C = Path(__file__).with_name("erosion_reference.c")
+BUSY_LOOP = "while True: pass"
+
+
+def _verdict(seconds: float, target: float) -> str:
+    return "ok" if seconds <= target else "MISSED"
+
+
+def _median_seconds(call: Callable[[], object], repeats: int) -> tuple[float, float]:
+    """Median wall and calling-thread CPU seconds of ``call`` after one warm-up call."""
+    call()
+    walls, cpus = [], []
+    for _ in range(repeats):
+        wall, cpu = time.perf_counter(), time.thread_time()
+        call()
+        cpus.append(time.thread_time() - cpu)
+        walls.append(time.perf_counter() - wall)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+@contextlib.contextmanager
+def _busy(count: int) -> Iterator[None]:
+    """``count`` processes spinning on a core each while the block runs."""
+    spinners = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
+def _c_binary(folder: str) -> str | None:
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        return None
+    binary = os.path.join(folder, "erosion_reference")
+    subprocess.run([gcc, "-O2", "-ffp-contract=off", "-o", binary, str(REFERENCE_C), "-lm"], check=True)
+    return binary
+
+
+def _c_run(binary: str, folder: str, iterations: int) -> tuple[float, bool]:
+    """Median seconds of the C droplets on the default scene at ``iterations``, and whether its map is the
+    kernel's bit for bit."""
+    heights = diamond_square(iterations, 0)
+    size = heights.shape[0] - 1
+    cell = erosion.SURFACE_SIZE / size
+    torus = np.ascontiguousarray(heights[:size, :size], dtype=np.float64)
+    rows, columns, weights = erosion.brush(size, erosion.RADIUS)
+    heights_path, brush_path, out_path = (os.path.join(folder, name) for name in ("h.f64", "brush.bin", "out.f64"))
+    torus.tofile(heights_path)
+    with open(brush_path, "wb") as stream:
+        for array in (rows, columns, weights):
+            stream.write(np.ascontiguousarray(array).tobytes())
+    numbers = [size, heights_path, brush_path, len(weights), int(stream_key(0, erosion._DOMAIN_DROPLETS)),
+               erosion.droplet_count(erosion.DROPLETS), erosion.STEP / cell, cell, erosion.STEP, erosion.STRENGTH,
+               erosion.CAPACITY, erosion.DEPOSITION, erosion.EVAPORATION, erosion.INERTIA, erosion.LIFETIME,
+               erosion.MIN_SLOPE, erosion.GRAVITY, C_REPEATS, out_path]
+    run = subprocess.run([binary, *(repr(n) if isinstance(n, float) else str(n) for n in numbers)], check=True,
+                         capture_output=True, text=True)
+    c_map = np.fromfile(out_path, dtype=np.float64).reshape(size, size)
+    c_closed = np.pad(c_map, ((0, 1), (0, 1)), mode="wrap").astype(np.float32)
+    same = np.array_equal(c_closed.view(np.uint32), erosion.hydraulic_erosion(heights).heights.view(np.uint32))
+    return float(run.stdout), same
+
+
+def _figures(label: str, binary: str | None, folder: str) -> None:
+    count = erosion.droplet_count(erosion.DROPLETS)
+    print(f"{label}: {count:,} droplets ({erosion.DROPLETS:g} per unit area), {erosion.LIFETIME} steps each")
+    numba_s = {}
+    for n, target in HYDRAULIC_TARGET_S.items():
+        heights = diamond_square(n, 0)
+        seconds, cpu = _median_seconds(functools.partial(erosion.hydraulic_erosion, heights), REPEATS[n])
+        numba_s[n] = seconds
+        print(f"  hydraulic n={n:<2} {(1 << n) + 1:>4}^2  {seconds:6.3f} s (CPU {cpu:.3f} s)  "
+              f"{count / seconds / 1e3:6.1f} k droplets/s   target <= {target:g} s  {_verdict(seconds, target)}")
+    for n, target in THERMAL_TARGET_S.items():
+        heights = diamond_square(n, 0)
+        seconds, cpu = _median_seconds(functools.partial(erosion.thermal_erosion, heights), 5)
+        print(f"  thermal   n={n:<2} {(1 << n) + 1:>4}^2  {seconds:6.3f} s (CPU {cpu:.3f} s)  "
+              f"{erosion.THERMAL_PASSES} passes          target <= {target:g} s  {_verdict(seconds, target)}")
+    if binary is None:
+        print("  C reference: skipped, gcc not found")
+        return
+    for n in HYDRAULIC_TARGET_S:
+        c_s, same = _c_run(binary, folder, n)
+        print(f"  C reference n={n:<2} (gcc -O2, one thread; same map bit for bit: {'yes' if same else 'NO'}): "
+              f"{c_s:6.3f} s  {count / c_s / 1e3:6.1f} k droplets/s   numba is {c_s / numba_s[n]:.1f}x faster")
+
+
+def run() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        binary = _c_binary(folder)
+        _figures("quiet", binary, folder)
+        with _busy(2):
+            _figures("with two busy processes", binary, folder)
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,337 @@
+"""Level of detail for the tiled surface: CDLOD node selection (Strugar 2009). No GL here.
+
+Each tile of the surface (a 2-unit map of 2**n cells per side) is the root of a quadtree. A node of level k
+covers ``patch * 2**k`` cells and is drawn as one fixed grid patch of ``patch`` quads per side, so its
+vertices are every ``2**k``-th cell: diamond-square's coarser passes exactly, read from the full heightmap.
+Level k is used up to the distance ``ranges[k]``, which doubles per level; in the last part of its range a
+level's in-between vertices slide (vertically) onto the next coarser level's surface, so there are neither
+cracks nor popping. A quarter of a node whose children are not needed but whose siblings are is drawn as a
+half-size patch at the parent's level.
+
+Ranges come from a screen-space error in pixels of the output image: at ``ranges[k]`` a grid step of level k
+seen face-on spans ``error_pixels`` pixels. They are raised where needed so that each node is small against
+its range (``MAX_NODE_EXTENT``), which keeps neighbours within one level of each other.
+
+The distance that picks a level (here and in the vertex shader, lod.glsl) is ``lod_distance``: the horizontal
+distance combined with the eye's height above (or below) the slab of all heights. It never exceeds the true distance,
+and it makes a node's extent its horizontal size alone, whatever its cliffs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+PATCH_QUADS = 16  # quads per side of the drawn grid patch (a whole node); quarters draw PATCH_QUADS / 2
+MORPH_START = 0.7  # morphing toward the coarser level runs over the last 30% of each range ...
+MORPH_END = 0.99  # ... and is complete just before the range ends, whatever the float rounding on the GPU
+# A node's bounding-box diagonal is at most this fraction of its range: then the finer side of any boundary
+# between levels is fully morphed there while the coarser side has not started morphing.
+MAX_NODE_EXTENT = 0.35
+# The exact full mesh is drawn while it costs no more than about 30 ms on llvmpipe, whose vertex and geometry
+# stages run on one thread (about 0.16 us a triangle, 0.4 us a line segment with its geometry shader).
+FULL_MESH_TRIANGLES = 200_000
+FULL_MESH_SEGMENTS = 80_000
+# What a level-of-detail frame may draw at most: a view that would draw more is drawn with a larger error.
+TRIANGLE_BUDGET = 400_000
+SEGMENT_BUDGET = 250_000
+BUDGET_HEIGHT = 720  # the budgets hold for a 720-pixel-high image; taller ones get more, by area
+DEFAULT_ERROR_PIXELS = 8.0  # the --lod-error default
+INSTANCE_FIELDS = 6  # tile centre x, z; first column, first row (cells); level; edge flags (lines mode)
+EDGE_HIGH_X, EDGE_HIGH_Z = 1, 2  # the node's last column / row is an outer edge of the drawn tiles
+
+
+def full_mesh_triangles(iterations: int, tiles: int) -> int:
+    """Triangles of the full surface mesh (every cell of every tile), as ``--lod off`` draws it."""
+    return 2 * (1 << iterations) ** 2 * tiles ** 2
+
+
+def full_mesh_segments(iterations: int, tiles: int) -> int:
+    """Line segments of the full grid (every row and column of every tile), as ``--lod off`` draws them."""
+    cells = 1 << iterations
+    return 2 * (cells + 1) * cells * tiles ** 2
+
+
+def tile_roots(tiles: int) -> np.ndarray:
+    """World centres (x, z) of the ``tiles`` x ``tiles`` copies of the 2-unit map, centred on the origin."""
+    centres = 2.0 * (np.arange(tiles) - 0.5 * (tiles - 1))
+    x, z = np.meshgrid(centres, centres)
+    return np.column_stack([x.ravel(), z.ravel()])
+
+
+def roots_around(eye_x: float, eye_z: float, radius: float) -> np.ndarray:
+    """World centres of the copies of the map (centred on even coordinates, like an odd ``--tile``) that reach
+    within ``radius`` of the eye horizontally: the roots of an endless surface."""
+    columns = np.arange(math.floor((eye_x - radius - 1.0) / 2.0), math.ceil((eye_x + radius + 1.0) / 2.0) + 1)
+    rows = np.arange(math.floor((eye_z - radius - 1.0) / 2.0), math.ceil((eye_z + radius + 1.0) / 2.0) + 1)
+    x, z = np.meshgrid(2.0 * columns, 2.0 * rows)
+    centres = np.column_stack([x.ravel(), z.ravel()])
+    # The horizontal distance from the eye to each copy's square.
+    gap = np.maximum(np.abs(centres - [eye_x, eye_z]) - 1.0, 0.0)
+    return centres[np.hypot(gap[:, 0], gap[:, 1]) <= radius]
+
+
+@njit(cache=True, nogil=True)
+def _pyramid_kernel(heights, patch, levels):
+    """Per-node minimum and maximum heights, every level in one flat array (level 0 first), edges included."""
+    cells = heights.shape[0] - 1
+    sides = np.empty(levels + 1, dtype=np.int64)
+    offsets = np.empty(levels + 2, dtype=np.int64)
+    offsets[0] = 0
+    for level in range(levels + 1):
+        sides[level] = cells // (patch << level)
+        offsets[level + 1] = offsets[level] + sides[level] ** 2
+    low = np.empty(offsets[levels + 1], dtype=np.float32)
+    high = np.empty(offsets[levels + 1], dtype=np.float32)
+    side = sides[0]
+    # Level 0 in two passes: each row's bounds per node column (one sequential sweep of the map), then per node.
+    row_low = np.empty((cells + 1, side), dtype=np.float32)
+    row_high = np.empty((cells + 1, side), dtype=np.float32)
+    for row in range(cells + 1):
+        for a in range(side):
+            lo = hi = heights[row, a * patch]
+            for column in range(a * patch + 1, (a + 1) * patch + 1):
+                value = heights[row, column]
+                lo = min(lo, value)
+                hi = max(hi, value)
+            row_low[row, a], row_high[row, a] = lo, hi
+    for b in range(side):
+        for a in range(side):
+            lo, hi = row_low[b * patch, a], row_high[b * patch, a]
+            for row in range(b * patch + 1, (b + 1) * patch + 1):
+                lo = min(lo, row_low[row, a])
+                hi = max(hi, row_high[row, a])
+            low[b * side + a], high[b * side + a] = lo, hi
+    for level in range(1, levels + 1):
+        side, child_side = sides[level], sides[level - 1]
+        for b in range(side):
+            for a in range(side):
+                lo, hi = np.inf, -np.inf
+                for child in range(4):
+                    index = offsets[level - 1] + (2 * b + child // 2) * child_side + 2 * a + child % 2
+                    lo = min(lo, low[index])
+                    hi = max(hi, high[index])
+                low[offsets[level] + b * side + a], high[offsets[level] + b * side + a] = lo, hi
+    return low, high, offsets
+
+
+@dataclass(frozen=True)
+class LodSurface:
+    """What selection needs of one heightmap: its size, the patch and levels, and per-node height bounds."""
+
+    iterations: int
+    patch: int
+    levels: int  # the top level, a whole tile
+    low: np.ndarray
+    high: np.ndarray
+    offsets: np.ndarray  # start of each level's nodes in low / high
+    bottom: float  # the lowest and highest heights of the map
+    top: float
+
+    @classmethod
+    def from_heights(cls, heights: np.ndarray) -> LodSurface:
+        """Build the min/max pyramid of a (2**n + 1) x (2**n + 1) heightmap."""
+        if heights.ndim != 2 or heights.shape[0] != heights.shape[1] or heights.shape[0] < 3:
+            raise ValueError(f"heights must be a square (2**n + 1)-sided array, got shape {heights.shape}")
+        cells = heights.shape[0] - 1
+        iterations = cells.bit_length() - 1
+        if 1 << iterations != cells:
+            raise ValueError(f"heights must have 2**n + 1 rows, got {heights.shape[0]}")
+        patch = min(PATCH_QUADS, cells)
+        levels = iterations - (patch.bit_length() - 1)
+        low, high, offsets = _pyramid_kernel(np.ascontiguousarray(heights, dtype=np.float32), patch, levels)
+        return cls(iterations, patch, levels, low, high, offsets, float(low[-1]), float(high[-1]))
+
+    @property
+    def cell(self) -> float:
+        return 2.0 / (1 << self.iterations)
+
+    def eye_height(self, eye_y: float) -> float:
+        """The eye's vertical distance to the slab of all the map's heights (0 inside it)."""
+        return max(0.0, eye_y - self.top, self.bottom - eye_y)
+
+
+def lod_distance(surface: LodSurface, eye: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """The distance that picks the level of detail at world points (N, 3): horizontal distance and the eye's
+    height above the slab of heights (the vertex shader computes the same)."""
+    horizontal = np.asarray(points, dtype=np.float64)[:, [0, 2]] - np.asarray(eye, dtype=np.float64)[[0, 2]]
+    return np.sqrt((horizontal ** 2).sum(axis=1) + surface.eye_height(float(eye[1])) ** 2)
+
+
+def lod_ranges(surface: LodSurface, image_height: int, field_of_view_y: float, error_pixels: float) -> np.ndarray:
+    """Distance up to which each level is drawn: doubling per level, the top level unbounded."""
+    pixels_per_unit_at_1 = image_height / (2.0 * math.tan(math.radians(field_of_view_y) / 2.0))
+    base = surface.cell * pixels_per_unit_at_1 / error_pixels
+    # A node's horizontal diagonal: sqrt(2) * patch grid steps of its level.
+    base = max(base, math.sqrt(2.0) * surface.patch * surface.cell / MAX_NODE_EXTENT)
+    ranges = base * 2.0 ** np.arange(surface.levels + 1)
+    ranges[-1] = np.inf
+    return ranges
+
+
+def frustum_planes(view_projection: np.ndarray, far_view_depth: float | None = None,
+                   view: np.ndarray | None = None) -> np.ndarray:
+    """Planes (a, b, c, d), inside where a x + b y + c z + d >= 0, of a column-vector view-projection matrix;
+    with ``far_view_depth`` (and the view matrix) one more plane keeps eye depths up to it."""
+    m = np.asarray(view_projection, dtype=np.float64)
+    planes = [m[3] + m[0], m[3] - m[0], m[3] + m[1], m[3] - m[1], m[3] + m[2], m[3] - m[2]]
+    if far_view_depth is not None:
+        # Eye depth is -(view row 2 . p); depth <= far  <=>  row2 . p + far >= 0.
+        planes.append(np.asarray(view, dtype=np.float64)[2] + np.array([0.0, 0.0, 0.0, far_view_depth]))
+    return np.array(planes)
+
+
+@njit(cache=True, nogil=True)
+def _box(roots, root, surface_cells, cell, low, high, offsets, patch, level, a, b):
+    side = patch << level
+    x0 = roots[root, 0] - 1.0 + a * side * cell
+    z0 = roots[root, 1] - 1.0 + b * side * cell
+    index = offsets[level] + b * (surface_cells // side) + a
+    return x0, low[index], z0, x0 + side * cell, high[index], z0 + side * cell
+
+
+@njit(cache=True, nogil=True)
+def _outside(planes, x0, y0, z0, x1, y1, z1):
+    for p in range(planes.shape[0]):
+        a, b, c, d = planes[p, 0], planes[p, 1], planes[p, 2], planes[p, 3]
+        # The box corner farthest along the plane's normal: if even it is outside, the whole box is.
+        if a * (x1 if a > 0 else x0) + b * (y1 if b > 0 else y0) + c * (z1 if c > 0 else z0) + d < 0.0:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _distance2(eye, x0, z0, x1, z1):
+    """Squared lod distance to a node: eye is (x, slab height, z)."""
+    dx = max(x0 - eye[0], 0.0, eye[0] - x1)
+    dz = max(z0 - eye[2], 0.0, eye[2] - z1)
+    return dx * dx + eye[1] * eye[1] + dz * dz
+
+
+@njit(cache=True, nogil=True)
+def _emit(out, count, distances, roots, root, root_edges, surface_cells, level, region_side, a, b, d2):
+    if count < out.shape[0]:
+        out[count, 0], out[count, 1] = roots[root, 0], roots[root, 1]
+        out[count, 2], out[count, 3] = a * region_side, b * region_side
+        out[count, 4] = level
+        edges = 0
+        if (a + 1) * region_side == surface_cells:
+            edges |= root_edges[root] & 1
+        if (b + 1) * region_side == surface_cells:
+            edges |= root_edges[root] & 2
+        out[count, 5] = edges
+        distances[count] = d2
+    return count + 1
+
+
+@njit(cache=True, nogil=True)
+def _select_kernel(roots, root_edges, low, high, offsets, surface_cells, patch, levels, planes, eye, ranges2,
+                   whole, quarters):
+    cell = 2.0 / surface_cells
+    whole_distances = np.empty(whole.shape[0])
+    quarter_distances = np.empty(quarters.shape[0])
+    stack = np.empty((roots.shape[0] * (3 * levels + 1) + 1, 4), dtype=np.int64)
+    top = 0
+    for root in range(roots.shape[0]):
+        x0, y0, z0, x1, y1, z1 = _box(roots, root, surface_cells, cell, low, high, offsets, patch, levels, 0, 0)
+        if not _outside(planes, x0, y0, z0, x1, y1, z1):
+            stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = root, levels, 0, 0
+            top += 1
+    whole_count = quarter_count = 0
+    while top > 0:
+        top -= 1
+        root, level, a, b = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
+        x0, y0, z0, x1, y1, z1 = _box(roots, root, surface_cells, cell, low, high, offsets, patch, level, a, b)
+        d2 = _distance2(eye, x0, z0, x1, z1)
+        if level == 0 or d2 > ranges2[level - 1]:
+            whole_count = _emit(whole, whole_count, whole_distances, roots, root, root_edges, surface_cells,
+                                level, patch << level, a, b, d2)
+            continue
+        for child in range(4):
+            ca, cb = 2 * a + child % 2, 2 * b + child // 2
+            x0, y0, z0, x1, y1, z1 = _box(roots, root, surface_cells, cell, low, high, offsets, patch, level - 1,
+                                          ca, cb)
+            if _outside(planes, x0, y0, z0, x1, y1, z1):
+                continue
+            d2 = _distance2(eye, x0, z0, x1, z1)
+            if d2 > ranges2[level - 1]:
+                # Not needed finer: this quarter is drawn at the parent's level (a half-size patch).
+                quarter_count = _emit(quarters, quarter_count, quarter_distances, roots, root, root_edges,
+                                      surface_cells, level, patch << (level - 1), ca, cb, d2)
+            else:
+                stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = root, level - 1, ca, cb
+                top += 1
+    return whole_count, quarter_count, whole_distances, quarter_distances
+
+
+@njit(cache=True, nogil=True)
+def _root_edges_kernel(roots):
+    """Per root: bit 1 when no root lies next to it in +x, bit 2 when none lies next to it in +z."""
+    edges = np.full(roots.shape[0], 3, dtype=np.int64)
+    for i in range(roots.shape[0]):
+        for j in range(roots.shape[0]):
+            dx, dz = roots[j, 0] - roots[i, 0], roots[j, 1] - roots[i, 1]
+            if abs(dz) < 1e-6 and abs(dx - 2.0) < 1e-6:
+                edges[i] &= 2
+            if abs(dx) < 1e-6 and abs(dz - 2.0) < 1e-6:
+                edges[i] &= 1
+    return edges
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Nodes to draw, nearest first: ``whole`` as full patches, ``quarters`` as half-size patches; each row is
+    (tile centre x, tile centre z, first column, first row, level, edge flags) as float32 for the GPU."""
+
+    whole: np.ndarray
+    quarters: np.ndarray
+    patch: int
+    ranges: np.ndarray  # per level, as lod_ranges gave them
+    eye: np.ndarray  # eye x, height above the slab of heights, eye z: what lod_distance measures from
+
+    def morph_zones(self) -> np.ndarray:
+        """Per level, the lod distances where morphing toward the next coarser level starts and ends (the top
+        level never morphs)."""
+        ranges = np.where(np.isfinite(self.ranges), self.ranges, 1e30)
+        return np.column_stack([MORPH_START * ranges, MORPH_END * ranges])
+
+    def triangles(self) -> int:
+        half = self.patch // 2
+        return 2 * self.patch ** 2 * len(self.whole) + 2 * half ** 2 * len(self.quarters)
+
+    def segments(self) -> int:
+        """Line segments: each node draws its interior and first row and column, and its last row and column
+        only where they are an outer edge of the tiles (elsewhere the neighbour draws them)."""
+        total = 0
+        for rows, quads in ((self.whole, self.patch), (self.quarters, self.patch // 2)):
+            edges = rows[:, 5].astype(np.int64)
+            total += 2 * quads * quads * len(rows) + quads * int(np.count_nonzero(edges & EDGE_HIGH_X)
+                                                                 + np.count_nonzero(edges & EDGE_HIGH_Z))
+        return total
+
+
+def select_nodes(surface: LodSurface, roots: np.ndarray, planes: np.ndarray, eye: np.ndarray,
+                 ranges: np.ndarray) -> Selection:
+    """The CDLOD selection over the root tiles ``roots`` (world centres, (R, 2)) for an eye and frustum."""
+    roots = np.ascontiguousarray(roots, dtype=np.float64).reshape(-1, 2)
+    planes = np.ascontiguousarray(planes, dtype=np.float64)
+    eye = np.array([eye[0], surface.eye_height(float(eye[1])), eye[2]], dtype=np.float64)
+    ranges2 = np.asarray(ranges, dtype=np.float64) ** 2
+    edges = _root_edges_kernel(roots)
+    capacity = 1024
+    while True:
+        whole = np.empty((capacity, INSTANCE_FIELDS), dtype=np.float32)
+        quarters = np.empty((capacity, INSTANCE_FIELDS), dtype=np.float32)
+        whole_count, quarter_count, whole_distance, quarter_distance = _select_kernel(
+            roots, edges, surface.low, surface.high, surface.offsets, 1 << surface.iterations, surface.patch,
+            surface.levels, planes, eye, ranges2, whole, quarters)
+        if max(whole_count, quarter_count) <= capacity:
+            break
+        capacity = 2 * max(whole_count, quarter_count)
+    # Nearest first: the depth test then rejects hidden fragments before they are shaded.
+    whole = whole[np.argsort(whole_distance[:whole_count], kind="stable")]
+    quarters = quarters[np.argsort(quarter_distance[:quarter_count], kind="stable")]
+    return Selection(whole, quarters, surface.patch, np.asarray(ranges, dtype=np.float64), eye)

@@ -1,0 +1,79 @@
+"""A plain, sequential, pure-Python run of the hydraulic erosion's droplets, written from the model in
+terrainview/erosion.py's docstring: one droplet after another, one step after another, Python floats (IEEE
+doubles, like the kernel) in the kernel's order of operations, so the heights must equal the kernel's bit for
+bit. Slow: for a few droplets on a small map.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from reference import lowbias32
+
+from terrainview import erosion
+from terrainview.kernel_common import stream_key
+
+
+def _height_and_gradient(torus: list[list[float]], x: float, z: float) -> tuple[float, float, float]:
+    size = len(torus)
+    column, row = math.floor(x), math.floor(z)
+    fx, fz = x - column, z - row
+    h00, h01 = torus[row % size][column % size], torus[row % size][(column + 1) % size]
+    h10, h11 = torus[(row + 1) % size][column % size], torus[(row + 1) % size][(column + 1) % size]
+    gx = (h01 - h00) * (1.0 - fz) + (h11 - h10) * fz
+    gz = (h10 - h00) * (1.0 - fx) + (h11 - h01) * fx
+    height = (h00 * (1.0 - fx) + h01 * fx) * (1.0 - fz) + (h10 * (1.0 - fx) + h11 * fx) * fz
+    return height, gx, gz
+
+
+def hydraulic(heights: np.ndarray, seed: int, droplets: float, strength: float = erosion.STRENGTH,
+              radius: float = erosion.RADIUS, capacity: float = erosion.CAPACITY,
+              deposition: float = erosion.DEPOSITION, evaporation: float = erosion.EVAPORATION,
+              inertia: float = erosion.INERTIA) -> tuple[np.ndarray, float]:
+    """The eroded map (float32, seamless) and the volume the droplets still carried when they died."""
+    size = heights.shape[0] - 1
+    torus = [[float(value) for value in row[:size]] for row in np.asarray(heights, dtype=np.float64)[:size]]
+    cell = erosion.SURFACE_SIZE / size
+    step_cells = erosion.STEP / cell
+    key = int(stream_key(seed, erosion._DOMAIN_DROPLETS))
+    rows, columns, weights = erosion.brush(size, radius)
+    lost = 0.0
+    for droplet in range(erosion.droplet_count(droplets)):
+        x = float(lowbias32((2 * droplet) ^ key) >> 8) * (1.0 / (1 << 24)) * size
+        z = float(lowbias32((2 * droplet + 1) ^ key) >> 8) * (1.0 / (1 << 24)) * size
+        direction_x = direction_z = 0.0
+        speed, water, sediment = 1.0, 1.0, 0.0
+        for step in range(erosion.LIFETIME):
+            height, gx, gz = _height_and_gradient(torus, x, z)
+            direction_x = direction_x * inertia - gx / cell * (1.0 - inertia)
+            direction_z = direction_z * inertia - gz / cell * (1.0 - inertia)
+            length = math.sqrt(direction_x * direction_x + direction_z * direction_z)
+            if length == 0.0:
+                bits = lowbias32((lowbias32(droplet ^ key) + step) & 0xFFFFFFFF)
+                angle = 2.0 * math.pi * (float(bits >> 8) * (1.0 / (1 << 24)))
+                direction_x, direction_z = math.cos(angle), math.sin(angle)
+            else:
+                direction_x /= length
+                direction_z /= length
+            new_x = x + direction_x * step_cells
+            new_z = z + direction_z * step_cells
+            drop = _height_and_gradient(torus, new_x, new_z)[0] - height
+            if drop > 0.0:
+                change = min(drop, sediment)
+            else:
+                room = max(-drop, erosion.MIN_SLOPE * erosion.STEP) * speed * water * capacity
+                if sediment > room:
+                    change = (sediment - room) * deposition
+                else:
+                    change = -min((room - sediment) * strength, -drop)
+            sediment -= change
+            centre_row, centre_column = math.floor(z + 0.5), math.floor(x + 0.5)
+            for row, column, weight in zip(rows, columns, weights, strict=True):
+                torus[(centre_row + row) % size][(centre_column + column) % size] += change * float(weight)
+            speed = math.sqrt(max(0.0, speed * speed - drop * erosion.GRAVITY))
+            water *= 1.0 - evaporation
+            x = new_x - size * math.floor(new_x / size)
+            z = new_z - size * math.floor(new_z / size)
+        lost += sediment
+    return np.pad(np.array(torus), ((0, 1), (0, 1)), mode="wrap").astype(np.float32), lost * erosion.STEP**2

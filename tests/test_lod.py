@@ -1,0 +1,346 @@
+"""Level of detail (CDLOD): node selection checked exactly on the CPU, and frames drawn with it on small images."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+from pyglm import glm
+
+from terrainview import fractal, lod, lod_draw
+from terrainview.lod_draw import LodTerrain
+from terrainview.renderer import FIELD_OF_VIEW_Y, Frame, projection_matrix, view_matrix
+from terrainview.settings import SceneSettings
+
+pytest_plugins = ["gl_fixtures"]
+
+ASPECT = 16 / 9
+# Looking down on the surface from about 0.8 above it: several levels meet inside the frame.
+FROM_ABOVE = {"mode": "rendered", "ytrans": 0.0, "ztrans": -0.8, "pitch": 80.0}
+
+
+@functools.cache
+def surface(iterations: int) -> lod.LodSurface:
+    return lod.LodSurface.from_heights(fractal.diamond_square(iterations, 0))
+
+
+def select(settings: SceneSettings, image_height: int = 720, lines: bool = False) -> lod.Selection:
+    """The selection the renderer would make for ``settings`` in an image ``image_height`` tall."""
+    terrain = LodTerrain()
+    terrain.surface = surface(settings.iterations)
+    selection = terrain.select(settings, view_matrix(settings), projection_matrix(ASPECT), image_height,
+                               FIELD_OF_VIEW_Y, lines)
+    assert selection is not None
+    return selection
+
+
+def cell_levels(selection: lod.Selection, tiles: int, iterations: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per tile and finest cell: how many selected regions cover it (count) and the level drawn there."""
+    cells = 1 << iterations
+    count = np.zeros((tiles * tiles, cells, cells), dtype=int)
+    level = np.full((tiles * tiles, cells, cells), -1)
+    roots = lod.tile_roots(tiles)
+    for rows, quads in ((selection.whole, selection.patch), (selection.quarters, selection.patch // 2)):
+        for centre_x, centre_z, column, row, node_level, _ in rows:
+            tile = int(np.flatnonzero((roots[:, 0] == centre_x) & (roots[:, 1] == centre_z))[0])
+            side = quads << int(node_level)
+            column, row = int(column), int(row)
+            count[tile, row:row + side, column:column + side] += 1
+            level[tile, row:row + side, column:column + side] = node_level
+    return count, level
+
+
+def cells_outside(planes: np.ndarray, heights: np.ndarray, tiles: int) -> np.ndarray:
+    """Per tile and cell: the cell's bounding box lies wholly outside one of the planes (reference test)."""
+    cells = heights.shape[0] - 1
+    low = np.minimum.reduce([heights[:-1, :-1], heights[1:, :-1], heights[:-1, 1:], heights[1:, 1:]])
+    high = np.maximum.reduce([heights[:-1, :-1], heights[1:, :-1], heights[:-1, 1:], heights[1:, 1:]])
+    size = 2.0 / cells
+    outside = np.zeros((tiles * tiles, cells, cells), dtype=bool)
+    for tile, (centre_x, centre_z) in enumerate(lod.tile_roots(tiles)):
+        x0 = centre_x - 1.0 + size * np.arange(cells)[None, :]
+        z0 = centre_z - 1.0 + size * np.arange(cells)[:, None]
+        for a, b, c, d in planes:
+            x = x0 + size if a > 0 else x0
+            y = high if b > 0 else low
+            z = z0 + size if c > 0 else z0
+            outside[tile] |= a * x + b * y + c * z + d < 0.0
+    return outside
+
+
+# --- selection (no GL) -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("camera", [{}, {"yrot": 37.0, "pitch": 25.0}, FROM_ABOVE])
+def test_selection_covers_the_visible_area_once(camera):
+    iterations, tiles = 8, 3
+    settings = SceneSettings(iterations=iterations, tile=tiles, **{"mode": "rendered", **camera})
+    selection = select(settings, image_height=360)
+    count, level = cell_levels(selection, tiles, iterations)
+    assert count.max() == 1, "no cell is drawn twice"
+    view, projection = view_matrix(settings), projection_matrix(ASPECT)
+    planes = lod.frustum_planes(np.array(projection * view), 7.0, np.array(view))
+    heights = fractal.diamond_square(iterations, 0)
+    outside = cells_outside(planes, heights, tiles)
+    assert np.all(outside[count == 0]), "every cell left out is outside the view (or beyond the fog)"
+    assert count.sum() > 0
+    # Neighbours differ by at most one level, across tile edges too (tiles are laid out row by row).
+    grid = level.reshape(tiles, tiles, *level.shape[1:]).transpose(0, 2, 1, 3).reshape(
+        tiles * level.shape[1], tiles * level.shape[2])
+    for a, b in ((grid[:, 1:], grid[:, :-1]), (grid[1:, :], grid[:-1, :])):
+        both = (a >= 0) & (b >= 0)
+        assert np.abs(a - b)[both].max() <= 1
+    # Where levels k and k + 1 meet, the finer side has fully morphed and the coarser has not begun: the
+    # shared border is the same line on both sides.
+    eye = np.array(glm.inverse(view) * glm.vec4(0.0, 0.0, 0.0, 1.0))[:3]
+    cell = 2.0 / (1 << iterations)
+    zones = selection.morph_zones()
+    borders = 0
+    for levels in (grid, grid.T):  # borders between columns, then between rows (x and z swapped)
+        rows, columns = np.nonzero((levels[:, 1:] >= 0) & (levels[:, :-1] >= 0) & (levels[:, 1:] != levels[:, :-1]))
+        finer = np.minimum(levels[rows, columns], levels[rows, columns + 1]).astype(int)
+        borders += len(finer)
+        for corner in (0, 1):  # both ends of each shared cell edge
+            along, across = -tiles + (rows + corner) * cell, -tiles + (columns + 1) * cell
+            x, z = (across, along) if levels is grid else (along, across)
+            distance = lod.lod_distance(surface(iterations), eye, np.column_stack([x, np.zeros(len(x)), z]))
+            assert np.all(distance >= zones[finer, 1]) and np.all(distance <= zones[finer + 1, 0])
+    assert borders > 0
+
+
+def test_fog_end_limits_rendered_mode_but_not_lines():
+    settings = SceneSettings(mode="rendered", iterations=10, tile=8)
+    rendered, lines = select(settings), select(settings, lines=True)
+    view = np.array(view_matrix(settings))
+
+    def nearest_depths(selection: lod.Selection) -> np.ndarray:
+        rows = np.concatenate([selection.whole, selection.quarters])
+        sides = np.where(np.arange(len(rows)) < len(selection.whole), selection.patch, selection.patch // 2)
+        sides = sides * 2.0 ** rows[:, 4] * surface(10).cell
+        corners = rows[:, 2:4] * surface(10).cell - 1.0 + rows[:, :2]
+        depth = [min(-(view[2] @ [x, 0.0, z, 1.0]) for x in (cx, cx + s) for z in (cz, cz + s))
+                 for (cx, cz), s in zip(corners, sides, strict=True)]
+        return np.array(depth)
+
+    assert nearest_depths(rendered).max() <= 7.0 + 1e-6, "no node lies wholly past the fog's end"
+    assert nearest_depths(lines).max() > 8.0, "lines mode has no fog: farther nodes are drawn"
+
+
+def test_node_count_stays_bounded_as_iterations_and_tiles_grow():
+    triangles = {}
+    for iterations in (8, 10, 12):
+        for tiles in (1, 3, 8):
+            settings = SceneSettings(mode="rendered", iterations=iterations, tile=tiles)
+            if lod.full_mesh_triangles(iterations, tiles) <= lod.FULL_MESH_TRIANGLES:
+                continue
+            triangles[iterations, tiles] = select(settings).triangles()
+            assert select(settings, lines=True).segments() <= lod.SEGMENT_BUDGET
+    assert max(triangles.values()) <= lod.TRIANGLE_BUDGET
+    # Sixteen times the cells and 64 times the tiles: the drawn triangles grow by far less.
+    assert triangles[12, 8] <= 4 * triangles[8, 3]
+
+
+def test_a_view_over_budget_is_drawn_with_a_larger_error():
+    # An eye just above the ground and a tiny error would select millions of triangles.
+    settings = SceneSettings(mode="rendered", iterations=12, tile=8, ytrans=-0.2, ztrans=-0.5, lod_error=0.5)
+    assert select(settings).triangles() <= lod.TRIANGLE_BUDGET
+    assert select(settings.replace(mode="lines"), lines=True).segments() <= lod.SEGMENT_BUDGET
+    assert select(settings).triangles() > lod.TRIANGLE_BUDGET / 4, "only as much coarser as the budget needs"
+
+
+def test_a_taller_output_image_selects_finer_nodes():
+    settings = SceneSettings(mode="rendered", iterations=10, tile=3)
+    small, large = select(settings, image_height=720), select(settings, image_height=2160)
+    assert large.triangles() > 2 * small.triangles()
+    assert np.concatenate([large.whole, large.quarters])[:, 4].min() < \
+        np.concatenate([small.whole, small.quarters])[:, 4].min()
+
+
+def test_ranges_double_per_level_and_morph_in_the_last_part():
+    ranges = lod.lod_ranges(surface(10), 720, FIELD_OF_VIEW_Y, 4.0)
+    assert np.isinf(ranges[-1])
+    np.testing.assert_allclose(ranges[1:-1] / ranges[:-2], 2.0)
+    selection = select(SceneSettings(mode="rendered", iterations=10, tile=3))
+    zones = selection.morph_zones()
+    finite = np.isfinite(selection.ranges)
+    np.testing.assert_allclose(zones[finite, 0], 0.7 * selection.ranges[finite])
+    assert np.all(zones[finite, 1] < selection.ranges[finite])
+
+
+def test_roots_around_the_eye_are_the_copies_within_reach():
+    roots = lod.roots_around(0.3, 5.2, 3.0)
+    assert np.all(np.mod(roots, 2.0) == 0.0), "copies sit on the same lattice as an odd --tile"
+    for x in range(-10, 12, 2):
+        for z in range(-4, 16, 2):
+            gap = np.maximum(np.abs(np.array([x, z]) - [0.3, 5.2]) - 1.0, 0.0)
+            assert ([x, z] in roots.tolist()) == (np.hypot(*gap) <= 3.0)
+    # Selection over them: every copy in view is covered as any tile is.
+    settings = SceneSettings(mode="rendered", iterations=8, tile=1, ztrans=-5.2, yrot=0.0)
+    view, projection = view_matrix(settings), projection_matrix(ASPECT)
+    planes = lod.frustum_planes(np.array(projection * view), 7.0, np.array(view))
+    selection = lod.select_nodes(surface(8), lod.roots_around(0.0, 5.2, 7.5), planes, np.array([0.0, 0.5, 5.2]),
+                                 lod.lod_ranges(surface(8), 720, FIELD_OF_VIEW_Y, 8.0))
+    assert len(np.unique(selection.whole[:, 1])) >= 3, "copies at several distances are drawn"
+
+
+def test_pyramid_bounds_match_a_plain_reference():
+    heights = fractal.diamond_square(7, 3)
+    pyramid = lod.LodSurface.from_heights(heights)
+    for level in range(pyramid.levels + 1):
+        side = pyramid.patch << level
+        nodes = (heights.shape[0] - 1) // side
+        for b in range(nodes):
+            for a in range(nodes):
+                block = heights[b * side:(b + 1) * side + 1, a * side:(a + 1) * side + 1]
+                index = pyramid.offsets[level] + b * nodes + a
+                assert pyramid.low[index] == block.min() and pyramid.high[index] == block.max()
+
+
+def test_full_mesh_is_used_within_budget_and_when_off():
+    terrain = LodTerrain()
+    terrain.surface = surface(8)
+    args = (view_matrix(SceneSettings()), projection_matrix(ASPECT), 720, FIELD_OF_VIEW_Y)
+    assert terrain.select(SceneSettings(mode="rendered", iterations=8, tile=1), *args, lines=False) is None
+    assert terrain.select(SceneSettings(mode="rendered", iterations=8, tile=3), *args, lines=False) is not None
+    assert terrain.select(SceneSettings(mode="rendered", iterations=8, tile=3, lod="off"), *args,
+                          lines=False) is None
+    # Lines cost more per primitive (a geometry shader each): level of detail starts sooner.
+    terrain.surface = surface(7)
+    assert terrain.select(SceneSettings(mode="lines", iterations=7, tile=1), *args, lines=True) is None
+    assert terrain.select(SceneSettings(mode="lines", iterations=7, tile=2), *args, lines=True) is not None
+
+
+# --- frames ------------------------------------------------------------------------------------------------
+
+
+def draw(renderer, settings: SceneSettings, size: tuple[int, int]) -> tuple[np.ndarray, object]:
+    from terrainview.offscreen import render_pixels
+
+    renderer.update(settings)
+    stats: list = []
+    pixels = render_pixels(renderer, settings, size, stats=stats)
+    return pixels, stats[0]
+
+
+def test_no_cracks_between_levels(renderer):
+    settings = SceneSettings(iterations=8, tile=3, **FROM_ABOVE)
+    size = (320, 180)
+    renderer.update(settings)
+    red = np.zeros((4, 4, 3), dtype=np.uint8)
+    red[..., 0] = 255
+    renderer.gpu.upload_surface_texture(red)  # one flat colour: any other pixel is the sky through a crack
+    pixels, stats = draw(renderer, settings, size)
+    selection = renderer.lod.select(settings, view_matrix(settings), Frame(size).perspective(), size[1],
+                                    FIELD_OF_VIEW_Y, lines=False)
+    levels = np.concatenate([selection.whole, selection.quarters])[:, 4]
+    assert len(set(levels.tolist())) >= 2, "the view holds a transition between levels"
+    assert stats.terrain < stats.terrain_full
+    reddish = (pixels[..., 0] > 200) & (pixels[..., 1] < 60) & (pixels[..., 2] < 60)
+    assert reddish.all(), f"{(~reddish).sum()} pixels show the background through the surface"
+
+
+def node_set(selection: lod.Selection) -> set[tuple]:
+    return {("whole", *row) for row in selection.whole.tolist()} | {("quarter", *row) for row in
+                                                                      selection.quarters.tolist()}
+
+
+def test_morphing_keeps_frames_continuous_where_the_selection_changes(renderer):
+    base = SceneSettings(mode="rendered", iterations=8, tile=3, ytrans=-0.3)
+    size = (320, 180)
+    step = 0.001
+    # Find an eye position where a small step changes the selected nodes: without morphing, they would pop.
+    for ztrans in np.arange(-3.0, -2.0, 0.0013):
+        a, b = base.replace(ztrans=float(ztrans)), base.replace(ztrans=float(ztrans) + step)
+        if node_set(select(a, image_height=size[1])) != node_set(select(b, image_height=size[1])):
+            break
+    else:
+        pytest.fail("no selection change found")
+
+    def block_differences(lod_setting: str) -> np.ndarray:
+        first, _ = draw(renderer, a.replace(lod=lod_setting), size)
+        second, _ = draw(renderer, b.replace(lod=lod_setting), size)
+        difference = np.abs(first.astype(int) - second.astype(int)).mean(axis=2)
+        return difference[:176, :320].reshape(22, 8, 40, 8).mean(axis=(1, 3))
+
+    # The full mesh's frames move as much as the eye's step makes them; the level of detail's no more.
+    detailed, full = block_differences("on"), block_differences("off")
+    assert detailed.max() <= 1.25 * full.max() + 1.0, "no part of the frame jumps"
+    assert detailed.mean() <= 1.25 * full.mean() + 0.2
+
+
+def test_lod_matches_the_full_mesh_at_iterations_10(renderer):
+    settings = SceneSettings(mode="rendered", iterations=10, tile=1)
+    size = (320, 180)
+    detailed, stats = draw(renderer, settings, size)
+    full, full_stats = draw(renderer, settings.replace(lod="off"), size)
+    assert stats.terrain < full_stats.terrain == full_stats.terrain_full == lod.full_mesh_triangles(10, 1)
+    assert np.abs(detailed.astype(int) - full.astype(int)).mean() <= 2.0
+
+
+@pytest.mark.parametrize(("shading", "texture"), [("none", "teximage"), ("slope", "blend")])
+def test_finest_level_everywhere_is_the_full_mesh_pixel_for_pixel(renderer, shading, texture, monkeypatch):
+    monkeypatch.setattr(lod_draw, "MAX_RETRIES", 1)  # keep the finest level even over the triangle budget
+    settings = SceneSettings(mode="rendered", iterations=8, tile=3, shading=shading, texture=texture,
+                             water_level=0.0)
+    size = (240, 135)
+    full, full_stats = draw(renderer, settings.replace(lod="off"), size)
+    finest, stats = draw(renderer, settings.replace(lod_error=0.01), size)
+    assert full_stats.terrain == lod.full_mesh_triangles(8, 3) and stats.terrain < full_stats.terrain
+    assert np.array_equal(finest, full)
+
+
+def test_lines_mode_draws_the_same_surface_with_fewer_segments(renderer):
+    settings = SceneSettings(mode="lines", iterations=8, tile=3, antialias=False)
+    size = (320, 180)
+    detailed, stats = draw(renderer, settings, size)
+    full, full_stats = draw(renderer, settings.replace(lod="off"), size)
+    assert full_stats.terrain == lod.full_mesh_segments(8, 3) > stats.terrain > 0
+    assert set(np.unique(detailed).tolist()) == {0, 255}
+    ink, full_ink = detailed.mean(axis=2) < 128, full.mean(axis=2) < 128
+    # The same outline: the rows and columns holding lines agree to a few pixels.
+    for axis in (0, 1):
+        rows, full_rows = np.flatnonzero(ink.any(axis=axis)), np.flatnonzero(full_ink.any(axis=axis))
+        assert abs(rows[0] - full_rows[0]) <= 3 and abs(rows[-1] - full_rows[-1]) <= 3
+    assert 0.05 < ink.mean() < full_ink.mean()
+
+
+@pytest.mark.gl  # renders offscreen through the CLI
+def test_render_prints_the_terrain_triangles(tmp_path, call_main):
+    status, out, _ = call_main("render", "-o", tmp_path / "shot.png", "--size", "160x90", "--mode", "rendered",
+                               "--iterations", "8", "--tile", "3")
+    assert status == 0
+    assert out.strip().startswith("wrote") and out.strip().endswith("of 1.2M triangles)"), out
+
+
+@pytest.mark.parametrize(("option", "value", "fragment"), [("--lod-error", "0", "lod_error"),
+                                                           ("--lod-error", "65", "lod_error"),
+                                                           ("--lod", "maybe", "--lod")])
+def test_bad_lod_options_stop_with_one_line(tmp_path, call_main, usage_error, option, value, fragment):
+    output = tmp_path / "shot.png"
+    status, _, err = call_main("render", "-o", output, "--size", "32x32", option, value)
+    usage_error(status, err, fragment)
+    assert not output.exists()
+
+
+@pytest.mark.parametrize("mode", ["rendered", "lines"])
+def test_a_tiled_shot_selects_like_the_whole_image(renderer, mode):
+    from terrainview.offscreen import render_pixels
+
+    # A low eye and a small error: over budget, so the error grows, and it must grow alike in every tile.
+    settings = SceneSettings(mode=mode, iterations=10, tile=3, ytrans=-0.25, lod_error=0.1)
+    renderer.update(settings)
+    whole = render_pixels(renderer, settings, (200, 150))
+    tiled = render_pixels(renderer, settings, (200, 150), tile_side=64)
+    different = np.any(whole != tiled, axis=-1)
+    assert different.mean() < 0.002, f"{different.sum()} pixels differ"
+
+
+def test_level_of_detail_keeps_the_gl_object_count_flat(renderer):
+    sizes = (200, 120)
+    counts = []
+    for iterations, tile, error in ((8, 3, 8.0), (9, 2, 1.0), (8, 8, 0.3), (8, 3, 8.0), (9, 2, 1.0), (8, 8, 0.3)):
+        for mode in ("rendered", "lines"):
+            draw(renderer, SceneSettings(mode=mode, iterations=iterations, tile=tile, lod_error=error), sizes)
+        counts.append(renderer.gpu.live_objects)
+    assert counts[3:] == counts[:3], "instance buffers are reused or replaced, never added"
