@@ -15,9 +15,10 @@ from collections.abc import Iterable, Iterator
 from types import ModuleType
 from typing import Any, TextIO
 
+import numpy as np
 from numba.core.registry import CPUDispatcher
 
-from . import catalog, fractal, generators
+from . import catalog, erosion, fractal, generators, lod, texturing
 from .resources import assets_dir
 from .settings import SceneSettings
 from .terrain import DerivedArrays
@@ -37,6 +38,8 @@ def warm_up_settings() -> Iterator[SceneSettings]:
     yield rendered.replace(seed_image=str(assets_dir() / "sketch-island.png"))
     for name in catalog.TEXTURES:
         yield rendered.replace(texture=name)
+    for name in catalog.EROSIONS:
+        yield rendered.replace(erosion=name)
 
 
 def kernel_modules(settings: SceneSettings) -> set[ModuleType]:
@@ -44,9 +47,13 @@ def kernel_modules(settings: SceneSettings) -> set[ModuleType]:
     modules = {fractal}
     if settings.generator == "fault" or settings.seed_image:
         modules.add(generators)
+    if catalog.erosion(settings).hydraulic or catalog.erosion(settings).thermal:
+        modules.add(erosion)
+    if settings.lod == "on" and catalog.render_type(settings).dimensions == 2:
+        modules.add(lod)  # its selection runs while drawing large surfaces
     texture = catalog.texture(settings)
     if texture.make is not None and catalog.render_type(settings).dimensions == 2:
-        modules.add(sys.modules[texture.make.__module__])
+        modules.add(texturing)  # the CPU-made textures (blend, bands)
     return modules
 
 
@@ -94,7 +101,18 @@ def warm_up() -> float:
     started = time.perf_counter()
     for settings in warm_up_settings():
         DerivedArrays().update(settings)
+    _select_level_of_detail()
     return time.perf_counter() - started
+
+
+def _select_level_of_detail() -> None:
+    """The level-of-detail kernels run while a large surface is drawn, not while it is generated: run them once
+    on a small map, seen from above."""
+    surface = lod.LodSurface.from_heights(fractal.diamond_square(6, 0, 0.7))
+    view_projection = np.eye(4)
+    ranges = lod.lod_ranges(surface, 720, 45.0, lod.DEFAULT_ERROR_PIXELS)
+    lod.select_nodes(surface, lod.tile_roots(1), lod.frustum_planes(view_projection), np.array([0.0, 1.0, 0.0]),
+                     ranges)
 
 
 def main() -> int:

@@ -12,9 +12,9 @@ from terrainview import warmup
 from terrainview.settings import SceneSettings
 from terrainview.worker import GenerationWorker
 
-COLD_REPORT = ("import json; from terrainview import fractal, generators, texturing, warmup; "
+COLD_REPORT = ("import json; from terrainview import erosion, fractal, generators, lod, texturing, warmup; "
                "print(json.dumps({'cold': [warmup.cold_kernels(s) for s in warmup.warm_up_settings()], "
-               "'uncached': [d.__name__ for d in warmup._dispatchers([fractal, generators, texturing]) "
+               "'uncached': [d.__name__ for d in warmup._dispatchers([erosion, fractal, generators, lod, texturing]) "
                "if not warmup._cached(d)]}))")
 
 
@@ -69,10 +69,12 @@ def test_the_worker_says_when_its_generation_compiles(monkeypatch):
 
 
 def test_a_cached_scene_has_no_cold_kernels():
-    settings = SceneSettings(iterations=2, generator="fault", texture="bands", mode="rendered")
+    settings = SceneSettings(iterations=2, generator="fault", texture="bands", mode="rendered", erosion="both")
     from terrainview.terrain import DerivedArrays
 
     DerivedArrays().update(settings)
+    warmup.warm_up()  # the level-of-detail kernels run while drawing
     assert warmup.cold_kernels(settings) == []
     assert {module.__name__.rsplit(".", 1)[-1] for module in warmup.kernel_modules(settings)} == {
-        "fractal", "generators", "texturing"}
+        "erosion", "fractal", "generators", "lod", "texturing"}
+    assert warmup.kernel_modules(SceneSettings(mode="1d")) == {warmup.fractal}
