@@ -9,7 +9,7 @@ import platform
 import sys
 
 SECTIONS = ("bench.kernels", "bench.generators", "bench.erosion", "bench.viewer", "bench.screenshots",
-            "bench.imgui_panel", "bench.lod")
+            "bench.imgui_panel", "bench.lod", "bench.video")
 
 
 def main() -> int:

@@ -18,6 +18,8 @@ from imgui_bundle import imgui
 
 from . import catalog, flight, window_options
 from .files import OutputError, atomic_output, check_output_path, unique_path
+from .flythrough import Flight, load_flight
+from .flythrough_ui import FlythroughControls, add_flight_argument
 from .imgui_renderer import ImGuiRenderer, StyleScale, WindowInput
 from .offscreen import TiledRender, save_png
 from .options import add_scene_arguments, one_line_errors, settings_from_args
@@ -43,10 +45,12 @@ class TerrainApp(mglw.WindowConfig):
     clear_color = None
     log_level = logging.WARNING
     initial_settings: SceneSettings | None = None  # set by run_viewer, which has parsed the command line
+    initial_flight: Flight | None = None  # --flight, read by run_viewer
 
     @classmethod
     def add_arguments(cls, parser) -> None:
         add_scene_arguments(parser)
+        add_flight_argument(parser)
         parser.add_argument("--ui-scale", type=_ui_scale, default=1.0, metavar="X",
                             help=f"size of the panel and its text, {MIN_UI_SCALE:g} to {MAX_UI_SCALE:g}, on top of "
                                  "the screen's pixel ratio (default: 1)")
@@ -55,6 +59,11 @@ class TerrainApp(mglw.WindowConfig):
         super().__init__(**kwargs)
         self.wnd.exit_key = None  # Escape is handled here, so it can cancel a text field first
         self.settings = self.initial_settings or settings_from_args(self.argv)
+        self.flythrough = FlythroughControls(self.show_message)
+        flight_path = getattr(self.argv, "flight", None)
+        replay = self.initial_flight or (load_flight(flight_path)[0] if flight_path else None)
+        if replay is not None:
+            self.settings = self.flythrough.play(replay)
         self.start_camera = {name: getattr(self.settings, name) for name in CAMERA_FIELDS}
         self.renderer = Renderer(self.ctx)
         self.worker = GenerationWorker(self.renderer.arrays)
@@ -64,6 +73,7 @@ class TerrainApp(mglw.WindowConfig):
         self.drawn_settings: SceneSettings | None = None  # the last settings a frame was drawn with
         self.flight = flight.Flight()
         self.panel = Panel()
+        self.panel.sections.append(lambda settings: self.flythrough.draw_section(settings, self.wnd.buffer_size))
         self.status = PanelStatus()
         self.frame_stats = None
         self.message = ("", 0.0)
@@ -89,6 +99,8 @@ class TerrainApp(mglw.WindowConfig):
     def on_render(self, time_: float, frame_time: float) -> None:
         self._take_generated()
         self.settings = self.flight.advance(self.settings, frame_time)
+        # A replay's clock starts with the first frame drawn (not while the kernels compile).
+        self.settings = self.flythrough.advance(self.settings, frame_time if self.drawn_settings else 0.0)
         self._request_generation()
         framebuffer = self.wnd.fbo
         framebuffer.use()
@@ -145,6 +157,7 @@ class TerrainApp(mglw.WindowConfig):
         self.status.window_size = self.wnd.buffer_size
         self.status.shot_progress = None if self.shot is None else self.shot[0].progress
         self.status.compiling = self.worker.compiling
+        self.status.recording_seconds = self.flythrough.recording_seconds
         self.imgui_input.new_frame(frame_time)
         self.style_scale.apply(self.panel.ui_scale)
         imgui.new_frame()
@@ -160,6 +173,7 @@ class TerrainApp(mglw.WindowConfig):
         if actions.load_scene:
             self.load_scene(Path(self.panel.scene_path))
         self._draw_overlay()
+        self.flythrough.draw_badge()
         imgui.render()
         self.wnd.fbo.use()  # a screenshot's tile drawn this frame left its own framebuffer bound
         self.imgui.render(imgui.get_draw_data(), self.wnd.fbo)
@@ -298,7 +312,7 @@ class TerrainApp(mglw.WindowConfig):
         elif key == keys.ESCAPE and not typing:
             if self.shot is not None:
                 self.cancel_shot()
-            else:
+            elif not self.flythrough.escape():
                 self.wnd.close()
         elif typing:
             return
@@ -308,6 +322,10 @@ class TerrainApp(mglw.WindowConfig):
             self.reset_camera()
         elif key == keys.P and not modifiers.ctrl:
             self.toggle_wireframe()
+        elif key == keys.R and not modifiers.ctrl:
+            self.flythrough.toggle_recording(self.settings)
+        elif self.flythrough.player is not None:  # a replay owns the camera: Space pauses, Left/Right step
+            self.flythrough.key({keys.SPACE: "space", keys.LEFT: "left", keys.RIGHT: "right"}.get(key, ""))
         elif flight_key is not None and not modifiers.ctrl:
             self.settings = self.flight.press(self.settings, flight_key)
 
@@ -342,6 +360,7 @@ class TerrainApp(mglw.WindowConfig):
             self.load_scene(Path(paths[0]))
 
     def on_close(self) -> None:
+        self.flythrough.close()
         self.worker.stop()
         if self.shot is not None:
             self.shot[0].release()
@@ -367,7 +386,9 @@ def run_viewer(argv: list[str], epilog: str = "") -> int:
     TerrainApp.add_arguments(parser)
     argv = join_option_values(parser, argv)  # moderngl-window parses them again, without our help
     args = parser.parse_args(argv)
-    TerrainApp.initial_settings = settings_from_args(args)  # bad values fail here, before a window opens
+    settings = settings_from_args(args)  # bad values fail here, before a window opens
+    replay = load_flight(args.flight)[0] if args.flight else None
+    TerrainApp.initial_settings, TerrainApp.initial_flight = settings, replay
     window_options.check_window_options(args, TerrainApp.window_size)
     window_options.check_window_backend(args.window)
     window_options.check_display(args.window)

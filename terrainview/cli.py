@@ -1,4 +1,4 @@
-"""The ``terrainview`` command: the viewer (default), ``render`` and ``export``.
+"""The ``terrainview`` command: the viewer (default), ``render``, ``export`` and ``video``.
 
 Every command shares the scene options of ``SceneSettings`` and ``--scene FILE``; options given on the
 command line override the scene file. Bad input ends with one line on stderr and exit status 2.
@@ -42,6 +42,8 @@ def _view(argv: Sequence[str]) -> int:
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "render": _subcommand("render", "Render one frame to a PNG, no display needed.", ".commands.render"),
     "export": _subcommand("export", "Write the surface heightmap or mesh to a file.", ".commands.export"),
+    "video": _subcommand("video", "Export a flight as an H.264 MP4, a GIF or PNG frames, no display needed.",
+                         ".commands.video"),
 }
 
 

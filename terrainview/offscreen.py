@@ -104,13 +104,16 @@ class TiledRender:
 
     def result(self) -> np.ndarray:
         """The finished image as RGB uint8 rows, top row first, filtered down when supersampled."""
-        if self.supersample == 1:
-            return self.pixels
-        return np.asarray(Image.fromarray(self.pixels).resize(self.size, Image.Resampling.LANCZOS))
+        return self.pixels if self.supersample == 1 else reduce(self.pixels, self.size)
 
     def release(self) -> None:
         for gl_object in self._gl_objects:
             gl_object.release()
+
+
+def reduce(pixels: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """A supersampled image filtered down to ``size`` (Lanczos)."""
+    return np.asarray(Image.fromarray(pixels).resize(size, Image.Resampling.LANCZOS))
 
 
 def render_pixels(renderer: Renderer, settings: SceneSettings, size: tuple[int, int], *,

@@ -6,6 +6,7 @@ Widgets take their ranges from ``SceneSettings``' field metadata; a widget's cha
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from imgui_bundle import imgui
@@ -22,10 +23,12 @@ SHORTCUTS = (
     ("Mouse wheel", "move along Z"),
     ("Home", "reset the camera"),
     ("P", "toggle rendered / wireframe"),
+    ("R", "start / stop recording a flight to ./flights/"),
+    ("Space, Left / Right", "replaying a flight: pause, step while paused"),
     ("Ctrl-O", "show / hide this panel"),
     ("F12", "save a screenshot to ./screenshots/"),
     ("F1", "show / hide this help"),
-    ("Escape", "cancel a screenshot, else quit"),
+    ("Escape", "cancel a screenshot or video export, stop a replay, else quit"),
 )
 
 
@@ -63,6 +66,7 @@ class PanelStatus:
     shot_progress: float | None = None  # a screenshot being rendered (None: none)
     erosion_progress: float | None = None  # the running erosion's fraction done (None: none runs)
     window_size: tuple[int, int] = (1280, 720)
+    recording_seconds: float | None = None  # a flight being recorded (None: not recording)
 
 
 @dataclass
@@ -86,6 +90,8 @@ class Panel:
     editing_seed_image: bool = False
     scene_path: str = "scene.toml"
     shot: ShotOptions = field(default_factory=ShotOptions)
+    # Sections other modules add below the screenshot section (the flythrough): settings in, settings out.
+    sections: list[Callable[[SceneSettings], SceneSettings]] = field(default_factory=list)
     ui_scale: float = 1.0  # the panel's, the status line's and the help's size (--ui-scale)
     ui_scale_value: float = 1.0  # the UI scale slider while it is being dragged
     editing_ui_scale: bool = False
@@ -109,6 +115,8 @@ class Panel:
         if expanded:
             settings = self._draw_options(settings, actions)
             self._draw_screenshot(status, actions)
+            for section in self.sections:
+                settings = section(settings)
             self._draw_ui_scale()
             self._draw_status(status)
         imgui.end()
@@ -242,6 +250,9 @@ class Panel:
     @staticmethod
     def _draw_status(status: PanelStatus) -> None:
         imgui.separator()
+        if status.recording_seconds is not None:
+            seconds = int(status.recording_seconds)
+            imgui.text_colored(imgui.ImVec4(1.0, 0.2, 0.2, 1.0), f"REC {seconds // 60}:{seconds % 60:02d}")
         if status.busy_seconds is not None:
             label = "Compiling terrain kernels (first run)..." if status.compiling else "Generating..."
             imgui.text(f"{label} {status.busy_seconds:.1f} s")

@@ -23,7 +23,7 @@ __all__ = ["SceneError", "load_scene", "png_scene_extras", "png_text_chunks", "s
 SCENE_FORMAT_VERSION = 1
 PNG_SCENE_KEY = "terrainview-scene"  # the machine-readable entry; the others are for people
 PNG_KEY_PREFIX = "terrainview."
-TOP_LEVEL_KEYS = ("version", "program", "scene")
+TOP_LEVEL_KEYS = ("version", "program", "scene", "keyframe")
 
 
 def scene_document(settings: SceneSettings) -> dict[str, Any]:
@@ -74,6 +74,11 @@ def png_scene_extras(path: str | Path) -> dict[str, str]:
     known = {spec.name for spec in dataclasses.fields(SceneSettings)}
     return {key[len(PNG_KEY_PREFIX):]: value for key, value in content.items()
             if key.startswith(PNG_KEY_PREFIX) and key[len(PNG_KEY_PREFIX):] not in known}
+
+
+def scene_from_document(source: str | Path, document: dict[str, Any]) -> tuple[SceneSettings, list[str]]:
+    """The settings of an already parsed scene document (a flight file's, a video's metadata), with warnings."""
+    return _settings_from_document(Path(source), document, SceneSettings())
 
 
 def _ignored(path: Path, what: str, keys: list[str]) -> list[str]:

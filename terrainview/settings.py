@@ -100,10 +100,11 @@ class SceneSettings:
     lod_error: float = _option(DEFAULT_ERROR_PIXELS, "level of detail: largest on-screen grid step in output pixels",
                                low=0.01, high=64.0, group="render", metavar="PX")
     # The camera: view = translate(0, ytrans, ztrans) * rotateX(pitch) * rotateY(yrot).
-    yrot: float = _option(0.0, "camera yaw in degrees", low=-1e6, high=1e6, group="camera")
+    yrot: float = _option(0.0, "camera yaw in degrees", low=-1e6, high=1e6, group="camera", angle=True)
     ytrans: float = _option(-0.5, "camera Y translation", low=-100.0, high=100.0, group="camera")
     ztrans: float = _option(-3.0, "camera Z translation", low=-100.0, high=100.0, group="camera")
-    pitch: float = _option(0.0, "camera pitch in degrees (-80 to 80)", low=-80.0, high=80.0, group="camera")
+    pitch: float = _option(0.0, "camera pitch in degrees (-80 to 80)", low=-80.0, high=80.0, group="camera",
+                          angle=True)
 
     def __post_init__(self) -> None:
         for spec in dataclasses.fields(self):

@@ -1,0 +1,124 @@
+"""``terrainview video``: a flight to an H.264 MP4, a GIF or numbered PNG frames, offscreen (no display needed)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..files import OutputError, check_output_path
+from ..flythrough import FlightError, load_flight
+from ..image_size import DEFAULT_SIZE, check_supersample, parse_size
+from ..settings import SceneSettings, SettingsError
+from ..video import export, frame_count
+
+VIDEO_EXTENSIONS = (".mp4", ".gif")
+MAX_FPS = 120
+MAX_SPEED = 100.0
+MAX_FRAMES = 100_000
+MAX_GIF_PIXELS = 400_000_000  # a GIF is assembled in memory (one byte a pixel): at most this much in all
+
+
+def add_video_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``terrainview video`` (the scene options are added by the CLI)."""
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("-o", "--output", metavar="FILE.mp4", help="the video to write: .mp4 (H.264) or .gif")
+    target.add_argument("--frames", metavar="DIR", help="write numbered PNG frames (each carrying its scene) "
+                        "into DIR instead of a video")
+    parser.add_argument("--flight", required=True, metavar="FILE",
+                        help="the flight: a flight TOML file or a video terrainview exported")
+    default_size = "x".join(map(str, DEFAULT_SIZE))
+    parser.add_argument("--size", default=default_size, metavar="WxH",
+                        help=f"frame size; even sides for MP4 (default: {default_size})")
+    parser.add_argument("--fps", type=_number("fps", 1, MAX_FPS, integer=True), default=30, metavar="N",
+                        help=f"frames per second, 1 to {MAX_FPS} (default: 30)")
+    parser.add_argument("--supersample", type=int, default=1, metavar="{1,2,4}",
+                        help="draw 1, 2 or 4 times larger and filter down (default: 1)")
+    parser.add_argument("--speed", type=_number("speed", 0.01, MAX_SPEED), default=1.0, metavar="X",
+                        help="flight seconds per video second, 0.01 to 100 (default: 1)")
+    parser.add_argument("--force", action="store_true", help="overwrite the output if it exists")
+    parser.add_argument("--progress", choices=("bar", "lines", "none"), default="bar",
+                        help="a progress bar on stderr (default), 'frame K/N' lines on stdout, or nothing")
+
+
+def _number(name: str, low: float, high: float, integer: bool = False) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = int(text) if integer else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not {'an integer' if integer else 'a number'}: {text!r}") from None
+        if not (math.isfinite(value) and low <= value <= high):
+            raise argparse.ArgumentTypeError(f"{name} must be from {low:g} to {high:g}, got {text}")
+        return value
+
+    return parse
+
+
+def video_command(args: argparse.Namespace, settings: SceneSettings) -> int:
+    """Check everything before any work, then draw and write the frames; scene options fix those settings."""
+    if getattr(args, "scene", None):
+        raise SettingsError("scene: video takes its scene from --flight; give single options to change it")
+    size = parse_size(args.size)
+    check_supersample(size, args.supersample)
+    if args.output and Path(args.output).suffix.lower() == ".mp4" and (size[0] % 2 or size[1] % 2):
+        raise SettingsError(f"size: H.264 needs even sides, got {size[0]}x{size[1]}; "
+                            f"try {size[0] + size[0] % 2}x{size[1] + size[1] % 2}")
+    path = check_output_path(args.output, args.force, VIDEO_EXTENSIONS) if args.output else \
+        _check_frames_folder(Path(args.frames), args.force)
+    try:
+        flight, warnings = load_flight(args.flight)
+        given = {name: getattr(settings, name) for name in vars(args) if name in SceneSettings.__dataclass_fields__}
+        flight = flight.with_overrides(given) if given else flight
+    except SettingsError as error:
+        raise FlightError(f"{args.flight}: with the options given: {error}") from None
+    for warning in warnings:
+        print(f"terrainview: warning: {warning}", file=sys.stderr)
+    count = frame_count(flight, args.fps, args.speed)
+    if count > MAX_FRAMES:
+        raise SettingsError(f"speed: {count} frames at {args.fps} fps; the most is {MAX_FRAMES} (raise --speed)")
+    if args.output and path.suffix.lower() == ".gif" and count * size[0] * size[1] > MAX_GIF_PIXELS:
+        raise SettingsError(f"size: {count} frames of {size[0]}x{size[1]} is too much for a GIF; use .mp4")
+    with _terminate_as_interrupt():
+        export(flight, path, size, fps=args.fps, supersample=args.supersample, speed=args.speed, force=args.force,
+               frames=args.frames is not None, progress=args.progress)
+    print(f"wrote {path}: {count} frames of {size[0]}x{size[1]} at {args.fps} fps")
+    return 0
+
+
+def _check_frames_folder(folder: Path, force: bool) -> Path:
+    parent = folder.parent if str(folder.parent) else Path(".")
+    if not parent.is_dir():
+        raise OutputError(f"{folder}: folder {parent} does not exist")
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"{folder} is a file, not a folder")
+    if folder.is_dir() and any(folder.iterdir()) and not force:
+        raise OutputError(f"{folder} is not empty; pass --force to write frames into it")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"{folder}: folder {parent} is not writable")
+    return folder
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a window cancelling its export) unwinds like Ctrl+C, so no partial file stays behind."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+

@@ -1,0 +1,327 @@
+"""Videos of flights: drawn offscreen frame by frame and written as H.264 MP4, GIF or PNG frames.
+
+Frame k shows the flight at time k / fps * speed, whatever the machine's speed, drawn by the same code as
+``terrainview render``. Drawing and read-back run in this process (the GL context's); Lanczos filtering and
+encoding run in a child process fed through shared memory, so the stages overlap. The MP4 carries the flight
+file's text in its metadata, so ``--flight clip.mp4`` replays it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import mmap
+import multiprocessing
+import os
+import queue
+import shutil
+import signal
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from .files import OutputError, atomic_output
+from .flythrough import VIDEO_FLIGHT_KEY, Flight, flight_text
+from .offscreen import TiledRender, create_headless_context, reduce, save_png
+from .renderer import Renderer
+from .settings import SceneSettings
+
+H264_OPTIONS = {"crf": "16", "preset": "veryfast"}  # near-transparent quality at a speed two cores can afford
+
+
+def frame_count(flight: Flight, fps: int, speed: float) -> int:
+    """Frames k = 0, 1, ... with k / fps * speed within the flight (the last keyframe's time included)."""
+    return math.floor(flight.duration / speed * fps + 1e-9) + 1
+
+
+def frame_time(k: int, fps: int, speed: float) -> float:
+    """The flight time frame k shows."""
+    return k / fps * speed
+
+
+# --- sinks: where finished frames go ---------------------------------------------------------------------
+
+
+class Mp4Sink:
+    """H.264 in MP4 through PyAV, the flight text in the container's metadata."""
+
+    def __init__(self, path: Path, size: tuple[int, int], fps: int, flight: Flight) -> None:
+        import av
+
+        self.container = av.open(str(path), "w", format="mp4", options={"movflags": "use_metadata_tags"})
+        self.container.metadata[VIDEO_FLIGHT_KEY] = flight_text(flight)
+        self.container.metadata["comment"] = f"terrainview flight, {flight.duration:g} s"
+        self.stream = self.container.add_stream("libx264", rate=fps, options=dict(H264_OPTIONS))
+        self.stream.width, self.stream.height = size
+        self.stream.pix_fmt = "yuv420p"
+        self._frame_type = av.VideoFrame
+
+    def write(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray) -> None:
+        frame = self._frame_type.from_ndarray(np.ascontiguousarray(pixels), format="rgb24")
+        frame.pts = index
+        self.container.mux(self.stream.encode(frame))
+
+    def close(self) -> None:
+        self.container.mux(self.stream.encode(None))
+        self.container.close()
+
+    def abort(self) -> None:
+        self.container.close()
+
+
+class GifSink:
+    """A looping GIF assembled in memory (one palette per frame), the flight text in its comment."""
+
+    def __init__(self, path: Path, size: tuple[int, int], fps: int, flight: Flight) -> None:
+        self.path, self.fps, self.flight = path, fps, flight
+        self.images: list[Image.Image] = []
+
+    def write(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray) -> None:
+        self.images.append(Image.fromarray(pixels).quantize(256, method=Image.Quantize.MEDIANCUT))
+
+    def close(self) -> None:
+        first, *rest = self.images
+        first.save(self.path, format="GIF", save_all=True, append_images=rest, loop=0,
+                   duration=round(1000 / self.fps), comment=flight_text(self.flight).encode("utf-8"))
+
+    def abort(self) -> None:
+        self.images.clear()
+
+
+class FramesSink:
+    """Numbered PNGs, each carrying its scene like every terrainview PNG, plus the frame's flight time."""
+
+    def __init__(self, folder: Path, size: tuple[int, int], fps: int, flight: Flight, count: int,
+                 supersample: int) -> None:
+        self.folder, self.count = folder, count
+        self.extra = {"size": f"{size[0]}x{size[1]}", "supersample": str(supersample), "fps": str(fps)}
+        self.digits = max(5, len(str(count - 1)))
+
+    def write(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray) -> None:
+        save_png(pixels, self.folder / frame_name(index, self.digits), settings, force=True,
+                 extra={**self.extra, "frame": str(index), "flight-time": repr(time)})
+
+    def close(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass
+
+
+def frame_name(index: int, digits: int = 5) -> str:
+    return f"frame-{index:0{digits}d}.png"
+
+
+# --- the export ------------------------------------------------------------------------------------------
+
+
+def export(flight: Flight, path: Path, size: tuple[int, int], *, fps: int, supersample: int, speed: float,
+           force: bool, frames: bool = False, progress: str = "none",
+           on_frame: Callable[[], None] | None = None) -> None:
+    """Draw every frame of the flight and write it to ``path`` (a video, or a folder of PNGs when ``frames``);
+    a failure or an interruption leaves nothing behind. ``on_frame`` is called as each frame is written."""
+    count = frame_count(flight, fps, speed)
+    with _progress(count, progress, on_frame) as advance:
+        if frames:
+            with _atomic_folder(path, force) as folder:
+                _run(flight, partial(FramesSink, folder, size, fps, flight, count, supersample), size, fps,
+                     supersample, speed, count, advance)
+            return
+        sink_type = GifSink if path.suffix.lower() == ".gif" else Mp4Sink
+        with atomic_output(path, force) as temporary:
+            _run(flight, partial(sink_type, temporary, size, fps, flight), size, fps, supersample, speed, count,
+                 advance)
+
+
+def _run(flight: Flight, make_sink: Callable[[], Any], size: tuple[int, int], fps: int, supersample: int,
+         speed: float, count: int, advance: Callable[[], None]) -> None:
+    """Draw and read back here; filter and encode in a child process, fed through shared-memory slots.
+
+    A thread would not overlap: moderngl holds the GIL for the whole of a draw call, seconds on llvmpipe.
+    """
+    full = (size[0] * supersample, size[1] * supersample)
+    encoder = _Encoder(make_sink, full, size)
+    ctx = None
+    try:
+        ctx = create_headless_context()
+        with ctx:  # current on this thread, for drawing and releasing, whatever other contexts the process holds
+            renderer = Renderer(ctx)
+            try:
+                for index in range(count):
+                    time = frame_time(index, fps, speed)
+                    settings = flight.at(time)
+                    renderer.update(settings)
+                    job = TiledRender(renderer, settings, size, supersample=supersample)
+                    try:
+                        while not job.finished:
+                            job.step()
+                    finally:
+                        job.release()
+                    encoder.submit(index, time, settings, job.pixels, advance)
+            finally:
+                renderer.release()
+        encoder.finish(advance)
+    finally:
+        encoder.stop()
+        if ctx is not None:
+            ctx.release()
+
+
+class _Encoder:
+    """The child process that filters and encodes: frames go through ``SLOTS`` shared-memory slots, the child
+    answers ("done", slot) per frame, ("closed", None) once the sink is finished, or the error it met."""
+
+    SLOTS = 2  # one frame being encoded while the next is drawn
+
+    def __init__(self, make_sink: Callable[[], Any], full: tuple[int, int], size: tuple[int, int]) -> None:
+        self.full = full
+        self.memory = mmap.mmap(-1, full[0] * full[1] * 3 * self.SLOTS)  # anonymous, shared with the child
+        # fork: the child starts at once, with nothing to import, and only ever runs the sink's code.
+        context = multiprocessing.get_context("fork")
+        self.jobs, self.results = context.Queue(), context.Queue()
+        self.free = list(range(self.SLOTS))
+        self.pending = 0
+        self.child = context.Process(target=_encode_frames, name="terrainview-encoder", daemon=True,
+                                     args=(make_sink, self.memory, full, size, self.jobs, self.results))
+        self.child.start()
+
+    def submit(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray,
+               advance: Callable[[], None]) -> None:
+        while not self.free:
+            self._answer(advance)
+        slot = self.free.pop()
+        _slot(self.memory, slot, self.full)[:] = pixels
+        self.jobs.put((slot, index, time, settings))
+        self.pending += 1
+
+    def finish(self, advance: Callable[[], None]) -> None:
+        """Wait for every frame and the sink's end (the MP4's last frames, the GIF itself)."""
+        self.jobs.put(None)
+        while self._answer(advance) != "closed":
+            pass
+
+    def _answer(self, advance: Callable[[], None]) -> str:
+        while True:
+            try:
+                kind, value = self.results.get(timeout=0.5)
+                break
+            except queue.Empty:
+                if not self.child.is_alive():
+                    raise OutputError(f"the encoder stopped unexpectedly (exit status {self.child.exitcode})") \
+                        from None
+        if kind == "done":
+            self.free.append(value)
+            self.pending -= 1
+            advance()
+        elif kind == "oserror":
+            raise OSError(*value)
+        elif kind == "error":
+            raise OutputError(f"encoding failed: {value}")
+        return kind
+
+    def stop(self) -> None:
+        """End the child: after ``finish`` it has left; otherwise it drops its sink and leaves."""
+        if self.child.is_alive():
+            self.jobs.put("abort")
+            self.child.join(timeout=30)
+        if self.child.is_alive():
+            self.child.kill()
+        self.child.join()
+        self.jobs.close()
+        self.results.close()
+        self.memory.close()
+
+
+def _slot(memory: mmap.mmap, slot: int, full: tuple[int, int]) -> np.ndarray:
+    frame_bytes = full[0] * full[1] * 3
+    return np.frombuffer(memory, np.uint8, frame_bytes, slot * frame_bytes).reshape(full[1], full[0], 3)
+
+
+def _encode_frames(make_sink: Callable[[], Any], memory: mmap.mmap, full: tuple[int, int], size: tuple[int, int],
+                   jobs: Any, results: Any) -> None:
+    """The encoder process: filter supersampled frames down, hand them to the sink, answer per frame."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the drawing process's to handle; it stops us
+    parent, sink = os.getppid(), None
+    try:
+        sink = make_sink()
+        while True:
+            try:
+                item = jobs.get(timeout=1.0)
+            except queue.Empty:
+                if os.getppid() != parent:  # the drawing process is gone
+                    sink.abort()
+                    return
+                continue
+            if item == "abort":
+                sink.abort()
+                return
+            if item is None:
+                sink.close()
+                results.put(("closed", None))
+                return
+            slot, index, time, settings = item
+            pixels = _slot(memory, slot, full)
+            sink.write(index, time, settings, reduce(pixels, size) if full != size else pixels)
+            results.put(("done", slot))
+    except OSError as error:
+        results.put(("oserror", (error.errno, error.strerror or str(error), error.filename)))
+    except BaseException as error:  # noqa: BLE001 - reported to the drawing process, which raises it
+        results.put(("error", f"{type(error).__name__}: {error}"))
+    if sink is not None:
+        with contextlib.suppress(BaseException):
+            sink.abort()
+
+
+@contextlib.contextmanager
+def _progress(count: int, style: str, on_frame: Callable[[], None] | None) -> Iterator[Callable[[], None]]:
+    """A callback for each frame written: a tqdm bar, a 'frame K/N' line, or nothing, then ``on_frame``."""
+    done = 0
+    with contextlib.ExitStack() as stack:
+        bar = None
+        if style == "bar":
+            from tqdm import tqdm
+
+            bar = stack.enter_context(tqdm(total=count, unit="frame", file=sys.stderr, dynamic_ncols=True,
+                                           smoothing=0.1))
+
+        def advance() -> None:
+            nonlocal done
+            done += 1
+            if bar is not None:
+                bar.update(1)
+            elif style == "lines":
+                print(f"frame {done}/{count}", flush=True)
+            if on_frame is not None:
+                on_frame()
+
+        yield advance
+
+
+@contextlib.contextmanager
+def _atomic_folder(folder: Path, force: bool) -> Iterator[Path]:
+    """Frames go into a hidden folder beside ``folder``; on success it becomes ``folder`` (or its files move
+    into an existing one), on failure it is removed."""
+    parent = folder.parent if str(folder.parent) else Path(".")
+    temporary = Path(tempfile.mkdtemp(dir=parent, prefix=f".{folder.name}.", suffix=".part"))
+    try:
+        yield temporary
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+        if not folder.exists():
+            os.chmod(temporary, 0o755)
+            os.replace(temporary, folder)
+            return
+        if not force:
+            raise OutputError(f"{folder} filled up while the frames were drawn; pass --force to write into it")
+        for frame in sorted(temporary.iterdir()):
+            os.replace(frame, folder / frame.name)
+        temporary.rmdir()
+    except BaseException:
+        shutil.rmtree(temporary, ignore_errors=True)
+        raise

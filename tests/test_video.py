@@ -1,0 +1,302 @@
+"""``terrainview video`` (issue 11): frames equal ``render``, MP4 and GIF decode, metadata, cancel, refusals."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from terrainview import video
+from terrainview.commands import video as video_command
+from terrainview.files import OutputError
+from terrainview.flythrough import Flight, Keyframe, load_flight, save_flight
+from terrainview.scene_file import load_scene
+from terrainview.settings import SceneSettings
+
+av = pytest.importorskip("av")
+
+pytestmark = pytest.mark.gl
+
+SIZE = (64, 36)
+FPS = 4
+SCENE = SceneSettings(mode="rendered", iterations=4, seed=9, teximage_iterations=6, cloud_iterations=4)
+FLIGHT = Flight(SCENE, (Keyframe(0.0, {"yrot": 0.0, "ztrans": -3.0}),
+                        Keyframe(0.75, {"yrot": 40.0, "ztrans": -2.2, "h": 0.5}),
+                        Keyframe(1.5, {"yrot": 70.0, "pitch": 10.0})))
+FRAMES = 7  # 0, 0.25, ... 1.5 s at 4 fps
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """The flight written once as PNG frames and once as MP4 (in-process, as the command runs)."""
+    from terrainview.cli import main
+
+    folder = tmp_path_factory.mktemp("exported")
+    flight_path = folder / "flight.toml"
+    save_flight(FLIGHT, flight_path)
+    common = ["--flight", str(flight_path), "--size", f"{SIZE[0]}x{SIZE[1]}", "--fps", str(FPS), "--progress", "none"]
+    assert main(["video", "--frames", str(folder / "frames"), *common]) == 0
+    assert main(["video", "-o", str(folder / "clip.mp4"), *common]) == 0
+    return folder
+
+
+def decode(path) -> list[np.ndarray]:
+    with av.open(str(path)) as container:
+        return [frame.to_ndarray(format="rgb24") for frame in container.decode(video=0)]
+
+
+def png(path) -> np.ndarray:
+    with Image.open(path) as image:
+        return np.asarray(image.convert("RGB"))
+
+
+def test_frame_count_and_times():
+    assert video.frame_count(FLIGHT, FPS, 1.0) == FRAMES
+    assert video.frame_count(FLIGHT, FPS, 2.0) == 4  # 0, 0.5, 1.0, 1.5
+    assert video.frame_count(FLIGHT, 30, 1.0) == 46
+    assert video.frame_time(3, FPS, 2.0) == 1.5
+
+
+def test_frames_equal_render_of_the_flights_scene_pixel_for_pixel(exported, call_main, tmp_path):
+    frames = sorted((exported / "frames").iterdir())
+    assert [path.name for path in frames] == [video.frame_name(k) for k in range(FRAMES)]
+    for k in (0, 2, 3, 6):
+        settings, warnings = load_scene(frames[k])
+        assert warnings == [] and settings == FLIGHT.at(k / FPS), "each PNG carries the flight's scene at k/fps"
+        with Image.open(frames[k]) as image:
+            assert image.text["terrainview.frame"] == str(k)
+            assert float(image.text["terrainview.flight-time"]) == k / FPS
+        scene = tmp_path / f"scene{k}.toml"
+        from terrainview.scene_file import save_scene_toml
+
+        save_scene_toml(FLIGHT.at(k / FPS), scene)
+        status, _, err = call_main("render", "-o", tmp_path / f"render{k}.png", "--size", "64x36", "--scene", scene)
+        assert status == 0, err
+        assert np.array_equal(png(tmp_path / f"render{k}.png"), png(frames[k])), k
+    assert not np.array_equal(png(frames[0]), png(frames[3])), "the camera moves"
+
+
+def test_mp4_decodes_to_the_frames_within_codec_tolerance(exported):
+    decoded = decode(exported / "clip.mp4")
+    assert len(decoded) == FRAMES
+    for k, frame in enumerate(decoded):
+        assert frame.shape == (SIZE[1], SIZE[0], 3)
+        reference = png(exported / "frames" / video.frame_name(k)).astype(float)
+        error = np.abs(frame.astype(float) - reference)
+        psnr = 10 * np.log10(255.0 ** 2 / np.mean(error ** 2))
+        assert error.mean() < 4.0 and psnr > 28.0, (k, error.mean(), psnr)
+    with av.open(str(exported / "clip.mp4")) as container:
+        stream = container.streams.video[0]
+        assert stream.codec_context.name == "h264" and stream.average_rate == FPS
+
+
+def test_two_exports_decode_to_identical_frames(exported, call_main, tmp_path):
+    status, _, err = call_main("video", "-o", tmp_path / "again.mp4", "--flight", exported / "clip.mp4",
+                               "--size", "64x36", "--fps", FPS, "--progress", "none")
+    assert status == 0, err
+    first, second = decode(exported / "clip.mp4"), decode(tmp_path / "again.mp4")
+    assert len(first) == len(second) == FRAMES
+    assert all(np.array_equal(a, b) for a, b in zip(first, second, strict=True))
+
+
+def test_the_mp4_carries_the_flight(exported):
+    flight, warnings = load_flight(exported / "clip.mp4")
+    assert warnings == []
+    assert flight.scene == FLIGHT.scene and flight.keyframes == FLIGHT.keyframes
+    with av.open(str(exported / "clip.mp4")) as container:
+        assert "terrainview flight" in container.metadata["comment"]
+
+
+def test_gif_loops_with_its_flight(tmp_path, call_main):
+    flight_path = tmp_path / "flight.toml"
+    save_flight(FLIGHT, flight_path)
+    status, out, err = call_main("video", "-o", tmp_path / "loop.gif", "--flight", flight_path, "--size", "33x21",
+                                 "--fps", "2", "--progress", "none")
+    assert status == 0, err
+    with Image.open(tmp_path / "loop.gif") as image:
+        assert image.size == (33, 21) and image.n_frames == 4 and image.info["loop"] == 0
+    assert load_flight(tmp_path / "loop.gif")[0].keyframes == FLIGHT.keyframes
+
+
+def test_options_override_the_flight_for_its_whole_length(tmp_path, call_main):
+    flight_path = tmp_path / "flight.toml"
+    save_flight(FLIGHT, flight_path)
+    status, _, err = call_main("video", "--frames", tmp_path / "frames", "--flight", flight_path, "--size", "32x18",
+                               "--fps", "2", "--mode", "lines", "--h", "0.9", "--progress", "none")
+    assert status == 0, err
+    scenes = [load_scene(path)[0] for path in sorted((tmp_path / "frames").iterdir())]
+    assert len(scenes) == 4 and all(s.mode == "lines" and s.h == 0.9 for s in scenes)
+    assert scenes[-1].yrot == 70.0
+
+
+def test_progress_bar_and_lines(tmp_path, run_cli):
+    flight_path = tmp_path / "flight.toml"
+    save_flight(FLIGHT, flight_path)
+    result = run_cli("video", "-o", tmp_path / "a.mp4", "--flight", flight_path, "--size", "32x18", "--fps", "2")
+    assert result.returncode == 0, result.stderr
+    assert "4/4" in result.stderr and "frame/s" in result.stderr, "tqdm's bar: frames, rate"
+    result = run_cli("video", "-o", tmp_path / "b.mp4", "--flight", flight_path, "--size", "32x18", "--fps", "2",
+                     "--progress", "lines")
+    assert result.stdout.splitlines()[:4] == [f"frame {k}/4" for k in range(1, 5)]
+
+
+# --- nothing left behind -----------------------------------------------------------------------------------
+
+
+def test_sigterm_cancels_and_leaves_nothing(tmp_path):
+    flight_path = tmp_path / "flight.toml"
+    save_flight(Flight(SCENE, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(60.0, {"yrot": 360.0}))), flight_path)
+    for target in (["-o", "long.mp4"], ["--frames", "long"]):
+        process = subprocess.Popen([sys.executable, "-m", "terrainview.cli", "video", *target, "--flight",
+                                    "flight.toml", "--size", "64x36", "--fps", "30", "--progress", "lines"],
+                                   cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            for line in process.stdout:
+                if line.startswith("frame 3/"):
+                    break
+            process.send_signal(signal.SIGTERM)
+            _, err = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+        assert process.returncode == 130, err
+        assert err.strip().splitlines()[-1] == "terrainview: interrupted" and "Traceback" not in err
+        assert sorted(path.name for path in tmp_path.iterdir()) == ["flight.toml"]
+
+
+@pytest.mark.parametrize(("target", "sink"), [("clip.mp4", "Mp4Sink"), ("loop.gif", "GifSink"),
+                                            ("frames", "FramesSink")])
+def test_a_failing_export_leaves_nothing(tmp_path, monkeypatch, target, sink):
+    """A full disk on the second frame, in the encoder process (which inherits the patched sink)."""
+    original = getattr(video, sink).write
+    calls = []
+
+    def failing_write(self, *args):
+        calls.append(1)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        original(self, *args)
+
+    monkeypatch.setattr(getattr(video, sink), "write", failing_write)
+    with pytest.raises(OSError, match="No space left"):
+        video.export(FLIGHT, tmp_path / target, SIZE, fps=FPS, supersample=1, speed=1.0, force=False,
+                     frames=target == "frames")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_crashing_encoder_is_one_error_and_leaves_nothing(tmp_path, monkeypatch):
+    def crash(self, *args):
+        os._exit(3)
+
+    monkeypatch.setattr(video.Mp4Sink, "write", crash)
+    with pytest.raises(OutputError, match="encoder stopped unexpectedly"):
+        video.export(FLIGHT, tmp_path / "clip.mp4", SIZE, fps=FPS, supersample=1, speed=1.0, force=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_interrupted_export_leaves_nothing(tmp_path, monkeypatch):
+    original = video.TiledRender.step
+
+    def interrupted(self):
+        if self.settings.yrot > 20.0:
+            raise KeyboardInterrupt
+        original(self)
+
+    monkeypatch.setattr(video.TiledRender, "step", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        video.export(FLIGHT, tmp_path / "clip.mp4", SIZE, fps=FPS, supersample=1, speed=1.0, force=False)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_never_overwrites_without_force(tmp_path, call_main, usage_error):
+    flight_path = tmp_path / "flight.toml"
+    save_flight(FLIGHT, flight_path)
+    (tmp_path / "clip.mp4").write_bytes(b"precious")
+    args = ["--flight", flight_path, "--size", "32x18", "--fps", "2", "--progress", "none"]
+    status, _, err = call_main("video", "-o", tmp_path / "clip.mp4", *args)
+    usage_error(status, err, "already exists", "--force")
+    assert (tmp_path / "clip.mp4").read_bytes() == b"precious"
+    (tmp_path / "frames").mkdir()
+    (tmp_path / "frames" / "mine.txt").write_text("keep")
+    status, _, err = call_main("video", "--frames", tmp_path / "frames", *args)
+    usage_error(status, err, "not empty", "--force")
+    assert [path.name for path in (tmp_path / "frames").iterdir()] == ["mine.txt"]
+    assert call_main("video", "-o", tmp_path / "clip.mp4", *args, "--force")[0] == 0
+    assert len(decode(tmp_path / "clip.mp4")) == 4
+    assert call_main("video", "--frames", tmp_path / "frames", *args, "--force")[0] == 0
+    assert len(list((tmp_path / "frames").iterdir())) == 5
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["clip.mp4", "flight.toml", "frames"]
+
+
+@pytest.mark.parametrize(("args", "fragments"), [
+    (["--size", "65x36"], ("size", "even", "66x36")),
+    (["--size", "64x"], ("size",)),
+    (["--size", "0x36"], ("size", "width")),
+    (["--fps", "0"], ("fps",)),
+    (["--fps", "500"], ("fps",)),
+    (["--fps", "2.5"], ("fps", "integer")),
+    (["--speed", "0"], ("speed",)),
+    (["--speed", "nan"], ("speed",)),
+    (["--speed", "fast"], ("speed",)),
+    (["--fps", "30", "--speed", "0.5"], ("speed", "91 frames", "the most is 50")),
+    (["--supersample", "3"], ("supersample",)),
+    (["--iterations", "40"], ("iterations",)),
+    (["--h", "2"], ("h", "0 to 1")),
+    (["--scene", "flight.toml"], ("scene",)),
+    (["--progress", "loud"], ("progress",)),
+    (["--frames", "frames"], ("--frames", "not allowed")),
+])
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path, monkeypatch, call_main, usage_error, args, fragments):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(video_command, "MAX_FRAMES", 50)
+    save_flight(FLIGHT, tmp_path / "flight.toml")
+    status, _, err = call_main("video", "-o", "clip.mp4", "--flight", "flight.toml", "--progress", "none",
+                               "--size", "32x18", *args)
+    usage_error(status, err, *fragments)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["flight.toml"]
+
+
+@pytest.mark.parametrize(("args", "fragments"), [
+    (["-o", "clip.avi", "--flight", "flight.toml"], (".avi",)),
+    (["-o", "missing/clip.mp4", "--flight", "flight.toml"], ("does not exist",)),
+    (["-o", "clip.mp4"], ("--flight",)),
+    (["--flight", "flight.toml"], ("-o", "--frames")),
+    (["-o", "clip.mp4", "--flight", "none.toml"], ("none.toml", "no such flight file")),
+    (["-o", "clip.mp4", "--flight", "bad.toml"], ("bad.toml", "keyframe 1", "time")),
+    (["-o", "clip.mp4", "--flight", "junk.mp4"], ("junk.mp4",)),
+    (["-o", "clip.mp4", "--flight", "plain.mp4"], ("plain.mp4", "no terrainview flight")),
+])
+def test_bad_targets_and_flights(tmp_path, monkeypatch, call_main, usage_error, args, fragments):
+    monkeypatch.chdir(tmp_path)
+    save_flight(FLIGHT, tmp_path / "flight.toml")
+    (tmp_path / "bad.toml").write_text("version = 1\n[[keyframe]]\ntime = -1\n")
+    (tmp_path / "junk.mp4").write_bytes(b"\x00\x00\x00\x18ftypisom" + b"\x00" * 64)
+    with av.open(str(tmp_path / "plain.mp4"), "w") as container:  # an MP4 from elsewhere: no flight inside
+        stream = container.add_stream("libx264", rate=1)
+        stream.width, stream.height, stream.pix_fmt = 32, 18, "yuv420p"
+        container.mux(stream.encode(av.VideoFrame.from_ndarray(np.zeros((18, 32, 3), np.uint8), format="rgb24")))
+        container.mux(stream.encode(None))
+    before = sorted(path.name for path in tmp_path.iterdir())
+    status, _, err = call_main("video", "--progress", "none", *args)
+    usage_error(status, err, *fragments)
+    assert sorted(path.name for path in tmp_path.iterdir()) == before
+
+
+def test_supersampled_frames_equal_supersampled_render(tmp_path, call_main):
+    """Filtering happens in the encoder process: still the render command's picture, pixel for pixel."""
+    flight_path = tmp_path / "flight.toml"
+    save_flight(FLIGHT, flight_path)
+    status, _, err = call_main("video", "--frames", tmp_path / "frames", "--flight", flight_path, "--size", "40x24",
+                               "--fps", "2", "--supersample", "2", "--progress", "none")
+    assert status == 0, err
+    frame = tmp_path / "frames" / video.frame_name(1)
+    status, _, err = call_main("render", "-o", tmp_path / "render.png", "--size", "40x24", "--supersample", "2",
+                               "--scene", frame)
+    assert status == 0, err
+    assert load_scene(frame)[0] == FLIGHT.at(0.5)
+    assert np.array_equal(png(frame), png(tmp_path / "render.png"))
