@@ -169,3 +169,13 @@ def test_fuzzed_scene_files_through_the_cli_and_the_window(tmp_path, call_main, 
         assert len(messages) == 1
         assert messages[0].startswith(("Loaded scene", f"Scene not loaded: {path}:"))
         assert not messages[0].endswith(("Error", "Exception")), messages  # only the generic catch ends so
+
+
+def test_fuzzed_files_as_flights_raise_only_flight_errors(tmp_path):
+    from terrainview.flythrough import FlightError, load_flight
+
+    for path in scene_files(tmp_path, 200, seed=3):
+        try:
+            load_flight(path)
+        except FlightError as error:
+            assert "\n" not in str(error)

@@ -218,3 +218,12 @@ def test_a_megabyte_in_one_value_is_refused_in_a_short_line(tmp_path):
         with pytest.raises(scene_reader.SceneError) as refusal:
             load_scene(path)
         assert key in str(refusal.value) and len(str(refusal.value)) < 300
+
+
+@pytest.mark.parametrize("text", ["x = " + "[" * 100_000 + "]" * 100_000, "x = " + "{a = " * 5000 + "1" + "}" * 5000,
+                                  f"version = 1\nh = {BIG}\n"])
+def test_a_hostile_flight_file_is_refused_in_one_line(tmp_path, call_main, usage_error, text):
+    path = write(tmp_path / "flight.toml", text)
+    status, _, err = call_main("video", "-o", tmp_path / "v.gif", "--flight", path)
+    usage_error(status, err, "flight.toml")
+    assert names_here(tmp_path) == ["flight.toml"]
