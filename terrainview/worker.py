@@ -85,7 +85,6 @@ class GenerationWorker:
                     return
                 settings, self._requested = self._requested, None
                 self._busy_since = time.perf_counter()
-            self.compiling = announce_compile(settings)
             result = self._generate(settings)
             self.erosion_progress = None
             with self._condition:
@@ -103,6 +102,7 @@ class GenerationWorker:
             return self._requested is None and not self._stopping
 
     def _generate(self, settings: SceneSettings) -> Generated:
+        self.compiling = announce_compile(settings)  # a cold numba cache: the window says "compiling"
         started = time.perf_counter()
         try:
             changed = self.arrays.update(settings)
