@@ -7,6 +7,7 @@ default import mode; the insert below covers the other modes too).
 - ``renderer``: a fresh ``Renderer`` per test, released afterwards; the test fails when it left a GL error.
 - ``render_frame``: settings -> small RGB frame (rows top first) through ``render_pixels``.
 - ``xvfb_display``: a private Xvfb server for the session; yields its DISPLAY string.
+- ``private_display``: the same for one test module.
 """
 
 from __future__ import annotations
@@ -145,4 +146,12 @@ def private_xvfb(first_number: int = 90) -> Iterator[str]:
 def xvfb_display():
     """A private Xvfb server for the session; yields its DISPLAY string."""
     with private_xvfb() as display:
+        yield display
+
+
+@pytest.fixture(scope="module")
+def private_display():
+    """An X server for one test module: the session's has seen other windows come and go, and a late close or key
+    event of an end-to-end test can reach a new window there."""
+    with private_xvfb(300) as display:
         yield display

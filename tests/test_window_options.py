@@ -14,16 +14,6 @@ from test_app_window import find_window, key, wait_for, x_env
 pytest_plugins = ["gl_fixtures"]
 
 
-@pytest.fixture(scope="module")
-def own_display():
-    """An X server of this module's own: the session's has seen other windows come and go (an end-to-end test's
-    late close or key events reached a new window there)."""
-    from gl_fixtures import private_xvfb
-
-    with private_xvfb(300) as display:
-        yield display
-
-
 def window_geometry(display: str, window: str) -> tuple[int, int]:
     result = subprocess.run(["xdotool", "getwindowgeometry", window], env=x_env(display), capture_output=True,
                             text=True, timeout=10)
@@ -33,16 +23,16 @@ def window_geometry(display: str, window: str) -> tuple[int, int]:
 
 
 @pytest.mark.xvfb
-def test_fullscreen_opens_a_window_as_large_as_the_screen(own_display, tmp_path):
+def test_fullscreen_opens_a_window_as_large_as_the_screen(private_display, tmp_path):
     process = subprocess.Popen([sys.executable, "-m", "terrainview.cli", "--fullscreen", "--iterations", "3"],
-                               cwd=tmp_path, env=x_env(own_display), stdout=subprocess.PIPE,
+                               cwd=tmp_path, env=x_env(private_display), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     try:
-        window = wait_for(lambda: find_window(own_display, process), 60, "the full-screen window")
-        assert wait_for(lambda: window_geometry(own_display, window) == (1600, 1000), 20,
+        window = wait_for(lambda: find_window(private_display, process), 60, "the full-screen window")
+        assert wait_for(lambda: window_geometry(private_display, window) == (1600, 1000), 20,
                         "the window to fill the 1600x1000 screen")
         time.sleep(1.0)  # a few frames drawn full-screen
-        key(own_display, window, "Escape")
+        key(private_display, window, "Escape")
         status = process.wait(timeout=20)
         _, stderr = process.communicate()
         assert status == 0 and "Traceback" not in stderr, stderr
@@ -53,10 +43,10 @@ def test_fullscreen_opens_a_window_as_large_as_the_screen(own_display, tmp_path)
 
 
 @pytest.mark.xvfb
-def test_samples_the_display_cannot_give_end_in_one_line(own_display, tmp_path):
+def test_samples_the_display_cannot_give_end_in_one_line(private_display, tmp_path):
     try:
         result = subprocess.run([sys.executable, "-m", "terrainview.cli", "--samples", "16"], cwd=tmp_path,
-                                env=x_env(own_display), capture_output=True, text=True, timeout=60)
+                                env=x_env(private_display), capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired:
         pytest.skip("this display gives 16 samples")
     assert result.returncode == 2, result.stderr
@@ -105,10 +95,10 @@ app.on_close()
 
 
 @pytest.mark.xvfb
-def test_the_panel_comes_back_inside_after_a_1x1_window(own_display, tmp_path):
+def test_the_panel_comes_back_inside_after_a_1x1_window(private_display, tmp_path):
     """In a process of its own: the window shrinks to 1x1 and grows back; the panel must be inside the window
     (ImGui left it shifted off the left edge, with the Seed field's text out of sight)."""
-    result = subprocess.run([sys.executable, "-c", RESIZE_SCRIPT], cwd=tmp_path, env=x_env(own_display),
+    result = subprocess.run([sys.executable, "-c", RESIZE_SCRIPT], cwd=tmp_path, env=x_env(private_display),
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     start, tiny, back = json.loads(result.stdout.strip().splitlines()[-1])
