@@ -31,6 +31,7 @@ from .settings import SceneSettings
 from .worker import GenerationWorker
 
 SCREENSHOT_FOLDER = Path("screenshots")
+SCENE_FOLDER = Path("scenes")
 MESSAGE_SECONDS = 4.0
 CAMERA_FIELDS = ("yrot", "ytrans", "ztrans", "pitch")
 
@@ -169,7 +170,7 @@ class TerrainApp(mglw.WindowConfig):
         if actions.cancel_screenshot:
             self.cancel_shot()
         if actions.save_scene:
-            self.save_scene(Path(self.panel.scene_path))
+            self.save_scene()
         if actions.load_scene:
             self.load_scene(Path(self.panel.scene_path))
         self._draw_overlay()
@@ -261,14 +262,20 @@ class TerrainApp(mglw.WindowConfig):
             self.show_message(f"Cancelled {self.shot[1].name}")
             self.shot = None
 
-    def save_scene(self, path: Path) -> None:
-        """Save as TOML; a file this session did not write is never overwritten."""
+    def save_scene(self, path: Path | None = None) -> None:
+        """Save as TOML, by default to a new time-stamped file in ./scenes/ (whose name the panel's Scene file
+        field then shows, ready to load); a file this session did not write is never overwritten."""
         try:
+            if path is None:
+                SCENE_FOLDER.mkdir(exist_ok=True)
+                stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+                path = unique_path(SCENE_FOLDER, f"terrainview-{stamp}-seed{self.settings.seed}", ".toml")
             ours = path.resolve() in self.saved_scenes
             path = check_output_path(path, ours, (".toml",))
             with atomic_output(path, force=ours) as temporary:
                 save_scene_toml(self.settings, temporary)
             self.saved_scenes.add(path.resolve())
+            self.panel.scene_path = str(path)
             self.show_message(f"Saved scene to {path}")
         except (OutputError, OSError) as error:
             self.show_message(f"Scene not saved: {error}")

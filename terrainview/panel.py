@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 from imgui_bundle import imgui
 
 from . import catalog
@@ -25,7 +26,7 @@ SHORTCUTS = (
     ("P", "toggle rendered / wireframe"),
     ("R", "start / stop recording a flight to ./flights/"),
     ("Space, Left / Right", "replaying a flight: pause, step while paused"),
-    ("Ctrl-O", "show / hide this panel"),
+    ("Ctrl-O", "show / hide the options panel"),
     ("F12", "save a screenshot to ./screenshots/"),
     ("F1", "show / hide this help"),
     ("Escape", "cancel a screenshot or video export, stop a replay, else quit"),
@@ -88,13 +89,14 @@ class Panel:
     editing_seed: bool = False
     seed_image_text: str = ""
     editing_seed_image: bool = False
-    scene_path: str = "scene.toml"
+    scene_path: str = ""  # the scene file to load; Save fills in the file it wrote to ./scenes/
     shot: ShotOptions = field(default_factory=ShotOptions)
     # Sections other modules add below the screenshot section (the flythrough): settings in, settings out.
     sections: list[Callable[[SceneSettings], SceneSettings]] = field(default_factory=list)
     ui_scale: float = 1.0  # the panel's, the status line's and the help's size (--ui-scale)
     ui_scale_value: float = 1.0  # the UI scale slider while it is being dragged
     editing_ui_scale: bool = False
+    status_height: float = 0.0  # of the status lines at the panel's foot, as last drawn
 
     def draw(self, settings: SceneSettings, status: PanelStatus) -> tuple[SceneSettings, PanelActions]:
         actions = PanelActions()
@@ -104,7 +106,8 @@ class Panel:
         if not self.visible:
             return settings, actions
         imgui.set_next_window_pos(imgui.ImVec2(10 * scale, 10 * scale), imgui.Cond_.first_use_ever)
-        # As tall as its open sections, but never taller than the window (then it scrolls).
+        # As tall as its open sections, but never taller than the window: then the options scroll, and the status
+        # lines below them stay in view.
         height = imgui.get_main_viewport().size.y - 20 * scale
         width = PANEL_WIDTH * scale
         imgui.set_next_window_size_constraints(imgui.ImVec2(width, 0), imgui.ImVec2(width, height))
@@ -113,12 +116,20 @@ class Panel:
             self.visible = False
         _keep_in_window()
         if expanded:
+            style = imgui.get_style()
+            footer = self.status_height + style.window_padding.y + style.item_spacing.y
+            room = height - imgui.get_cursor_pos_y() - footer
+            imgui.set_next_window_size_constraints(imgui.ImVec2(0, 0), imgui.ImVec2(width, max(room, 40 * scale)))
+            imgui.begin_child("##options", imgui.ImVec2(0, 0), imgui.ChildFlags_.auto_resize_y)
             settings = self._draw_options(settings, actions)
             self._draw_screenshot(status, actions)
             for section in self.sections:
                 settings = section(settings)
             self._draw_ui_scale()
+            imgui.end_child()
+            top = imgui.get_cursor_pos_y()
             self._draw_status(status)
+            self.status_height = imgui.get_cursor_pos_y() - top
         imgui.end()
         return settings, actions
 
@@ -130,7 +141,7 @@ class Panel:
         imgui.separator_text("Surface")
         s = _slider(s, "iterations", "Iterations", high=catalog.render_type(s).max_iterations)
         s = _slider(s, "h", "Surface H")
-        s = _slider(s, "height_scale", "Height scale", low=0.01, high=5.0)
+        s = _slider(s, "height_scale", "Height scale", low=0.01, logarithmic=True)
         s = self._seed(s)
         s = _slider(s, "tile", "Tile")
         if imgui.collapsing_header("Clouds and teximage", imgui.TreeNodeFlags_.default_open):
@@ -166,10 +177,14 @@ class Panel:
             s = _drag(s, "ztrans", "Z", 0.01)
             actions.reset_camera = imgui.button("Reset camera (Home)")
         imgui.separator()
-        actions.save_scene = imgui.button("Save scene...")
+        actions.save_scene = imgui.button("Save scene")
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("to a new file in ./scenes/")
         imgui.same_line()
-        actions.load_scene = imgui.button("Load scene...")
+        actions.load_scene = imgui.button("Load scene") and bool(self.scene_path.strip())
         _, self.scene_path = imgui.input_text("Scene file", self.scene_path)
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("a scene TOML or a terrainview PNG; dropping one on the window loads it too")
         return s
 
     def _seed(self, settings: SceneSettings) -> SceneSettings:
@@ -291,7 +306,8 @@ def _keep_in_window() -> None:
 # --- widgets bound to one setting ---------------------------------------------------------------------------
 
 def _slider(settings: SceneSettings, name: str, label: str, *, low: float | None = None,
-            high: float | None = None) -> SceneSettings:
+            high: float | None = None, logarithmic: bool = False) -> SceneSettings:
+    """A slider over the option's range (or ``low``..``high``); Ctrl+click types a value."""
     if not catalog.reads(settings, name):  # the chosen generator ignores it: hide it
         return settings
     meta = option_spec(name).metadata
@@ -301,14 +317,24 @@ def _slider(settings: SceneSettings, name: str, label: str, *, low: float | None
     if isinstance(value, int):
         changed, value = imgui.slider_int(label, value, int(low), int(high))
     else:
-        changed, value = imgui.slider_float(label, value, float(low), float(high), "%.3f")
+        flags = imgui.SliderFlags_.logarithmic if logarithmic else imgui.SliderFlags_.none
+        changed, value = imgui.slider_float(label, value, float(low), float(high), "%.3f", flags)
+        value = _as_shown(value)
+    if imgui.is_item_hovered(imgui.HoveredFlags_.delay_normal):
+        imgui.set_tooltip(f"{meta['help']}; Ctrl+click to type a value")
     return _apply(settings, name, value) if changed else settings
 
 
 def _drag(settings: SceneSettings, name: str, label: str, speed: float) -> SceneSettings:
     meta = option_spec(name).metadata
     changed, value = imgui.drag_float(label, getattr(settings, name), speed, meta["low"], meta["high"], "%.2f")
-    return _apply(settings, name, value) if changed else settings
+    return _apply(settings, name, _as_shown(value)) if changed else settings
+
+
+def _as_shown(value: float) -> float:
+    """ImGui's float32 as the decimal the user saw or typed (0.711, not 0.7110000252723694): widgets round to
+    their display format, and the shortest float32 decimal is that rounded value."""
+    return float(str(np.float32(value)))
 
 
 def _checkbox(settings: SceneSettings, name: str, label: str) -> SceneSettings:

@@ -430,11 +430,17 @@ class RecordingImGui:
 
     def __init__(self) -> None:
         self.labels: list[str] = []
+        self.texts: dict[str, float] = {}  # hint text -> the bottom of its line, in window coordinates
 
     def __getattr__(self, name: str):
         real = getattr(imgui, name)
         if name == "collapsing_header":
             return lambda *args, **kwargs: True
+        if name == "text_disabled":
+            def hint(text, *args, **kwargs):
+                real(text, *args, **kwargs)
+                self.texts[text] = imgui.get_item_rect_max().y
+            return hint
         if name.startswith(("slider_", "drag_", "input_", "combo", "checkbox")):
             def recorded(label, *args, **kwargs):
                 self.labels.append(label)
@@ -443,13 +449,25 @@ class RecordingImGui:
         return real
 
 
-def panel_labels(ui, target, settings: SceneSettings, monkeypatch) -> list[str]:
+def record_panel(ui, target, settings: SceneSettings, monkeypatch, display=DISPLAY, frames: int = 1):
     recording = RecordingImGui()
     monkeypatch.setattr(terrainview.panel, "imgui", recording)
-    framebuffer = target(1)
-    frame(ui, framebuffer, 1.0, lambda: Panel().draw(settings, PanelStatus()))
+    framebuffer, panel = target(1, display), Panel()
+    for _ in range(frames):
+        frame(ui, framebuffer, 1.0, lambda: panel.draw(settings, PanelStatus()), display)
     monkeypatch.setattr(terrainview.panel, "imgui", imgui)
-    return recording.labels
+    return recording
+
+
+def panel_labels(ui, target, settings: SceneSettings, monkeypatch) -> list[str]:
+    return record_panel(ui, target, settings, monkeypatch).labels
+
+
+def test_every_section_open_in_a_720_pixel_window_keeps_the_status_lines_in_view(ui, target, monkeypatch):
+    """The options scroll; the status lines and the F1 hint at the panel's foot stay inside the window."""
+    recording = record_panel(ui, target, SceneSettings(mode="rendered", erosion="both"), monkeypatch,
+                             display=(1280, 720), frames=4)
+    assert recording.texts["F1: keyboard shortcuts"] <= 720 - 10
 
 
 def test_the_panel_hides_what_the_generator_ignores(ui, target, monkeypatch):
