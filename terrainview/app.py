@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 import time
 from datetime import datetime
@@ -17,7 +16,7 @@ from pathlib import Path
 import moderngl_window as mglw
 from imgui_bundle import imgui
 
-from . import camera, catalog, flight
+from . import camera, catalog, flight, window_options
 from .files import OutputError, atomic_output, check_output_path, unique_path
 from .flythrough import Flight, load_flight
 from .flythrough_ui import FlythroughControls, add_flight_argument
@@ -25,6 +24,7 @@ from .imgui_renderer import ImGuiRenderer, StyleScale, WindowInput
 from .offscreen import TiledRender, save_png
 from .options import add_scene_arguments, one_line_errors, settings_from_args
 from .panel import MAX_UI_SCALE, MIN_UI_SCALE, Panel, PanelStatus
+from .parsing import argument_type, join_option_values, parse_real
 from .renderer import Frame, Renderer, fov_keeping_framing
 from .scene_file import SceneError, load_scene, save_scene_toml
 from .settings import SceneSettings
@@ -193,7 +193,7 @@ class TerrainApp(mglw.WindowConfig):
         self.status.erosion_progress = self.worker.erosion_progress
         self.status.window_size = self.wnd.buffer_size
         self.status.shot_progress = None if self.shot is None else self.shot[0].progress
-        self.status.compiling = not self.worker.first_done.is_set()
+        self.status.compiling = self.worker.compiling
         self.status.fly_speed = self.flight.speed
         self.status.recording_seconds = self.flythrough.recording_seconds
         self.imgui_input.new_frame(frame_time)
@@ -321,8 +321,9 @@ class TerrainApp(mglw.WindowConfig):
     def load_scene(self, path: Path) -> None:
         try:
             settings, warnings = load_scene(path, self.settings)
-        except SceneError as error:
-            self.show_message(str(error))
+        except Exception as error:  # whatever a file does, the session goes on (a message, not a crash)
+            self.show_message(f"Scene not loaded: {error}" if isinstance(error, SceneError)
+                              else f"Scene not loaded: {path}: {type(error).__name__}")
             return
         self.settings = settings
         self.show_message(f"Loaded scene {path}" + (f" ({len(warnings)} warnings)" if warnings else ""))
@@ -413,30 +414,39 @@ class TerrainApp(mglw.WindowConfig):
 
 
 def _ui_scale(text: str) -> float:
-    """``--ui-scale``'s value: a number from MIN_UI_SCALE to MAX_UI_SCALE."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not MIN_UI_SCALE <= value <= MAX_UI_SCALE:  # also rejects nan
-        raise argparse.ArgumentTypeError(f"{text} is outside {MIN_UI_SCALE:g} to {MAX_UI_SCALE:g}")
+    """``--ui-scale``'s value: a number from MIN_UI_SCALE to MAX_UI_SCALE, by the one number rule."""
+    expected = f"a number from {MIN_UI_SCALE:g} to {MAX_UI_SCALE:g}"
+    value = argument_type(parse_real, expected)(text)
+    if not MIN_UI_SCALE <= value <= MAX_UI_SCALE:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
     return value
 
 
-def run_viewer(argv: list[str]) -> int:
-    """Validate the command line (one-line errors, exit 2), then open the window."""
+def run_viewer(argv: list[str], epilog: str = "") -> int:
+    """Validate the command line (one-line errors, exit 2), then open the window. ``epilog`` ends --help."""
     parser = one_line_errors(mglw.create_parser())
-    parser.prog = "terrainview"  # not sys.argv[0], which is __main__.py under python -m
+    parser.prog, parser.epilog = "terrainview", epilog  # prog: not __main__.py under python -m
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    window_options.strict_window_options(parser)
     TerrainApp.add_arguments(parser)
+    argv = join_option_values(parser, argv)  # moderngl-window parses them again, without our help
     args = parser.parse_args(argv)
     settings = settings_from_args(args)  # bad values fail here, before a window opens
     replay = load_flight(args.flight)[0] if args.flight else None
     TerrainApp.initial_settings, TerrainApp.initial_flight = settings, replay
-    if sys.platform.startswith("linux") and args.window in (None, "pyglet", "glfw") \
-            and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        raise OutputError("no display to open a window on (DISPLAY is not set); run it on a desktop or under "
-                          "xvfb-run, or make an image with `terrainview render -o FILE.png`")
+    window_options.check_window_options(args, TerrainApp.window_size)
+    window_options.check_window_backend(args.window)
+    window_options.check_display(args.window)
     if not args.window:
         argv = ["--window", "pyglet", *argv]
-    mglw.run_window_config(TerrainApp, args=argv)
+    window_options.patch_pyglet_fullscreen()
+    try:
+        config = mglw.create_window_config_instance(TerrainApp, args=argv)
+    except Exception as error:  # pyglet's NoSuchConfigException and kin: the GL configuration asked for
+        if "Config" not in type(error).__name__:
+            raise
+        samples = f" and {args.samples} samples (--samples)" if args.samples else ""
+        raise OutputError(f"the display offers no OpenGL 3.3 window with double buffering{samples}; "
+                          f"try fewer samples ({error or type(error).__name__})") from None
+    mglw.run_window_config_instance(config)
     return 0

@@ -29,13 +29,14 @@ def _subcommand(name: str, description: str, module: str) -> Callable[[Sequence[
         args = parser.parse_args(argv)
         return getattr(implementation, f"{name}_command")(args, settings_from_args(args))
 
+    run.__doc__ = description  # the viewer's --help lists it
     return run
 
 
 def _view(argv: Sequence[str]) -> int:
     from .app import run_viewer
 
-    return run_viewer(list(argv))
+    return run_viewer(list(argv), epilog=commands_help())
 
 
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
@@ -44,6 +45,13 @@ COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "video": _subcommand("video", "Export a flight as an H.264 MP4, a GIF or PNG frames, no display needed.",
                          ".commands.video"),
 }
+
+
+def commands_help() -> str:
+    """The commands besides the viewer, one line each, for the viewer's --help (every entry of COMMANDS)."""
+    lines = [f"  terrainview {name} ...".ljust(30) + (command.__doc__ or "").strip().split("\n")[0]
+             for name, command in COMMANDS.items()]
+    return "commands (each has its own --help):\n" + "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -60,6 +68,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:  # a disk that fills up, a file that vanishes: the output was not written
         where = f"{error.filename}: " if error.filename else ""
         print(f"terrainview: error: {where}{error.strerror or error}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("terrainview: error: out of memory; try fewer --iterations or a smaller --tile or --size",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("terrainview: interrupted", file=sys.stderr)

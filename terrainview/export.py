@@ -9,7 +9,8 @@ The format follows the output file's extension (``EXPORT_FORMATS``):
 - ``.raw``: the same 16-bit values as the PNG, little-endian, no header, row after row (Unity/Ogre terrain);
 - ``.obj``: the surface mesh (vertices, normals, texture coordinates, faces), ``--tile`` x ``--tile`` copies,
   with ``NAME.mtl`` and the surface texture (teximage, blend or bands, as ``--texture`` says) as
-  ``NAME.png`` beside it, so Blender opens it textured. All three files are written or none.
+  ``NAME-texture.png`` beside it, so Blender opens it textured. All three files are written or none, in
+  constant memory, and refused up front when the disk cannot hold them.
 
 The export is always the 2D surface: in 1d mode the 2D heightmap of the same seed, H, iterations and height
 scale is written (that is, the settings with ``mode='lines'``), and that is the scene the PNG records.
@@ -98,19 +99,17 @@ def surface_texture_rgb(settings: SceneSettings) -> np.ndarray:
 
 
 def _write_obj(heights: np.ndarray, settings: SceneSettings, files: dict[Path, Path]) -> None:
-    from .mesh import surface_mesh, write_obj
+    from .mesh import SurfaceGrid, write_obj
 
     obj, mtl, png = files
-    tiles = 1 if settings.tile == ENDLESS else settings.tile  # endless: the one seamless tile it repeats
-    print(f"terrainview export: building the mesh ({heights.shape[0]}x{heights.shape[1]} heights, "
-          f"{tiles}x{tiles} tiles)...", flush=True)
-    mesh = surface_mesh(heights, tiles)
+    tiles = mesh_tiles(settings)
+    grid = SurfaceGrid(heights, tiles)
     Image.fromarray(surface_texture_rgb(settings)).save(files[png], format="PNG",
                                                          pnginfo=png_text_chunks(settings))
-    print(f"terrainview export: writing {len(mesh.positions):,} vertices and {len(mesh.faces):,} triangles...",
-          flush=True)
+    print(f"terrainview export: writing {grid.vertex_count:,} vertices and {grid.face_count:,} triangles "
+          f"({tiles}x{tiles} tiles)...", flush=True)
     header = json.dumps(scene_document(settings), sort_keys=True)
-    write_obj(mesh, files[obj], mtl.name, png.name, files[mtl], header)
+    write_obj(grid, files[obj], mtl.name, png.name, files[mtl], header)
 
 
 # Extension (lower case, with the dot) -> writer. Add a format by adding an entry.
@@ -122,8 +121,35 @@ EXPORT_FORMATS: dict[str, Writer] = {
 }
 # ``--flow-map``: the wetness as float32 .npy, or as a 16-bit grey PNG (0 -> 0, 1 -> 65535).
 FLOW_MAP_FORMATS = (".npy", ".png")
-# Files a format writes beside the output, by extension: NAME.obj brings NAME.mtl and NAME.png.
-COMPANIONS: dict[str, tuple[str, ...]] = {".obj": (".mtl", ".png")}
+# Files a format writes beside the output, by extension: (name ending, role). NAME.obj brings NAME.mtl and
+# NAME-texture.png, names no other export of NAME takes (NAME.png is a heightmap export).
+COMPANIONS: dict[str, tuple[tuple[str, str], ...]] = {
+    ".obj": ((".mtl", "the material of {name}"), ("-texture.png", "the texture of {name}")),
+}
+
+
+def companion_paths(path: Path) -> dict[Path, str]:
+    """The output and the files written beside it, each with its role ('' for the output itself)."""
+    extension = path.suffix.lower()
+    paths = {path: ""}
+    for ending, role in COMPANIONS.get(extension, ()):
+        paths[path.with_name(path.stem + ending)] = role.format(name=path.name)
+    return paths
+
+
+def mesh_tiles(settings: SceneSettings) -> int:
+    """Tiles per side of an exported mesh: endless terrain exports the one seamless tile it repeats."""
+    return 1 if settings.tile == ENDLESS else settings.tile
+
+
+def estimated_bytes(settings: SceneSettings, extension: str) -> int:
+    """About how large the output (with its companions) will be, to refuse it up front when the disk is short."""
+    side = (1 << settings.iterations) + 1
+    if extension == ".obj":
+        from .mesh import obj_size_estimate
+
+        return obj_size_estimate(side, mesh_tiles(settings))
+    return side * side * (4 if extension == ".npy" else 2)
 
 
 def export_settings(settings: SceneSettings) -> SceneSettings:

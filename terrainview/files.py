@@ -1,11 +1,21 @@
-"""Safe output files: never overwrite without force, never leave a half-written file behind."""
+"""Safe output files: never overwrite without force, never leave a half-written file behind.
+
+Each output is written to a hidden ``.NAME.PID.XXXX.part`` beside it and renamed when complete. Several files
+written together (an OBJ and its companions) are renamed only after every destination has been checked, so
+they appear all or none. SIGTERM and SIGHUP remove the parts before the process ends; parts left by a process
+that is gone (SIGKILL, a crash) are removed by the next write into the same folder.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
+import shutil
+import signal
 import tempfile
-from collections.abc import Iterable, Iterator
+import threading
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 
@@ -13,8 +23,17 @@ class OutputError(Exception):
     """An output path that cannot be written; the message is meant for the user as it is."""
 
 
-def check_output_path(path: str | os.PathLike, force: bool, extensions: Iterable[str]) -> Path:
-    """Validate an output path before any work is done: known extension, writable folder, no clobbering."""
+_PART = re.compile(r"\..+\.(\d+)\.[A-Za-z0-9_]+\.part")
+_CLEANUP_SIGNALS = (signal.SIGTERM, signal.SIGHUP) if hasattr(signal, "SIGHUP") else (signal.SIGTERM,)
+_live_parts: set[Path] = set()
+_previous_handlers: dict[int, object] = {}
+_lock = threading.Lock()
+
+
+def check_output_path(path: str | os.PathLike, force: bool, extensions: Iterable[str], role: str = "") -> Path:
+    """Validate an output path before any work is done: known extension, writable folder, no clobbering.
+
+    ``role`` says what the file is for in messages about it (``the texture of X.obj``)."""
     path = Path(path)
     allowed = tuple(extensions)
     if path.suffix.lower() not in allowed:
@@ -26,33 +45,180 @@ def check_output_path(path: str | os.PathLike, force: bool, extensions: Iterable
         raise OutputError(f"{path}: folder {folder} is not writable")
     if path.is_dir():
         raise OutputError(f"{path} is a folder")
-    if path.exists() and not force:
-        raise OutputError(f"{path} already exists; pass --force to overwrite it")
+    if os.path.lexists(path) and not force:  # a dangling symlink is an existing file too
+        raise OutputError(f"{path}{_role(role)} already exists; pass --force to overwrite it")
     return path
+
+
+def _role(role: str) -> str:
+    return f" ({role})" if role else ""
+
+
+def check_free_space(path: Path, needed: int) -> None:
+    """Refuse up front, in one line with the size, an output the disk cannot hold."""
+    folder = path.parent if str(path.parent) else Path(".")
+    free = shutil.disk_usage(folder).free
+    if needed > free:
+        raise OutputError(f"{path}: needs about {_size(needed)} but {folder} has {_size(free)} free")
+
+
+def _size(count: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if count < 1000:
+            return f"{count:.0f} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
+        count /= 1000
+    return f"{count:.1f} TB"
+
+
+@contextlib.contextmanager
+def atomic_outputs(paths: Mapping[Path, str], force: bool) -> Iterator[dict[Path, Path]]:
+    """Yield {final path: temporary path} for files written together (path -> its role, '' for the main one).
+
+    On success every destination is checked before any is renamed, so they all appear or none does; on
+    failure (or a signal) the temporary files are removed. A replaced file keeps its mode; a new one gets
+    the umask's."""
+    finals = list(paths)
+    temporaries: dict[Path, Path] = {}
+    try:
+        for final in finals:
+            remove_stale_parts(final.parent)
+            temporaries[final] = _new_part(final)
+        try:
+            yield temporaries
+        except OSError as error:
+            raise _naming_the_file(error, temporaries) from None
+        for final in finals:  # all destinations first: nothing is renamed when one is taken
+            if os.path.lexists(final) and not force:
+                raise OutputError(f"{final}{_role(paths[final])} appeared while it was being written; "
+                                  "pass --force to overwrite it")
+        for final in finals:
+            os.chmod(temporaries[final], _mode_for(final))
+        for final in finals:
+            os.replace(temporaries[final], final)
+            _forget(temporaries[final])
+    finally:
+        for temporary in temporaries.values():
+            temporary.unlink(missing_ok=True)
+            _forget(temporary)
 
 
 @contextlib.contextmanager
 def atomic_output(path: Path, force: bool) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success it is renamed over ``path``, on failure removed."""
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-    os.close(descriptor)
-    temporary_path = Path(temporary)
+    with atomic_outputs({path: ""}, force) as temporaries:
+        yield temporaries[path]
+
+
+def _naming_the_file(error: OSError, temporaries: dict[Path, Path]) -> OSError | OutputError:
+    """A write error (a full disk, say) reported with the file being written, not its temporary name."""
+    by_temporary = {str(temporary): final for final, temporary in temporaries.items()}
+    final = by_temporary.get(str(error.filename)) if error.filename else None
+    if final is None and len(temporaries) == 1:
+        final = next(iter(temporaries))
+    if final is None:  # a write to an open file does not say which: name them all
+        final = Path(", ".join(str(path) for path in temporaries))
+    return OutputError(f"{final}: not written: {error.strerror or error}")
+
+
+def _mode_for(final: Path) -> int:
+    """The mode of the file being replaced, else what a new file gets under the current umask."""
     try:
-        yield temporary_path
-        if path.exists() and not force:
-            raise OutputError(f"{path} appeared while it was being written; pass --force to overwrite it")
-        os.chmod(temporary_path, 0o644)
-        os.replace(temporary_path, path)
-    except BaseException:
-        temporary_path.unlink(missing_ok=True)
-        raise
+        return os.stat(final).st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    try:  # Linux says it without changing it (the os.umask round trip races with other threads)
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    with _lock:
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
+def _new_part(final: Path) -> Path:
+    descriptor, name = tempfile.mkstemp(dir=final.parent, prefix=f".{final.name}.{os.getpid()}.", suffix=".part")
+    os.close(descriptor)
+    part = Path(name)
+    with _lock:
+        _live_parts.add(part)
+        _install_signal_handlers()
+    return part
+
+
+def _forget(part: Path) -> None:
+    with _lock:
+        _live_parts.discard(part)
+        if not _live_parts:
+            _restore_signal_handlers()
+
+
+def remove_stale_parts(folder: Path) -> None:
+    """Remove ``.NAME.PID.XXXX.part`` files whose process is gone (killed while writing)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        match = _PART.fullmatch(entry.name)
+        if match and not _process_alive(int(match[1])):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # someone else's process (or a number we cannot ask about): leave its file alone
+    return True
+
+
+def _install_signal_handlers() -> None:
+    if _previous_handlers or threading.current_thread() is not threading.main_thread():
+        return  # signal handlers can only be set from the main thread; the window writes there too
+    for number in _CLEANUP_SIGNALS:
+        _previous_handlers[number] = signal.signal(number, _remove_parts_and_resignal)
+
+
+def _restore_signal_handlers() -> None:
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for number, handler in _previous_handlers.items():
+        signal.signal(number, handler)  # type: ignore[arg-type]
+    _previous_handlers.clear()
+
+
+def _remove_parts_and_resignal(number: int, frame) -> None:
+    """SIGTERM/SIGHUP while writing: remove the parts, then end as the signal would have."""
+    for part in list(_live_parts):
+        with contextlib.suppress(OSError):
+            part.unlink()
+    previous = _previous_handlers.get(number, signal.SIG_DFL)
+    if callable(previous):
+        previous(number, frame)
+        return
+    if previous == signal.SIG_IGN:
+        return
+    signal.signal(number, signal.SIG_DFL)
+    os.kill(os.getpid(), number)
 
 
 def unique_path(folder: Path, stem: str, suffix: str) -> Path:
     """``folder/stem.suffix``, or ``stem-2``, ``stem-3``... when it is taken."""
     candidate = folder / f"{stem}{suffix}"
     counter = 2
-    while candidate.exists():
+    while os.path.lexists(candidate):
         candidate = folder / f"{stem}-{counter}{suffix}"
         counter += 1
     return candidate

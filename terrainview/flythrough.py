@@ -14,7 +14,6 @@ import bisect
 import dataclasses
 import itertools
 import math
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,6 +24,7 @@ import tomli_w
 
 from .files import atomic_output, check_output_path, unique_path
 from .scene_file import SceneError, scene_document, scene_from_document
+from .scene_reader import parse_toml
 from .settings import SceneSettings, SettingsError, base_type
 
 MAX_FLIGHT_BYTES = 4 * 1024 * 1024
@@ -231,9 +231,9 @@ def load_flight(path: str | Path) -> tuple[Flight, list[str]]:
         except UnicodeDecodeError:
             raise FlightError(f"{path}: not a flight file (neither TOML text nor a terrainview video)") from None
     try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise FlightError(f"{path}: not valid TOML ({error})") from None
+        document = parse_toml(path, text)  # nesting and number sizes bounded, as for scenes
+    except SceneError as error:
+        raise FlightError(str(error)) from None
     return flight_from_document(path, document)
 
 

@@ -16,7 +16,7 @@ MAX_TILE_SIDE = 4096  # bounds the memory of one tile's framebuffer whatever the
 
 def parse_size(text: str) -> tuple[int, int]:
     """'WxH' -> (W, H), each 1..8192."""
-    match = re.fullmatch(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*", text)
+    match = re.fullmatch(r"\s*([0-9]{1,9})\s*[xX×]\s*([0-9]{1,9})\s*", text)  # ASCII digits only
     if not match:
         raise SettingsError(f"size: expected WIDTHxHEIGHT such as 1920x1080, got {text!r}")
     width, height = int(match[1]), int(match[2])

@@ -7,7 +7,8 @@ import argparse
 import functools
 import sys
 
-from .scene_file import load_scene
+from .parsing import join_option_values
+from .scene_file import SceneError, load_scene
 from .settings import SceneSettings
 
 
@@ -17,10 +18,18 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message}\n")
 
+    def parse_known_args(self, args=None, namespace=None):
+        """Values starting with '-' reach their option (``join_option_values``)."""
+        argv = sys.argv[1:] if args is None else list(args)
+        return super().parse_known_args(join_option_values(self, argv), namespace)
+
 
 def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Give an existing parser (moderngl-window's) OneLineParser's error behaviour."""
+    """Give an existing parser (moderngl-window's) OneLineParser's error behaviour and value handling."""
     parser.error = functools.partial(OneLineParser.error, parser)  # type: ignore[method-assign]
+    parse_known = parser.parse_known_args
+    parser.parse_known_args = lambda args=None, namespace=None: parse_known(  # type: ignore[method-assign,assignment]
+        join_option_values(parser, sys.argv[1:] if args is None else list(args)), namespace)
     return parser
 
 
@@ -33,8 +42,11 @@ def add_scene_arguments(parser: argparse.ArgumentParser) -> None:
 def settings_from_args(args: argparse.Namespace) -> SceneSettings:
     """The scene file's settings (or the defaults) with the command line's options applied."""
     base = None
-    if getattr(args, "scene", None):
-        base, warnings = load_scene(args.scene)
+    scene = getattr(args, "scene", None)
+    if scene == "":
+        raise SceneError("--scene: no file name given")
+    if scene is not None:
+        base, warnings = load_scene(scene)
         for warning in warnings:
             print(f"terrainview: warning: {warning}", file=sys.stderr)
     return SceneSettings.from_namespace(args, base)

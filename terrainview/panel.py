@@ -118,6 +118,7 @@ class Panel:
         expanded, open_ = imgui.begin("View Options (Ctrl-O)", True, imgui.WindowFlags_.always_auto_resize)
         if not open_:
             self.visible = False
+        _keep_in_window()
         if expanded:
             style = imgui.get_style()
             footer = self.status_height + style.window_padding.y + style.item_spacing.y
@@ -321,6 +322,16 @@ class Panel:
             imgui.same_line(190 * scale)
             imgui.text_disabled(meaning)
         imgui.end()
+
+
+def _keep_in_window() -> None:
+    """Bring the current ImGui window back inside the main window: after the main window shrank (to 1x1, say)
+    ImGui leaves it shifted off the left edge, with the Seed field's text out of sight, even once it grows."""
+    position, screen = imgui.get_window_pos(), imgui.get_main_viewport().size
+    x = min(max(position.x, 0.0), max(screen.x - imgui.get_window_width(), 0.0))
+    y = min(max(position.y, 0.0), max(screen.y - imgui.get_frame_height(), 0.0))
+    if (x, y) != (position.x, position.y):
+        imgui.set_window_pos(imgui.ImVec2(x, y))
 
 
 # --- widgets bound to one setting ---------------------------------------------------------------------------

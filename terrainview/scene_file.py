@@ -8,23 +8,22 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import tomli_w
-from PIL import Image, PngImagePlugin, UnidentifiedImageError
+from PIL import PngImagePlugin
 
 from . import __version__
+from .scene_reader import SceneError, parse_json, parse_toml, read_scene_source
 from .settings import SceneSettings, SettingsError, base_type
+
+__all__ = ["SceneError", "load_scene", "png_scene_extras", "png_text_chunks", "save_scene_toml", "scene_document"]
 
 SCENE_FORMAT_VERSION = 1
 PNG_SCENE_KEY = "terrainview-scene"  # the machine-readable entry; the others are for people
 PNG_KEY_PREFIX = "terrainview."
-
-
-class SceneError(Exception):
-    """A scene file that cannot be read; the message names the file and the problem."""
+TOP_LEVEL_KEYS = ("version", "program", "scene", "keyframe")
 
 
 def scene_document(settings: SceneSettings) -> dict[str, Any]:
@@ -54,14 +53,27 @@ def save_scene_toml(settings: SceneSettings, path: Path) -> None:
 def load_scene(path: str | Path, base: SceneSettings | None = None) -> tuple[SceneSettings, list[str]]:
     """Read a scene from a TOML file or a terrainview PNG. Returns the settings and any warnings."""
     path = Path(path)
-    if not path.is_file():
-        raise SceneError(f"{path}: no such scene file")
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise SceneError(f"{path}: cannot read it ({error.strerror or error})") from None
-    document = _read_png(path) if raw.startswith(b"\x89PNG\r\n\x1a\n") else _read_toml(path, raw)
+    kind, content = read_scene_source(path)
+    if kind == "toml":
+        document = parse_toml(path, content)
+    elif PNG_SCENE_KEY not in content:
+        raise SceneError(f"{path}: this PNG carries no terrainview scene")
+    else:
+        document = parse_json(path, content[PNG_SCENE_KEY])
+    if not isinstance(document, dict):
+        raise SceneError(f"{path}: its terrainview scene is damaged")
     return _settings_from_document(path, document, base or SceneSettings())
+
+
+def png_scene_extras(path: str | Path) -> dict[str, str]:
+    """The ``terrainview.<key>`` text entries of a PNG that are not settings (a picture's size, supersampling);
+    empty for a TOML scene."""
+    kind, content = read_scene_source(Path(path))
+    if kind != "png":
+        return {}
+    known = {spec.name for spec in dataclasses.fields(SceneSettings)}
+    return {key[len(PNG_KEY_PREFIX):]: value for key, value in content.items()
+            if key.startswith(PNG_KEY_PREFIX) and key[len(PNG_KEY_PREFIX):] not in known}
 
 
 def scene_from_document(source: str | Path, document: dict[str, Any]) -> tuple[SceneSettings, list[str]]:
@@ -69,31 +81,12 @@ def scene_from_document(source: str | Path, document: dict[str, Any]) -> tuple[S
     return _settings_from_document(Path(source), document, SceneSettings())
 
 
-def _read_png(path: Path) -> dict[str, Any]:
-    try:
-        with Image.open(path) as image:
-            image.load()
-            text = dict(getattr(image, "text", {}))
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as error:
-        raise SceneError(f"{path}: not a readable PNG ({error})") from None
-    if PNG_SCENE_KEY not in text:
-        raise SceneError(f"{path}: this PNG carries no terrainview scene")
-    try:
-        document = json.loads(text[PNG_SCENE_KEY])
-    except json.JSONDecodeError as error:
-        raise SceneError(f"{path}: its terrainview scene is damaged ({error.msg})") from None
-    if not isinstance(document, dict):
-        raise SceneError(f"{path}: its terrainview scene is damaged")
-    return document
-
-
-def _read_toml(path: Path, raw: bytes) -> dict[str, Any]:
-    try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise SceneError(f"{path}: neither a PNG nor a TOML text file") from None
-    except tomllib.TOMLDecodeError as error:
-        raise SceneError(f"{path}: not valid TOML ({error})") from None
+def _ignored(path: Path, what: str, keys: list[str]) -> list[str]:
+    """One warning for any number of unknown keys: the count and the first few names."""
+    if not keys:
+        return []
+    shown = ", ".join(repr(key[:40]) for key in keys[:5]) + (", ..." if len(keys) > 5 else "")
+    return [f"{path}: {len(keys):,} unknown {what}{'s' if len(keys) > 1 else ''} ignored ({shown})"]
 
 
 def _settings_from_document(path: Path, document: dict[str, Any],
@@ -105,14 +98,12 @@ def _settings_from_document(path: Path, document: dict[str, Any],
     if version > SCENE_FORMAT_VERSION:
         warnings.append(f"{path}: written by a newer terrainview (scene version {version}); "
                         "settings this version does not know are ignored")
-    warnings += [f"{path}: unknown top-level key {key!r} ignored"
-                 for key in document if key not in ("version", "program", "scene", "keyframe")]
+    warnings += _ignored(path, "top-level key", [key for key in document if key not in TOP_LEVEL_KEYS])
     values = document.get("scene", {})
     if not isinstance(values, dict):
         raise SceneError(f"{path}: 'scene' must be a table of settings")
     known = {spec.name for spec in dataclasses.fields(SceneSettings)}
-    for key in sorted(set(values) - known):
-        warnings.append(f"{path}: unknown setting {key!r} ignored")
+    warnings += _ignored(path, "setting", sorted(set(values) - known))
     given = {key: value for key, value in values.items() if key in known}
     # TOML and JSON have no distinction that matters between 1 and 1.0 for float settings.
     for spec in dataclasses.fields(SceneSettings):

@@ -17,12 +17,22 @@ from typing import Any
 from . import catalog, fractal, generators
 from . import erosion as erosion_kernels
 from .lod import DEFAULT_ERROR_PIXELS
+from .parsing import FLOAT32_TINY, argument_type, describe_range, parse_integer, parse_real
 
 MODES = tuple(catalog.RENDER_TYPES)
 MAX_TILE = 8
 ENDLESS = "endless"  # --tile endless: the surface repeats without end around the eye
 CAMERAS = ("orbit", "fly")
 LOD_CHOICES = ("on", "off")
+
+
+MAX_TEXT_CHARS = 4096  # a path (Linux's PATH_MAX); anything longer is not a setting
+
+
+def _short(value: Any) -> str:
+    """A value for a one-line message: its repr, cut short (a scene file may hold a megabyte in one value)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class SettingsError(ValueError):
@@ -150,10 +160,8 @@ class SceneSettings:
                                       "help": f"{meta['help']} (default: {spec.default})"}
             if meta["choices"]:
                 kwargs["choices"] = meta["choices"]
-            elif meta.get("word"):
-                kwargs["type"] = functools.partial(_parse_int_or_word, meta["word"])
             else:
-                kwargs["type"] = _ARG_TYPES[base_type(spec)]
+                kwargs["type"] = _argument_type(spec)
                 kwargs["metavar"] = meta.get("metavar", spec.name.split("_")[-1].upper())
             group.add_argument(flag, **kwargs)
 
@@ -170,34 +178,19 @@ def base_type(spec: dataclasses.Field) -> str:
     return type(spec.default).__name__ if spec.default is not None else "float"
 
 
-def _parse_int(text: str) -> int:
-    try:
-        return int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-
-
-def _parse_int_or_word(word: str, text: str) -> int | str:
-    """An integer, or the one word the option also takes (--tile endless)."""
-    if text.strip().lower() == word:
-        return word
-    try:
-        return int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer or {word!r}: {text!r}") from None
-
-
-def _parse_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
-    return value
-
-
-_ARG_TYPES = {"int": _parse_int, "float": _parse_float, "str": str}
+def _argument_type(spec: dataclasses.Field) -> Any:
+    """The argparse type of a setting: text, or a number by the one rule of ``parsing`` with its range (or the
+    one word the option also takes, such as ``--tile endless``)."""
+    kind, meta = base_type(spec), spec.metadata
+    if kind == "str":
+        return str
+    expected = describe_range(meta["low"], meta["high"], integer=kind == "int",
+                              low_exclusive=bool(meta.get("low_exclusive")))
+    word = meta.get("word")
+    if word:
+        expected = f"{word!r} or {expected}"
+    parse = argument_type(parse_integer if kind == "int" else parse_real, expected)
+    return parse if not word else lambda text: word if text.strip().lower() == word else parse(text)
 
 
 def _validate(spec: dataclasses.Field, value: Any) -> None:
@@ -209,34 +202,32 @@ def _validate(spec: dataclasses.Field, value: Any) -> None:
     kind = base_type(spec)
     if kind == "bool":
         if not isinstance(value, bool):
-            raise SettingsError(f"{name}: expected true or false, got {value!r}")
+            raise SettingsError(f"{name}: expected true or false, got {_short(value)}")
         return
     if kind == "str":
         if not isinstance(value, str):
-            raise SettingsError(f"{name}: expected text, got {value!r}")
+            raise SettingsError(f"{name}: expected text, got {_short(value)}")
+        if len(value) > MAX_TEXT_CHARS:
+            raise SettingsError(f"{name}: at most {MAX_TEXT_CHARS} characters, got {len(value):,}")
         if meta["choices"] and value not in meta["choices"]:
-            raise SettingsError(f"{name}: {value!r} is not one of {', '.join(meta['choices'])}")
+            raise SettingsError(f"{name}: {_short(value)} is not one of {', '.join(meta['choices'])}")
         return
     if kind == "int":
         valid = isinstance(value, int) and not isinstance(value, bool)
     else:
-        valid = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        valid = isinstance(value, (int, float)) and not isinstance(value, bool)
+        valid = valid and (isinstance(value, int) or math.isfinite(value))  # a huge int must not overflow here
+        valid = valid and not 0 < abs(value) < FLOAT32_TINY  # would be 0 or subnormal on the GPU
     low, high = meta["low"], meta["high"]
     if name == "iterations" and valid and value >= low:
         return  # the upper limit depends on the render type: checked in __post_init__
     if valid:
         valid = (value > low if meta.get("low_exclusive") else value >= low) and value <= high
     if not valid:
-        article = "an integer" if kind == "int" else "a number"
+        expected = describe_range(low, high, integer=kind == "int", low_exclusive=bool(meta.get("low_exclusive")))
         if meta.get("word"):
-            article = f"{meta['word']!r} or {article}"
-        lower = f"above {_number(low)}" if meta.get("low_exclusive") else f"from {_number(low)}"
-        raise SettingsError(f"{name}: expected {article} {lower} to {_number(high)}, got {value!r}")
-
-
-def _number(value: float) -> str:
-    """A range limit as people write it: 4294967295, not 4.29497e+09."""
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+            expected = f"{meta['word']!r} or {expected}"
+        raise SettingsError(f"{name}: expected {expected}, got {_short(value)}")
 
 
 @functools.cache  # the panel asks for every widget on every frame

@@ -16,6 +16,7 @@ import numpy as np
 
 from .settings import SceneSettings
 from .terrain import DerivedArrays, GenerationError
+from .warmup import announce_compile
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class GenerationWorker:
         self._busy_since: float | None = None
         self._stopping = False
         self.first_done = threading.Event()
+        self.compiling = False  # the running generation compiles numba kernels first (a cold cache)
         self._thread = threading.Thread(target=self._run, name="terrain-generation", daemon=True)
         self._thread.start()
 
@@ -100,6 +102,7 @@ class GenerationWorker:
             return self._requested is None and not self._stopping
 
     def _generate(self, settings: SceneSettings) -> Generated:
+        self.compiling = announce_compile(settings)  # a cold numba cache: the window says "compiling"
         started = time.perf_counter()
         try:
             changed = self.arrays.update(settings)

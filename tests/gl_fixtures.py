@@ -7,15 +7,18 @@ default import mode; the insert below covers the other modes too).
 - ``renderer``: a fresh ``Renderer`` per test, released afterwards; the test fails when it left a GL error.
 - ``render_frame``: settings -> small RGB frame (rows top first) through ``render_pixels``.
 - ``xvfb_display``: a private Xvfb server for the session; yields its DISPLAY string.
+- ``private_display``: the same for one test module.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -108,12 +111,12 @@ def screen_grabber() -> str:
     return "import"
 
 
-@pytest.fixture(scope="session")
-def xvfb_display():
+@contextlib.contextmanager
+def private_xvfb(first_number: int = 90) -> Iterator[str]:
     """Start ``Xvfb :N`` on a free display number, wait until it takes connections, yield ":N"."""
     require_tools("Xvfb", "xdotool")
     for attempt in range(3):
-        number = _free_display_number(90 + 7 * attempt)
+        number = _free_display_number(first_number + 7 * attempt)
         display = f":{number}"
         # -r: no key auto-repeat. A viewer that quits on a key press leaves that key down in the server, which
         # would repeat into the next test's window (and a loaded machine would turn slow key taps into repeats).
@@ -139,3 +142,18 @@ def xvfb_display():
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+@pytest.fixture(scope="session")
+def xvfb_display():
+    """A private Xvfb server for the session; yields its DISPLAY string."""
+    with private_xvfb() as display:
+        yield display
+
+
+@pytest.fixture(scope="module")
+def private_display():
+    """An X server for one test module: the session's has seen other windows come and go, and a late close or key
+    event of an end-to-end test can reach a new window there."""
+    with private_xvfb(300) as display:
+        yield display

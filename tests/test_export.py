@@ -13,6 +13,7 @@ from PIL import Image
 
 from terrainview import export
 from terrainview.commands import export as export_command
+from terrainview.files import OutputError
 from terrainview.fractal import diamond_square
 from terrainview.scene_file import PNG_SCENE_KEY, load_scene
 from terrainview.settings import SceneSettings
@@ -247,7 +248,7 @@ def test_failed_write_leaves_nothing(tmp_path, call_main, monkeypatch):
     monkeypatch.setitem(export.EXPORT_FORMATS, ".npy", broken)
     (tmp_path / "kept.npy").write_bytes(b"old")
     for name in ("new.npy", "kept.npy"):
-        with pytest.raises(OSError, match="No space"):
+        with pytest.raises(OutputError, match=f"{name}: not written: No space"):  # the file is named
             export_command.export_command(argparse.Namespace(output=str(tmp_path / name), force=True), SETTINGS)
     assert names(tmp_path) == ["kept.npy"]
     assert (tmp_path / "kept.npy").read_bytes() == b"old"

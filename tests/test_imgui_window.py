@@ -25,8 +25,8 @@ def panel_width(pixels) -> int:
     return int((pixels[150] != 255).any(axis=1).sum())
 
 
-def test_ui_scale_2_and_ctrl_click_typing_in_the_real_window(xvfb_display, screen_grabber, tmp_path):
-    display = xvfb_display
+def test_ui_scale_2_and_ctrl_click_typing_in_the_real_window(private_display, screen_grabber, tmp_path):
+    display = private_display  # not the session's: a late event of another test's window must not reach this one
     process = subprocess.Popen([sys.executable, "-m", "terrainview.cli", "--mode", "lines", "--iterations", "3",
                                 "--ui-scale", "2"], cwd=tmp_path, env=x_env(display), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)

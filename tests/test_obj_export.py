@@ -1,4 +1,4 @@
-"""``terrainview export -o X.obj``: the mesh, its X.mtl and X.png, and refusals that leave nothing behind."""
+"""``terrainview export -o X.obj``: the mesh, its X.mtl and X-texture.png, and refusals that leave nothing behind."""
 
 from __future__ import annotations
 
@@ -79,9 +79,10 @@ def test_obj_mtl_and_png_are_written_and_agree(tmp_path, call_main, iterations):
     path = tmp_path / "X.obj"
     out = export_ok(call_main, path, "--iterations", str(iterations), "--seed", "4", "--height-scale", "0.1",
                     "--teximage-iterations", "6")
-    assert names(tmp_path) == ["X.mtl", "X.obj", "X.png"], "three files, no .part left"
+    assert names(tmp_path) == ["X-texture.png", "X.mtl", "X.obj"], "three files, no .part left"
     wrote = [line for line in out if line.startswith("wrote ")]
-    assert [line.split()[1] for line in wrote] == [str(path), str(tmp_path / "X.mtl"), str(tmp_path / "X.png")]
+    assert [line.split()[1] for line in wrote] == [str(path), str(tmp_path / "X.mtl"),
+                                                   str(tmp_path / "X-texture.png")]
 
     obj = parse_obj(path)
     side = 2**iterations + 1
@@ -98,7 +99,7 @@ def test_obj_mtl_and_png_are_written_and_agree(tmp_path, call_main, iterations):
 
     mtl = parse_mtl(tmp_path / "X.mtl")
     assert mtl["newmtl"] == obj["usemtl"], "the OBJ uses the material the MTL defines"
-    assert mtl["map_Kd"] == ["X.png"]
+    assert mtl["map_Kd"] == ["X-texture.png"]
 
     positions, faces_v = obj["v"], obj["f"][..., 0]
     # Counter-clockwise seen from above: every face's normal points up (a gentle surface, height scale 0.1).
@@ -118,16 +119,16 @@ def test_obj_mtl_and_png_are_written_and_agree(tmp_path, call_main, iterations):
     np.testing.assert_allclose(texcoords[:, 0], (positions[:, 0] + 1) / 2, atol=1e-6)
     np.testing.assert_allclose(texcoords[:, 1], (1 - positions[:, 2]) / 2, atol=1e-6)
 
-    texture = read_rgb(tmp_path / "X.png")
+    texture = read_rgb(tmp_path / "X-texture.png")
     assert texture.shape == (256, 256, 3), "2**teximage_iterations, at least 256"
-    settings, _ = load_scene(tmp_path / "X.png")
+    settings, _ = load_scene(tmp_path / "X-texture.png")
     assert (settings.iterations, settings.seed, settings.height_scale) == (iterations, 4, 0.1)
 
 
 @pytest.mark.parametrize("teximage_iterations, side", [(8, 256), (9, 512)])
 def test_texture_png_has_the_teximage_size(tmp_path, call_main, teximage_iterations, side):
     export_ok(call_main, tmp_path / "X.obj", "--iterations", "2", "--teximage-iterations", str(teximage_iterations))
-    texture = read_rgb(tmp_path / "X.png")
+    texture = read_rgb(tmp_path / "X-texture.png")
     assert texture.shape == (side, side, 3)
     assert len(np.unique(texture.reshape(-1, 3), axis=0)) > 8, "a real teximage, not a blank"
 
@@ -137,7 +138,7 @@ def test_bands_texture_has_only_the_four_colours_and_fits_the_mesh(tmp_path, cal
     band of its own height (OBJ's v = 0 is the bottom row of the image)."""
     options = ("--iterations", "5", "--seed", "6", "--teximage-iterations", "8", "--texture", "bands")
     export_ok(call_main, tmp_path / "X.obj", *options)
-    texture = read_rgb(tmp_path / "X.png")
+    texture = read_rgb(tmp_path / "X-texture.png")
     assert texture.shape == (256, 256, 3)
     colours = {tuple(c) for c in np.unique(texture.reshape(-1, 3), axis=0).tolist()}
     assert colours == set(ARTICLE_BAND_COLORS)
@@ -174,7 +175,7 @@ def test_teximage_texture_fits_the_mesh(tmp_path, call_main):
     """The default GL-drawn teximage: its low (green) band lies where the vertices that map to it are low,
     read the way OBJ reads (u, v), not upside down."""
     export_ok(call_main, tmp_path / "X.obj", "--iterations", "5", "--seed", "6", "--teximage-iterations", "8")
-    texture = read_rgb(tmp_path / "X.png").astype(int)
+    texture = read_rgb(tmp_path / "X-texture.png").astype(int)
     green = (texture[..., 1] > texture[..., 0] + 3) & (texture[..., 1] > texture[..., 2] + 3)
     assert 0.05 < green.mean() < 0.9
     obj = parse_obj(tmp_path / "X.obj")
@@ -190,7 +191,7 @@ def test_teximage_texture_fits_the_mesh(tmp_path, call_main):
 # --- refusals and failures ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("companion", ["X.mtl", "X.png"])
+@pytest.mark.parametrize("companion", ["X.mtl", "X-texture.png"])
 def test_existing_companion_is_refused_without_force(tmp_path, call_main, usage_error, companion):
     (tmp_path / companion).write_bytes(b"keep me")
     status, out, err = call_main("export", "-o", tmp_path / "X.obj", "--iterations", "3")
@@ -201,18 +202,18 @@ def test_existing_companion_is_refused_without_force(tmp_path, call_main, usage_
 
 
 def test_force_overwrites_all_three(tmp_path, call_main):
-    for name in ("X.obj", "X.mtl", "X.png"):
+    for name in ("X.obj", "X.mtl", "X-texture.png"):
         (tmp_path / name).write_bytes(b"old")
     export_ok(call_main, tmp_path / "X.obj", "--iterations", "3", "--texture", "bands", "--force")
-    assert names(tmp_path) == ["X.mtl", "X.obj", "X.png"]
+    assert names(tmp_path) == ["X-texture.png", "X.mtl", "X.obj"]
     assert len(parse_obj(tmp_path / "X.obj")["v"]) == 81
-    assert parse_mtl(tmp_path / "X.mtl")["map_Kd"] == ["X.png"]
-    assert read_rgb(tmp_path / "X.png").shape == (256, 256, 3)
+    assert parse_mtl(tmp_path / "X.mtl")["map_Kd"] == ["X-texture.png"]
+    assert read_rgb(tmp_path / "X-texture.png").shape == (256, 256, 3)
 
 
 @pytest.mark.parametrize("existing", [False, True])
 def test_failure_in_the_middle_leaves_nothing(tmp_path, call_main, usage_error, monkeypatch, existing):
-    """write_obj writes both its files, then the disk fills up: no X.obj, X.mtl or X.png, no .part file, and
+    """write_obj writes both its files, then the disk fills up: no X.obj, X.mtl or X-texture.png, no .part file, and
     files that were there before (--force) are untouched."""
     real_write_obj = mesh_module.write_obj
 
@@ -222,25 +223,23 @@ def test_failure_in_the_middle_leaves_nothing(tmp_path, call_main, usage_error, 
 
     monkeypatch.setattr(mesh_module, "write_obj", write_then_fail)
     if existing:
-        for name in ("X.obj", "X.mtl", "X.png"):
+        for name in ("X.obj", "X.mtl", "X-texture.png"):
             (tmp_path / name).write_bytes(b"old " + name.encode())
     force = ("--force",) if existing else ()
     status, _, err = call_main("export", "-o", tmp_path / "X.obj", "--iterations", "3", "--texture", "bands",
                                *force)
     usage_error(status, err, "No space left on device")
     if existing:
-        assert names(tmp_path) == ["X.mtl", "X.obj", "X.png"]
-        for name in ("X.obj", "X.mtl", "X.png"):
+        assert names(tmp_path) == ["X-texture.png", "X.mtl", "X.obj"]
+        for name in ("X.obj", "X.mtl", "X-texture.png"):
             assert (tmp_path / name).read_bytes() == b"old " + name.encode()
     else:
         assert names(tmp_path) == []
 
 
-@pytest.mark.xfail(strict=True, reason="export_command renames X.png and X.mtl before it finds X.obj taken "
-                   "(files.atomic_output commits each file on its own), so 'all three or none' breaks")
 def test_obj_appearing_while_writing_leaves_no_companions(tmp_path, call_main, usage_error, monkeypatch):
     """Another program creates X.obj while the export runs: the export refuses to replace it, and then it
-    must not leave a fresh X.mtl and X.png of its own beside someone else's X.obj."""
+    must not leave a fresh X.mtl and X-texture.png of its own beside someone else's X.obj."""
     real_write_obj = mesh_module.write_obj
     obj = tmp_path / "X.obj"
 
@@ -262,12 +261,12 @@ def test_cli_subprocess_writes_the_three_files(tmp_path, run_cli, usage_error):
     result = run_cli("export", "-o", "mesh.obj", "--iterations", "4", "--tile", "2", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     wrote = [line for line in result.stdout.splitlines() if line.startswith("wrote ")]
-    assert [line.split()[1] for line in wrote] == ["mesh.obj", "mesh.mtl", "mesh.png"]
-    assert names(tmp_path) == ["mesh.mtl", "mesh.obj", "mesh.png"]
+    assert [line.split()[1] for line in wrote] == ["mesh.obj", "mesh.mtl", "mesh-texture.png"]
+    assert names(tmp_path) == ["mesh-texture.png", "mesh.mtl", "mesh.obj"]
     obj = parse_obj(tmp_path / "mesh.obj")
     assert len(obj["v"]) == 4 * 17**2 and len(obj["f"]) == 4 * 2 * 16**2
-    assert obj["mtllib"] == ["mesh.mtl"] and parse_mtl(tmp_path / "mesh.mtl")["map_Kd"] == ["mesh.png"]
-    assert read_rgb(tmp_path / "mesh.png").shape == (256, 256, 3)
+    assert obj["mtllib"] == ["mesh.mtl"] and parse_mtl(tmp_path / "mesh.mtl")["map_Kd"] == ["mesh-texture.png"]
+    assert read_rgb(tmp_path / "mesh-texture.png").shape == (256, 256, 3)
     # Again without --force: refused, one line, nothing changed.
     before = {name: (tmp_path / name).read_bytes() for name in names(tmp_path)}
     result = run_cli("export", "-o", "mesh.obj", "--iterations", "4", cwd=tmp_path)

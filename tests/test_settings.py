@@ -101,7 +101,7 @@ def parse(*argv: str, base: SceneSettings | None = None) -> SceneSettings:
 
 def test_command_line_options():
     assert parse() == SceneSettings()
-    settings = parse("--mode", "rendered", "--iterations", "7", "--h", "0.25", "--seed", "0x10", "--tile", "3",
+    settings = parse("--mode", "rendered", "--iterations", "7", "--h", "0.25", "--seed", "16", "--tile", "3",
                      "--height-scale", "2.5", "--no-aa", "--invert", "--nearest", "--cloud-h", "0.4",
                      "--ztrans", "-2", "--water-level", "0.1")
     assert (settings.mode, settings.iterations, settings.h, settings.seed, settings.tile) == ("rendered", 7, 0.25,
@@ -125,7 +125,7 @@ BAD_COMMAND_LINES = [
     (["--iterations", "13"], "iterations: 13"),
     (["--mode", "1d", "--iterations", "17"], "iterations: "),
     (["--iterations", "1.5"], "argument --iterations"),
-    (["--h", "abc"], "argument --h: not a number: 'abc'"),
+    (["--h", "abc"], "argument --h: expected a number from 0 to 1, got 'abc'"),
     (["--h", "1.5"], "h: "),
     (["--h", "nan"], "argument --h"),
     (["--seed", "-1"], "seed: "),

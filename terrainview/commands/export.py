@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 
 from .. import catalog
-from ..export import COMPANIONS, EXPORT_FORMATS, FLOW_MAP_FORMATS, export_settings, write_flow_map
-from ..files import atomic_output, check_output_path
+from ..export import EXPORT_FORMATS, FLOW_MAP_FORMATS, companion_paths, estimated_bytes, export_settings, write_flow_map
+from ..files import atomic_outputs, check_free_space, check_output_path
 from ..settings import SceneSettings, SettingsError
 from ..terrain import eroded_heights, surface_heights
+from ..warmup import announce_compile
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,26 +24,29 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
 def export_command(args: argparse.Namespace, settings: SceneSettings) -> int:
     path = check_output_path(args.output, args.force, EXPORT_FORMATS)
     extension = path.suffix.lower()
-    paths = [path] + [check_output_path(path.with_suffix(companion), args.force, (companion,))
-                      for companion in COMPANIONS.get(extension, ())]
+    paths = companion_paths(path)
+    for companion, role in list(paths.items())[1:]:
+        check_output_path(companion, args.force, (companion.suffix.lower(),), role)
     settings = export_settings(settings)
     flow_path = None
     if getattr(args, "flow_map", None):
         if not catalog.erosion(settings).hydraulic:
             raise SettingsError("--flow-map needs --erosion hydraulic or both")
-        flow_path = check_output_path(args.flow_map, args.force, FLOW_MAP_FORMATS)
+        flow_path = check_output_path(args.flow_map, args.force, FLOW_MAP_FORMATS, f"the flow map of {path.name}")
+        paths[flow_path] = f"the flow map of {path.name}"
+    check_free_space(path, estimated_bytes(settings, extension))
+    announce_compile(settings)
+    if flow_path is not None:
         heights, maps = eroded_heights(settings, settings.iterations, settings.h)
     else:
         heights, maps = surface_heights(settings), None
-    with contextlib.ExitStack() as stack:
-        files = {final: stack.enter_context(atomic_output(final, args.force)) for final in paths}
+    with atomic_outputs(paths, args.force) as files:  # the output, its companions and the flow map: all or none
         if flow_path is not None and maps is not None:
-            write_flow_map(maps.flow, flow_path.suffix.lower(), stack.enter_context(atomic_output(flow_path,
-                                                                                                   args.force)))
-            paths.append(flow_path)
-        EXPORT_FORMATS[extension](heights, settings, files)
+            write_flow_map(maps.flow, flow_path.suffix.lower(), files[flow_path])
+        EXPORT_FORMATS[extension](heights, settings, {final: part for final, part in files.items()
+                                                      if final != flow_path})
     shape = "x".join(str(side) for side in heights.shape)
     print(f"wrote {path} ({path.stat().st_size} bytes, {shape} heights)")
-    for companion in paths[1:]:
+    for companion in list(paths)[1:]:
         print(f"wrote {companion} ({companion.stat().st_size} bytes)")
     return 0

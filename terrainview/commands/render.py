@@ -7,32 +7,52 @@ import argparse
 from ..files import check_output_path
 from ..image_size import DEFAULT_SIZE, MAX_IMAGE_SIDE, check_supersample, parse_size
 from ..offscreen import create_headless_context, render_pixels, save_png
+from ..parsing import argument_type, parse_integer
 from ..renderer import FrameStats, Renderer
+from ..scene_file import SceneError, png_scene_extras
 from ..settings import SceneSettings
+from ..warmup import announce_compile
 
 
 def add_render_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", required=True, metavar="FILE.png", help="the PNG to write")
     default_size = "x".join(map(str, DEFAULT_SIZE))
-    parser.add_argument("--size", default=default_size, metavar="WxH",
-                        help=f"image size, each side 1 to {MAX_IMAGE_SIDE} (default: {default_size})")
-    parser.add_argument("--supersample", type=int, default=1, metavar="{1,2,4}",
-                        help="draw 1, 2 or 4 times larger and filter down (default: 1)")
+    parser.add_argument("--size", metavar="WxH",
+                        help=f"image size, each side 1 to {MAX_IMAGE_SIDE} (default: a PNG scene's own size, "
+                        f"else {default_size})")
+    parser.add_argument("--supersample", type=argument_type(parse_integer, "one of 1, 2, 4"), metavar="{1,2,4}",
+                        help="draw 1, 2 or 4 times larger and filter down (default: a PNG scene's own, else 1)")
     parser.add_argument("--force", action="store_true", help="overwrite FILE.png if it exists")
 
 
+def picture_options(args: argparse.Namespace) -> tuple[tuple[int, int], int]:
+    """--size and --supersample as given, else those a PNG scene was made with, else the defaults."""
+    given = args.size is not None and args.supersample is not None
+    extras = {} if given or not args.scene else png_scene_extras(args.scene)
+    try:
+        size = parse_size(args.size or extras.get("size") or "x".join(map(str, DEFAULT_SIZE)))
+        supersample = args.supersample if args.supersample is not None else parse_integer(
+            extras.get("supersample", "1"), "one of 1, 2, 4")
+        check_supersample(size, supersample)
+    except ValueError as error:
+        if not extras:
+            raise
+        raise SceneError(f"{args.scene}: its picture size cannot be used ({error})") from None
+    return size, supersample
+
+
 def render_command(args: argparse.Namespace, settings: SceneSettings) -> int:
-    size = parse_size(args.size)
-    check_supersample(size, args.supersample)  # before any work
+    size, supersample = picture_options(args)  # before any work
     path = check_output_path(args.output, args.force, (".png",))
     ctx = create_headless_context()
     renderer = Renderer(ctx)
     try:
+        announce_compile(settings)
         renderer.update(settings)
         drawn: list[FrameStats] = []
-        pixels = render_pixels(renderer, settings, size, supersample=args.supersample, stats=drawn)
+        pixels = render_pixels(renderer, settings, size, supersample=supersample, stats=drawn)
         save_png(pixels, path, settings, args.force,
-                 extra={"size": f"{size[0]}x{size[1]}", "supersample": str(args.supersample)})
+                 extra={"size": f"{size[0]}x{size[1]}", "supersample": str(supersample)})
     finally:
         renderer.release()
         ctx.release()

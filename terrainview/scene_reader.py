@@ -1,0 +1,221 @@
+"""Reading a scene file safely: the boundary every scene passes (``--scene``, the panel's Load, a drop).
+
+Whatever the file, reading it costs bounded time and memory and ends in a ``SceneError`` naming the file:
+
+- only a regular file is opened for reading (a folder, FIFO or device gets its own message; a FIFO is never
+  waited on), and at most ``MAX_TOML_BYTES`` of a TOML file are read;
+- a PNG's text chunks are found by walking its chunk structure, never decoding pixels, with bounded chunk
+  count and text sizes;
+- TOML and JSON text is pre-scanned before parsing: nesting deeper than ``MAX_NESTING`` or a number (or other
+  bare token) longer than ``MAX_TOKEN_CHARS`` is refused before the parser could recurse or convert it, and
+  the parsed document is walked once more (dotted TOML keys nest without brackets).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import struct
+import tomllib
+import zlib
+from pathlib import Path
+from typing import Any
+
+MAX_TOML_BYTES = 1 << 20  # a scene is a few hundred bytes
+MAX_PNG_TEXT_BYTES = 1 << 20  # one text chunk, compressed or not
+MAX_PNG_CHUNKS = 100_000
+MAX_NESTING = 32
+MAX_TOKEN_CHARS = 40  # numbers, booleans, dates, bare keys: 40 digits are far beyond any setting
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_TEXT_CHUNKS = (b"tEXt", b"zTXt", b"iTXt")
+_OPENERS, _CLOSERS = "[{", "]}"
+_BARE = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_+-.:")
+
+
+class SceneError(Exception):
+    """A scene file that cannot be read; the message names the file and the problem."""
+
+
+def read_scene_source(path: Path) -> tuple[str, Any]:
+    """('png', {keyword: text}) for a PNG, ('toml', text) otherwise; refuses anything that is not a regular,
+    readable, reasonably small file."""
+    if str(path) == "":
+        raise SceneError("no scene file name given")
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below without reading.
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise SceneError(f"{path}: no such scene file") from None
+    except IsADirectoryError:
+        raise SceneError(f"{path}: is a folder, not a scene file") from None
+    except OSError as error:
+        raise SceneError(f"{path}: cannot read it ({error.strerror or error})") from None
+    mode = os.fstat(descriptor).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
+        raise SceneError(f"{path}: is {_kind(mode)}, not a scene file")
+    with os.fdopen(descriptor, "rb") as stream:
+        try:
+            head = stream.read(len(PNG_SIGNATURE))
+            if head == PNG_SIGNATURE:
+                return "png", _png_texts(path, stream)
+            raw = head + stream.read(MAX_TOML_BYTES + 1 - len(head))
+        except OSError as error:
+            raise SceneError(f"{path}: cannot read it ({error.strerror or error})") from None
+    if len(raw) > MAX_TOML_BYTES:
+        raise SceneError(f"{path}: larger than {MAX_TOML_BYTES / 2**20:g} MiB, too large for a scene file")
+    try:
+        return "toml", raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SceneError(f"{path}: neither a PNG nor a TOML text file") from None
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _png_texts(path: Path, stream) -> dict[str, str]:
+    """The text chunks of a PNG (after its signature), by chunk structure alone: pixel data is skipped."""
+    texts: dict[str, str] = {}
+    for _ in range(MAX_PNG_CHUNKS):
+        header = stream.read(8)
+        if len(header) < 8:
+            raise SceneError(f"{path}: not a readable PNG (it ends before its IEND chunk)")
+        length, kind = struct.unpack(">I4s", header)
+        if kind == b"IEND":
+            return texts
+        if kind in _TEXT_CHUNKS and length <= MAX_PNG_TEXT_BYTES:
+            data = stream.read(length)
+            stream.seek(4, os.SEEK_CUR)  # the CRC
+            if len(data) < length:
+                raise SceneError(f"{path}: not a readable PNG (a chunk is cut short)")
+            keyword, text = _decode_text_chunk(kind, data)
+            if keyword is not None:
+                texts[keyword] = text
+        else:
+            stream.seek(length + 4, os.SEEK_CUR)  # pixels, oversized text, anything else: skipped unread
+    raise SceneError(f"{path}: not a readable PNG (more than {MAX_PNG_CHUNKS:,} chunks)")
+
+
+def _decode_text_chunk(kind: bytes, data: bytes) -> tuple[str | None, str]:
+    """(keyword, text) of a tEXt, zTXt or iTXt chunk; (None, '') when it is malformed (ignored like Pillow)."""
+    keyword, separator, rest = data.partition(b"\0")
+    if not separator:
+        return None, ""
+    try:
+        if kind == b"tEXt":
+            return keyword.decode("latin-1"), rest.decode("latin-1")
+        if kind == b"zTXt":
+            return keyword.decode("latin-1"), _inflate(rest[1:]).decode("latin-1")
+        compressed, method = rest[:1], rest[1:2]  # iTXt: flag, method, language\0, translated keyword\0, text
+        if len(rest) < 2:
+            return None, ""
+        parts = rest[2:].split(b"\0", 2)
+        if len(parts) < 3:
+            return None, ""
+        body = _inflate(parts[2]) if compressed == b"\x01" and method == b"\x00" else parts[2]
+        return keyword.decode("latin-1"), body.decode("utf-8")
+    except (zlib.error, UnicodeDecodeError, ValueError):
+        return None, ""
+
+
+def _inflate(data: bytes) -> bytes:
+    """zlib data, refused (ValueError) when it inflates beyond MAX_PNG_TEXT_BYTES: no decompression bomb."""
+    inflater = zlib.decompressobj()
+    result = inflater.decompress(data, MAX_PNG_TEXT_BYTES)
+    if inflater.unconsumed_tail:
+        raise ValueError("text chunk too large")
+    return result
+
+
+def parse_toml(path: Path, text: str) -> dict[str, Any]:
+    _prescan(path, text, toml=True)
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise SceneError(f"{path}: not valid TOML ({error})") from None
+    _check_document(path, document)
+    return document
+
+
+def parse_json(path: Path, text: str) -> Any:
+    _prescan(path, text, toml=False)
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SceneError(f"{path}: its terrainview scene is damaged ({error.msg})") from None
+    except ValueError as error:  # a number json cannot convert
+        raise SceneError(f"{path}: its terrainview scene is damaged ({error})") from None
+    _check_document(path, document)
+    return document
+
+
+def _prescan(path: Path, text: str, *, toml: bool) -> None:
+    """Bracket depth and bare-token length, outside strings (and TOML comments), in one linear pass."""
+    depth, index, length = 0, 0, len(text)
+    while index < length:
+        char = text[index]
+        if char in _OPENERS:
+            depth += 1
+            if depth > MAX_NESTING:
+                raise SceneError(f"{path}: nested more than {MAX_NESTING} levels deep; not a terrainview scene")
+        elif char in _CLOSERS:
+            depth -= 1
+        elif char == '"' or (toml and char == "'"):
+            index = _string_end(text, index)
+            continue
+        elif toml and char == "#":
+            newline = text.find("\n", index)
+            index = length if newline < 0 else newline
+            continue
+        elif char in _BARE:
+            end = index
+            while end < length and text[end] in _BARE:
+                end += 1
+            if end - index > MAX_TOKEN_CHARS:
+                raise SceneError(f"{path}: a number or name of {end - index} characters (at most "
+                                 f"{MAX_TOKEN_CHARS}); not a terrainview scene")
+            index = end
+            continue
+        index += 1
+
+
+def _string_end(text: str, start: int) -> int:
+    """Index just after the string (TOML basic/literal, single or triple quoted; JSON) starting at ``start``."""
+    quote = text[start]
+    delimiter = quote * 3 if text.startswith(quote * 3, start) else quote
+    index = start + len(delimiter)
+    while index < len(text):
+        if quote == '"' and text[index] == "\\":
+            index += 2
+            continue
+        if text.startswith(delimiter, index):
+            return index + len(delimiter)
+        if len(delimiter) == 1 and text[index] == "\n":
+            return index  # an unterminated single-line string: the parser will say so
+        index += 1
+    return index
+
+
+def _check_document(path: Path, document: Any) -> None:
+    """The parsed document walked without recursion: depth and integer size within the limits."""
+    pending = [(document, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > MAX_NESTING:
+            raise SceneError(f"{path}: nested more than {MAX_NESTING} levels deep; not a terrainview scene")
+        if isinstance(value, dict):
+            pending.extend((item, depth + 1) for item in value.values())
+        elif isinstance(value, list):
+            pending.extend((item, depth + 1) for item in value)
+        elif isinstance(value, int) and value.bit_length() > 4 * MAX_TOKEN_CHARS:
+            raise SceneError(f"{path}: a number too large for any setting")

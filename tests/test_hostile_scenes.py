@@ -1,0 +1,229 @@
+"""Hostile scene files: every one is refused in one line naming the file, in bounded time and memory, by the
+CLI (``--scene``) and by the window's Load / drop path, which shows a message and keeps the session."""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from terrainview import scene_reader
+from terrainview.scene_file import load_scene, png_scene_extras
+from terrainview.settings import SceneSettings
+
+TESTS_DIR = Path(__file__).resolve().parent
+if str(TESTS_DIR) not in sys.path:
+    sys.path.insert(0, str(TESTS_DIR))
+
+from hostile import nested_json, png_bytes, scene_png, valid_json, write  # noqa: E402
+
+pytest_plugins = ["gl_fixtures"]
+
+BIG = "7" * 400
+
+
+def crafted(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    """name -> (file, a fragment the refusal must contain)."""
+    files = {
+        "toml nested 100k deep": (write(tmp_path / "deep.toml", "x = " + "[" * 100_000 + "]" * 100_000),
+                                  "nested more than"),
+        "inline tables 5k deep": (write(tmp_path / "tables.toml", "x = " + "{a = " * 5000 + "1" + "}" * 5000),
+                                  "nested more than"),
+        "dotted keys 5k deep": (write(tmp_path / "dotted.toml", "version = 1\n" + " . ".join(["a"] * 5000) + " = 1"),
+                                "nested more than"),
+        "png json 2000 deep": (scene_png(tmp_path / "deep.png", nested_json(2000)), "nested more than"),
+        "toml 400-digit h": (write(tmp_path / "big.toml", f"version = 1\n[scene]\nh = {BIG}\n"), "characters"),
+        "png 400-digit h": (scene_png(tmp_path / "big.png", '{"version": 1, "scene": {"h": ' + BIG + "}}"),
+                            "characters"),
+        "toml 5000-digit seed": (write(tmp_path / "seed.toml", f"version = 1\n[scene]\nseed = {'9' * 5000}"),
+                                 "characters"),
+        "toml too large": (write(tmp_path / "large.toml", "# " + "x" * (scene_reader.MAX_TOML_BYTES + 10)),
+                           "too large"),
+        "png text not json": (scene_png(tmp_path / "bad.png", "{not json"), "damaged"),
+        "png without a scene": (tmp_path / "plain.png", "carries no terrainview scene"),
+        "png cut short": (tmp_path / "short.png", "not a readable PNG"),
+        "folder": (tmp_path / "folder.toml", "is a folder"),
+        "missing": (tmp_path / "missing.toml", "no such scene file"),
+        "binary": (tmp_path / "binary.toml", "neither a PNG nor a TOML"),
+    }
+    (tmp_path / "plain.png").write_bytes(png_bytes({"Software": "another program"}))
+    (tmp_path / "short.png").write_bytes(png_bytes({"terrainview-scene": valid_json()})[:40])
+    (tmp_path / "folder.toml").mkdir()
+    (tmp_path / "binary.toml").write_bytes(b"\xff\xfe\x00" * 10)
+    return files
+
+
+def test_every_crafted_file_is_refused_by_the_cli_in_one_line(tmp_path, call_main, usage_error):
+    output = tmp_path / "out" / "x.npy"
+    output.parent.mkdir()
+    for name, (path, fragment) in crafted(tmp_path).items():
+        status, _, err = call_main("export", "-o", output, "--scene", path)
+        usage_error(status, err, path.name, fragment)
+        assert list(output.parent.iterdir()) == [], name
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path, call_main, usage_error):
+    fifo = tmp_path / "scene.toml"
+    os.mkfifo(fifo)
+    status, _, err = call_main("export", "-o", tmp_path / "x.npy", "--scene", fifo)
+    usage_error(status, err, "scene.toml", "FIFO")
+
+
+def test_a_device_is_not_a_scene(call_main, usage_error, tmp_path):
+    status, _, err = call_main("export", "-o", tmp_path / "x.npy", "--scene", "/dev/zero")
+    usage_error(status, err, "/dev/zero", "device")
+
+
+def test_empty_scene_name_is_refused(call_main, usage_error, tmp_path):
+    status, _, err = call_main("export", "-o", tmp_path / "x.npy", "--scene", "")
+    usage_error(status, err, "--scene", "no file name")
+
+
+def test_a_huge_sparse_toml_is_refused_without_reading_it(tmp_path):
+    path = tmp_path / "huge.toml"
+    with open(path, "wb") as stream:
+        try:
+            stream.truncate(300 * 2**30)
+        except OSError as error:
+            pytest.skip(f"this file system has no sparse files: {error}")
+    with pytest.raises(scene_reader.SceneError, match="too large"):
+        load_scene(path)
+
+
+def test_a_20000_square_png_scene_loads_from_its_text_without_decoding_pixels(tmp_path):
+    """48 KB on disk, 400 megapixels: Pillow would stop it as a decompression bomb; its text is all we need."""
+    path = scene_png(tmp_path / "bomb.png", valid_json(), width=20000, height=20000, bit_depth=1)
+    assert path.stat().st_size < 200_000
+    settings, warnings = load_scene(path)
+    assert (settings.iterations, settings.seed, warnings) == (3, 7, [])
+
+
+def test_a_compressed_text_chunk_is_read_and_a_text_bomb_is_not(tmp_path):
+    good = tmp_path / "z.png"
+    good.write_bytes(png_bytes({"terrainview-scene": valid_json()}, compressed_keys=("terrainview-scene",)))
+    assert load_scene(good)[0].seed == 7
+    bomb = tmp_path / "zbomb.png"
+    bomb.write_bytes(png_bytes({"terrainview-scene": " " * (scene_reader.MAX_PNG_TEXT_BYTES + 1)},
+                               compressed_keys=("terrainview-scene",)))
+    with pytest.raises(scene_reader.SceneError, match="carries no terrainview scene"):
+        load_scene(bomb)
+
+
+def test_strings_may_hold_brackets_and_digits(tmp_path):
+    """The pre-scan skips strings and comments: a seed image path full of brackets and digits is fine."""
+    name = "[[[[" * 20 + "9" * 60 + ".png"
+    path = write(tmp_path / "ok.toml", f"# {'[' * 100}\nversion = 1\n[scene]\nseed_image = '{name}'\n"
+                                       f'mode = "lines"\nseed = 12\n')
+    settings, _ = load_scene(path)
+    assert settings.seed_image == name and settings.seed == 12
+
+
+def test_many_unknown_keys_make_one_warning_with_a_count(tmp_path, call_main):
+    keys = "\n".join(f"k{index:x}=1" for index in range(100_000))
+    path = write(tmp_path / "many.toml", f"version = 1\n[scene]\nseed = 3\n{keys}\n")
+    settings, warnings = load_scene(path)
+    assert settings.seed == 3
+    assert len(warnings) == 1 and "100,000 unknown settings ignored" in warnings[0]
+    status, out, err = call_main("export", "-o", tmp_path / "x.npy", "--scene", path, "--iterations", "2")
+    assert status == 0 and err.count("warning") == 1, err
+
+
+def test_a_value_that_underflows_float32_is_refused_from_a_scene(tmp_path):
+    path = write(tmp_path / "flat.toml", "version = 1\n[scene]\nheight_scale = 1e-320\n")
+    with pytest.raises(scene_reader.SceneError, match="height_scale"):
+        load_scene(path)
+
+
+def test_png_extras_are_the_picture_entries(tmp_path):
+    texts = {"terrainview-scene": valid_json(), "terrainview.size": "1920x1080", "terrainview.supersample": "2",
+             "terrainview.seed": "7"}
+    path = tmp_path / "shot.png"
+    path.write_bytes(png_bytes(texts))
+    assert png_scene_extras(path) == {"size": "1920x1080", "supersample": "2"}
+
+
+# --- the window's Load / drop path ------------------------------------------------------------------------
+
+
+def window_load(path, settings: SceneSettings):
+    """TerrainApp.load_scene on a stand-in window: returns (settings afterwards, messages shown)."""
+    from terrainview.app import TerrainApp
+
+    messages: list[str] = []
+    stand_in = types.SimpleNamespace(settings=settings, show_message=messages.append)
+    TerrainApp.load_scene(stand_in, Path(path))
+    return stand_in.settings, messages
+
+
+def test_the_window_shows_a_message_and_keeps_its_settings_for_every_crafted_file(tmp_path):
+    current = SceneSettings(seed=42)
+    for name, (path, fragment) in crafted(tmp_path).items():
+        settings, messages = window_load(path, current)
+        assert settings is current, name
+        assert len(messages) == 1 and fragment in messages[0], (name, messages)
+
+
+def test_the_window_survives_any_exception_from_loading(tmp_path, monkeypatch):
+    import terrainview.app as app_module
+
+    def explode(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(app_module, "load_scene", explode)
+    current = SceneSettings(seed=5)
+    settings, messages = window_load(tmp_path / "x.toml", current)
+    assert settings is current and messages == ["Scene not loaded: " + str(tmp_path / "x.toml") + ": RecursionError"]
+
+
+# --- a picture's size and supersampling come back with its scene ----------------------------------------------
+
+
+@pytest.mark.gl
+def test_render_from_a_png_scene_restores_its_size_and_supersampling(tmp_path, call_main):
+    from PIL import Image
+
+    first, second, third = tmp_path / "a.png", tmp_path / "b.png", tmp_path / "c.png"
+    status, _, err = call_main("render", "-o", first, "--size", "96x40", "--supersample", "2", "--iterations", "3")
+    assert status == 0, err
+    status, _, err = call_main("render", "-o", second, "--scene", first)
+    assert status == 0, err
+    assert png_scene_extras(second) == {"size": "96x40", "supersample": "2"}
+    status, _, err = call_main("render", "-o", third, "--scene", first, "--size", "50x20")
+    assert status == 0, err
+    with Image.open(second) as restored, Image.open(third) as given:
+        assert (restored.size, given.size) == ((96, 40), (50, 20))
+    assert png_scene_extras(third)["supersample"] == "2"
+
+
+def test_a_png_scene_with_a_bad_picture_size_is_named(tmp_path, call_main, usage_error):
+    texts = {"terrainview-scene": valid_json(), "terrainview.size": "99999x1"}
+    path = tmp_path / "odd.png"
+    path.write_bytes(png_bytes(texts))
+    status, _, err = call_main("render", "-o", tmp_path / "out.png", "--scene", path)
+    usage_error(status, err, "odd.png", "picture size")
+    assert names_here(tmp_path) == ["odd.png"]
+
+
+def names_here(folder) -> list[str]:
+    return sorted(path.name for path in folder.iterdir())
+
+
+def test_a_megabyte_in_one_value_is_refused_in_a_short_line(tmp_path):
+    for key, value in (("seed_image", '"' + "a" * 900_000 + '"'), ("h", '"' + "9" * 900_000 + '"'),
+                       ("mode", '"' + "x" * 4000 + '"')):
+        path = write(tmp_path / f"{key}.toml", f"version = 1\n[scene]\n{key} = {value}\n")
+        with pytest.raises(scene_reader.SceneError) as refusal:
+            load_scene(path)
+        assert key in str(refusal.value) and len(str(refusal.value)) < 300
+
+
+@pytest.mark.parametrize("text", ["x = " + "[" * 100_000 + "]" * 100_000, "x = " + "{a = " * 5000 + "1" + "}" * 5000,
+                                  f"version = 1\nh = {BIG}\n"])
+def test_a_hostile_flight_file_is_refused_in_one_line(tmp_path, call_main, usage_error, text):
+    path = write(tmp_path / "flight.toml", text)
+    status, _, err = call_main("video", "-o", tmp_path / "v.gif", "--flight", path)
+    usage_error(status, err, "flight.toml")
+    assert names_here(tmp_path) == ["flight.toml"]

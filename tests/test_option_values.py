@@ -1,0 +1,120 @@
+"""One rule for every number on the command line, negative values as values, and the viewer's window options
+(--size, --size_mult, --samples, --window) refused in one line before any window opens."""
+
+from __future__ import annotations
+
+import pytest
+
+from terrainview import cli
+from terrainview.cli import OneLineParser, add_scene_arguments
+from terrainview.settings import SceneSettings
+
+LONG = "1" * 4300
+
+
+def parse(*argv: str) -> SceneSettings:
+    parser = OneLineParser(prog="terrainview")
+    add_scene_arguments(parser)
+    return SceneSettings.from_namespace(parser.parse_args(list(argv)))
+
+
+@pytest.mark.parametrize(("option", "value", "expected"), [
+    ("--seed", "３", "an integer from 0 to 4294967295"),  # full-width digit
+    ("--seed", "٣", "an integer from 0 to 4294967295"),  # Arabic-Indic digit
+    ("--seed", "1_0", "an integer from 0 to 4294967295"),
+    ("--seed", "0x3", "an integer from 0 to 4294967295"),
+    ("--iterations", "0b11", "an integer from 1 to 12"),
+    ("--tile", "2.0", "an integer from 1 to 8"),
+    ("--h", "٠.٥", "a number from 0 to 1"),
+    ("--h", "1_0", "a number from 0 to 1"),
+    ("--h", "0x1", "a number from 0 to 1"),
+    ("--yrot", "-inf", "not a finite number"),
+    ("--yrot", "nan", "not a finite number"),
+    ("--ztrans", "1e999", "too large"),
+    ("--height-scale", "1e-320", "too small"),
+    ("--height-scale", "1e-400", "too small"),
+    ("--seed", LONG, "4300 characters"),
+    ("--h", LONG, "4300 characters"),
+])
+def test_numbers_outside_the_one_rule_are_refused_naming_the_option(tmp_path, call_main, usage_error, option,
+                                                                    value, expected):
+    status, _, err = call_main("export", "-o", tmp_path / "x.npy", option, value)
+    usage_error(status, err, f"argument {option}", expected)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_every_refusal_names_the_range(call_main, usage_error, tmp_path):
+    status, _, err = call_main("export", "-o", tmp_path / "x.npy", "--water-level", "abc")
+    usage_error(status, err, "--water-level", "from -100 to 100", "'abc'")
+
+
+def test_negative_values_are_values():
+    settings = parse("--yrot", "-1e6", "--ytrans", "-5e-1", "--pitch", "-80", "--water-level", "-.5",
+                     "--ztrans", "-2")
+    assert (settings.yrot, settings.ytrans, settings.pitch, settings.water_level, settings.ztrans) == (
+        -1e6, -0.5, -80.0, -0.5, -2.0)
+
+
+def test_an_option_is_still_not_a_value(call_main, usage_error, tmp_path):
+    status, _, err = call_main("export", "-o", tmp_path / "x.npy", "--seed", "--mode", "lines")
+    usage_error(status, err, "--seed", "expected one argument")
+
+
+def test_a_negative_value_out_of_range_names_the_range(call_main, usage_error, tmp_path):
+    status, _, err = call_main("export", "-o", tmp_path / "x.npy", "--yrot", "-1e7")
+    usage_error(status, err, "yrot", "from -1000000 to 1000000")
+
+
+def test_plain_ascii_numbers_with_sign_and_exponent_are_accepted():
+    settings = parse("--seed", "+12", "--h", "7e-1", "--height-scale", "1.5E0", "--iterations", "04")
+    assert (settings.seed, settings.h, settings.height_scale, settings.iterations) == (12, 0.7, 1.5, 4)
+
+
+# --- the viewer's window options: refused before any window (no display needed) ------------------------------
+
+
+@pytest.mark.parametrize(("argv", "fragments"), [
+    (["--size", "0x0"], ("--size", "from 1 to 8192")),
+    (["--size=-5x-5"], ("--size", "from 1 to 8192")),
+    (["--size", "99999x99999"], ("--size", "from 1 to 8192")),
+    (["--size", "３x３"], ("--size",)),
+    (["--size", "640"], ("--size", "WIDTHxHEIGHT")),
+    (["--size_mult", "1e-9"], ("--size_mult", "0x0")),
+    (["--size_mult", "inf"], ("--size_mult", "not a finite number")),
+    (["--size_mult", "-2"], ("--size_mult", "above 0")),
+    (["--size", "8000x8000", "--size_mult", "2"], ("--size_mult", "16000x16000")),
+    (["--samples", "3"], ("--samples", "one of 0, 1, 2, 4, 8, 16")),
+    (["--samples", "-4"], ("--samples", "one of")),
+    (["--samples", "1_6"], ("--samples",)),
+    (["--window", "sdl2"], ("--window sdl2", "not installed")),
+])
+def test_bad_window_options_exit_2_in_one_line(call_main, usage_error, monkeypatch, argv, fragments):
+    monkeypatch.setenv("DISPLAY", ":0")  # never reached: the options are checked first
+    status, _, err = call_main(*argv)
+    usage_error(status, err, *fragments)
+
+
+def test_help_lists_every_command(call_main, monkeypatch):
+    status, out, _ = call_main("--help")
+    assert status == 0
+    assert "terrainview render" in out and "terrainview export" in out
+
+    def video(argv):
+        """Make a video of a flight."""
+        return 0
+
+    monkeypatch.setitem(cli.COMMANDS, "video", video)
+    status, out, _ = call_main("--help")
+    assert status == 0 and "terrainview video" in out and "Make a video of a flight." in out
+
+
+@pytest.mark.parametrize(("argv", "fragments"), [
+    (["--size", "３x３"], ("size", "WIDTHxHEIGHT")),
+    (["--size", "1" * 40 + "x1"], ("size", "WIDTHxHEIGHT")),
+    (["--supersample", "２"], ("--supersample", "one of 1, 2, 4")),
+    (["--supersample", "0x2"], ("--supersample", "one of 1, 2, 4")),
+])
+def test_render_picture_options_follow_the_one_rule(tmp_path, call_main, usage_error, argv, fragments):
+    status, _, err = call_main("render", "-o", tmp_path / "x.png", *argv)
+    usage_error(status, err, *fragments)
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,80 @@
+"""``python -m terrainview.warmup`` compiles every kernel a generation can run, and a cold numba cache is noticed
+before a generation starts (the terminal and the window say "compiling")."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+
+from terrainview import warmup
+from terrainview.settings import SceneSettings
+from terrainview.worker import GenerationWorker
+
+COLD_REPORT = ("import json; from terrainview import erosion, fractal, generators, lod, texturing, warmup; "
+               "print(json.dumps({'cold': [warmup.cold_kernels(s) for s in warmup.warm_up_settings()], "
+               "'uncached': [d.__name__ for d in warmup._dispatchers([erosion, fractal, generators, lod, texturing]) "
+               "if not warmup._cached(d)]}))")
+
+
+def run_python(code_or_module: list[str], cache) -> subprocess.CompletedProcess:
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    result = subprocess.run([sys.executable, *code_or_module], env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def test_warm_up_compiles_every_kernel_into_an_empty_cache(tmp_path):
+    import json
+
+    before = json.loads(run_python(["-c", COLD_REPORT], tmp_path).stdout)
+    assert all(before["cold"]), "an empty cache: every generation would compile"
+    output = run_python(["-m", "terrainview.warmup"], tmp_path).stdout
+    assert "compiling terrain kernels" in output and "kernels ready" in output
+    after = json.loads(run_python(["-c", COLD_REPORT], tmp_path).stdout)
+    assert after["cold"] == [[] for _ in before["cold"]]
+    assert set(after["uncached"]) <= warmup.OFF_PATH_KERNELS, "a kernel that warm-up does not reach"
+    again = run_python(["-m", "terrainview.warmup"], tmp_path).stdout
+    assert "compiling" not in again
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_terminal_is_told_when_a_compile_is_coming(monkeypatch):
+    monkeypatch.setattr(warmup, "cold_kernels", lambda settings: ["_fault_kernel"])
+    terminal, pipe = Terminal(), io.StringIO()
+    assert warmup.announce_compile(SceneSettings(), terminal) and warmup.announce_compile(SceneSettings(), pipe)
+    assert "compiling terrain kernels" in terminal.getvalue()
+    assert pipe.getvalue() == "", "piped output stays the command's own"
+    monkeypatch.setattr(warmup, "cold_kernels", lambda settings: [])
+    assert not warmup.announce_compile(SceneSettings(), Terminal())
+
+
+def test_the_worker_says_when_its_generation_compiles(monkeypatch):
+    import terrainview.worker as worker_module
+
+    for cold in (True, False):
+        monkeypatch.setattr(worker_module, "announce_compile", lambda settings, cold=cold: cold)
+        worker = GenerationWorker()
+        try:
+            worker.request(SceneSettings(iterations=2))
+            assert worker.wait_idle(60.0)
+            assert worker.compiling is cold
+        finally:
+            worker.stop()
+
+
+def test_a_cached_scene_has_no_cold_kernels():
+    settings = SceneSettings(iterations=2, generator="fault", texture="bands", mode="rendered", erosion="both")
+    from terrainview.terrain import DerivedArrays
+
+    DerivedArrays().update(settings)
+    warmup.warm_up()  # the level-of-detail kernels run while drawing
+    assert warmup.cold_kernels(settings) == []
+    assert {module.__name__.rsplit(".", 1)[-1] for module in warmup.kernel_modules(settings)} == {
+        "erosion", "fractal", "generators", "lod", "texturing"}
+    assert warmup.kernel_modules(SceneSettings(mode="1d")) == {warmup.fractal}
