@@ -15,6 +15,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/ruff check terrainview tests bench
+	$(VENV)/bin/mypy
 	$(PYTHON) -m pytest -q $(PYTEST_ARGS)
 
 bench: $(STAMP)

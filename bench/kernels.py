@@ -3,6 +3,7 @@ times of the numba kernels, and a plain single-threaded C diamond-square (bench/
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import statistics
@@ -63,7 +64,7 @@ def run() -> None:
     print(f"diamond_square, median after warm-up incl. allocation, {get_num_threads()} numba threads")
     numba_ms = {}
     for n, repeats in REPEATS.items():
-        numba_ms[n] = ms = median_ms(lambda n=n: diamond_square(n), repeats)
+        numba_ms[n] = ms = median_ms(functools.partial(diamond_square, n), repeats)
         target = f"target <= {TARGET_MS[n]:g} ms  {_verdict(ms, TARGET_MS[n])}" if n in TARGET_MS else ""
         print(f"  n={n:<2}  {(1 << n) + 1:>4}^2  {ms:8.2f} ms   {target}".rstrip())
     print(f"midpoint_1d n=16: {median_ms(lambda: midpoint_1d(16), 100):.3f} ms")

@@ -25,7 +25,7 @@ from .offscreen import TiledRender, save_png
 from .options import add_scene_arguments, one_line_errors, settings_from_args
 from .panel import MAX_UI_SCALE, MIN_UI_SCALE, Panel, PanelStatus
 from .parsing import argument_type, join_option_values, parse_real
-from .renderer import Frame, Renderer, fov_keeping_framing
+from .renderer import Frame, FrameStats, Renderer, fov_keeping_framing
 from .scene_file import SceneError, load_scene, save_scene_toml
 from .settings import SceneSettings
 from .worker import GenerationWorker
@@ -40,10 +40,10 @@ class TerrainApp(mglw.WindowConfig):
     gl_version = (3, 3)
     title = "terrainview"
     window_size = (1280, 720)
-    aspect_ratio = None
+    aspect_ratio = None  # type: ignore[assignment]  # moderngl-window takes None: any aspect ratio
     resizable = True
     vsync = True
-    clear_color = None
+    clear_color = None  # type: ignore[assignment]  # moderngl-window takes None: no clear before a frame
     log_level = logging.WARNING
     initial_settings: SceneSettings | None = None  # set by run_viewer, which has parsed the command line
     initial_flight: Flight | None = None  # --flight, read by run_viewer
@@ -59,7 +59,7 @@ class TerrainApp(mglw.WindowConfig):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.wnd.exit_key = None  # Escape is handled here, so it can cancel a text field first
-        self.settings = self.initial_settings or settings_from_args(self.argv)
+        self.settings = self.initial_settings or settings_from_args(self.argv or argparse.Namespace())
         self.flythrough = FlythroughControls(self.show_message)
         flight_path = getattr(self.argv, "flight", None)
         replay = self.initial_flight or (load_flight(flight_path)[0] if flight_path else None)
@@ -79,7 +79,7 @@ class TerrainApp(mglw.WindowConfig):
         self.panel = Panel()
         self.panel.sections.append(lambda settings: self.flythrough.draw_section(settings, self.wnd.buffer_size))
         self.status = PanelStatus()
-        self.frame_stats = None
+        self.frame_stats: FrameStats | None = None
         self.message = ("", 0.0)
         self.shot: tuple[TiledRender, Path] | None = None
         self.pending_shot: tuple | None = None  # a shot asked for before the new terrain reached the GPU
@@ -207,9 +207,9 @@ class TerrainApp(mglw.WindowConfig):
         if actions.cancel_screenshot:
             self.cancel_shot()
         if actions.save_scene:
-            self.save_scene()
+            self.save_scene_file()
         if actions.load_scene:
-            self.load_scene(Path(self.panel.scene_path))
+            self.load_scene_file(Path(self.panel.scene_path))
         self._draw_overlay()
         self.flythrough.draw_badge()
         imgui.render()
@@ -300,7 +300,7 @@ class TerrainApp(mglw.WindowConfig):
             self.show_message(f"Cancelled {self.shot[1].name}")
             self.shot = None
 
-    def save_scene(self, path: Path | None = None) -> None:
+    def save_scene_file(self, path: Path | None = None) -> None:
         """Save as TOML, by default to a new time-stamped file in ./scenes/ (whose name the panel's Scene file
         field then shows, ready to load); a file this session did not write is never overwritten."""
         try:
@@ -318,7 +318,7 @@ class TerrainApp(mglw.WindowConfig):
         except (OutputError, OSError) as error:
             self.show_message(f"Scene not saved: {error}")
 
-    def load_scene(self, path: Path) -> None:
+    def load_scene_file(self, path: Path) -> None:
         try:
             settings, warnings = load_scene(path, self.settings)
         except Exception as error:  # whatever a file does, the session goes on (a message, not a crash)
@@ -401,7 +401,7 @@ class TerrainApp(mglw.WindowConfig):
 
     def on_files_dropped_event(self, x: int, y: int, paths: list) -> None:
         if paths:
-            self.load_scene(Path(paths[0]))
+            self.load_scene_file(Path(paths[0]))
 
     def on_close(self) -> None:
         self.flythrough.close()

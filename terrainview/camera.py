@@ -57,16 +57,24 @@ def rotation_matrix(settings: SceneSettings) -> glm.mat4:
     """R = rotateX(pitch) * rotateY(yrot), the view's rotation in both modes (the sky uses only this)."""
     pitch = glm.rotate(glm.radians(settings.pitch), glm.vec3(1.0, 0.0, 0.0))
     yaw = glm.rotate(glm.radians(settings.yrot), glm.vec3(0.0, 1.0, 0.0))
-    return pitch * yaw  # type: ignore[return-value]  # pyglm's stubs type mat4 * mat4 as mat4x2
+    return compose(pitch, yaw)
+
+
+def compose(first: glm.mat4, *others: glm.mat4) -> glm.mat4:
+    """The product first * others[0] * ... of 4 x 4 matrices."""
+    product = first
+    for matrix in others:
+        product = product * matrix  # type: ignore[assignment]  # pyglm's stubs type mat4 * mat4 as mat4x2
+    return product
 
 
 def view_matrix(settings: SceneSettings) -> glm.mat4:
     """World to eye space for the settings' camera mode."""
     if settings.camera == "fly":
         eye = glm.translate(-glm.vec3(*eye_position(settings)))
-        return rotation_matrix(settings) * eye  # type: ignore[return-value]
+        return compose(rotation_matrix(settings), eye)
     translation = glm.translate(glm.vec3(settings.xtrans, settings.ytrans, settings.ztrans))
-    return translation * rotation_matrix(settings)  # type: ignore[return-value]
+    return compose(translation, rotation_matrix(settings))
 
 
 def eye_position(settings: SceneSettings) -> Vec3:

@@ -82,7 +82,10 @@ def surface_texture_rgb(settings: SceneSettings) -> np.ndarray:
 
         arrays = DerivedArrays()
         arrays.update(settings)
-        return arrays.surface_texture.value
+        made = arrays.surface_texture.value
+        if made is None:
+            raise ValueError(f"the {settings.texture} texture was not made")
+        return made
     from .offscreen import create_headless_context
     from .renderer import Renderer
 
@@ -139,7 +142,7 @@ def companion_paths(path: Path) -> dict[Path, str]:
 
 def mesh_tiles(settings: SceneSettings) -> int:
     """Tiles per side of an exported mesh: endless terrain exports the one seamless tile it repeats."""
-    return 1 if settings.tile == ENDLESS else settings.tile
+    return 1 if settings.tile == ENDLESS else int(settings.tile)
 
 
 def estimated_bytes(settings: SceneSettings, extension: str) -> int:

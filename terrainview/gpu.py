@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import moderngl
 import numpy as np
@@ -53,17 +53,24 @@ def _shader_source(path: str | Path) -> tuple[Path, str]:
     return resolved, resolved.read_text(encoding="utf-8")
 
 
+def uniform(program: moderngl.Program, name: str) -> moderngl.Uniform:
+    """A program's uniform by name (moderngl types its members as any kind of uniform, block or attribute)."""
+    return cast(moderngl.Uniform, program[name])
+
+
 def load_program(ctx: moderngl.Context, name: str, **defines: float | Sequence[float] | int) -> moderngl.Program:
     """Compile ``shaders/<name>.glsl`` on ``ctx``: moderngl-window's single-file format (stages in
     ``#if defined VERTEX_SHADER`` blocks, ``#include`` resolved under shaders/) with the given defines."""
     values = {key: str(value) if isinstance(value, int) else _glsl(value) for key, value in defines.items()}
-    description = ProgramDescription(path=f"{name}.glsl", defines=values)
-    _, source = _shader_source(description.path)
+    path = f"{name}.glsl"
+    description = ProgramDescription(path=path, defines=values)
+    _, source = _shader_source(path)
     shaders = ProgramShaders.from_single(description, source)
     shaders.handle_includes(_shader_source)
     stages = {"vertex_shader": shaders.vertex_source, "geometry_shader": shaders.geometry_source,
               "fragment_shader": shaders.fragment_source}
-    return ctx.program(**{stage: shader.source for stage, shader in stages.items() if shader is not None})
+    sources: dict[str, Any] = {stage: shader.source for stage, shader in stages.items() if shader is not None}
+    return ctx.program(**sources)
 
 
 def _sky_vertices() -> np.ndarray:

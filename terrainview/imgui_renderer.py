@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import Any
 
 import moderngl
 import numpy as np
 from imgui_bundle import imgui
 
-from .gpu import load_program
+from .gpu import load_program, uniform
 
 Status = imgui.ImTextureStatus
 INDEX_DTYPE = np.uint16 if imgui.INDEX_SIZE == 2 else np.uint32
@@ -45,14 +45,11 @@ class ImGuiRenderer:
         self._textures: dict[int, moderngl.Texture] = {}  # ImGui's textures, by ImTextureID (the GL name)
         self.textures_created = self.textures_destroyed = self.rectangles_uploaded = 0
         self.program = self._objects["program"] = load_program(ctx, "imgui")
-        self._uniform("image").value = 0
+        uniform(self.program, "image").value = 0
         io = imgui.get_io()
         io.backend_flags |= imgui.BackendFlags_.renderer_has_textures | imgui.BackendFlags_.renderer_has_vtx_offset
         platform = imgui.get_platform_io()
         platform.renderer_texture_max_width = platform.renderer_texture_max_height = ctx.info["GL_MAX_TEXTURE_SIZE"]
-
-    def _uniform(self, name: str) -> moderngl.Uniform:
-        return cast(moderngl.Uniform, self.program[name])  # the shader's uniforms (moderngl types any member)
 
     # --- ownership ------------------------------------------------------------------------------------------
 
@@ -184,8 +181,8 @@ class ImGuiRenderer:
         self._objects["buffer:vertices"].write(vertices)
         self._objects["buffer:indices"].write(indices)
         origin_x, origin_y = draw_data.display_pos.x, draw_data.display_pos.y
-        self._uniform("display_pos").value = (origin_x, origin_y)
-        self._uniform("display_size").value = (draw_data.display_size.x, draw_data.display_size.y)
+        uniform(self.program, "display_pos").value = (origin_x, origin_y)
+        uniform(self.program, "display_size").value = (draw_data.display_size.x, draw_data.display_size.y)
         saved_viewport = framebuffer.viewport
         with self.ctx.scope(framebuffer, enable_only=moderngl.BLEND):
             framebuffer.viewport = (0, 0, width, height)

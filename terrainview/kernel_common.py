@@ -31,7 +31,7 @@ import numpy as np  # noqa: E402
 from numba import config, get_num_threads, njit, parallel_chunksize  # noqa: E402
 
 # The layer measured and tuned here; TBB and workqueue remain fallbacks where OpenMP is missing.
-config.THREADING_LAYER_PRIORITY = ["omp", "tbb", "workqueue"]
+config.THREADING_LAYER_PRIORITY = ["omp", "tbb", "workqueue"]  # type: ignore[attr-defined]  # set at run time
 
 MAX_SEED = 2**32 - 1
 MAX_ITERATIONS_2D = 12
@@ -73,20 +73,19 @@ def stream_key(seed: int, domain: int) -> np.uint32:
 
 def check_int(name: str, value: object, low: int, high: int) -> int:
     """``value`` as an int, or ValueError naming ``name``, the value and the range."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= value <= high:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= int(value) <= high:
         raise ValueError(f"{name} must be an integer from {low} to {high}, got {value!r}")
     return int(value)
 
 
 def check_real(name: str, value: object, low: float, high: float, low_inclusive: bool = True) -> float:
     """``value`` as a finite float in [low, high] (or (low, high]), or ValueError naming it and the range."""
-    valid = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
-    if valid:
-        valid = (low <= value if low_inclusive else low < value) and value <= high
+    number = float(value) if isinstance(value, numbers.Real) and not isinstance(value, bool) else math.nan
+    valid = math.isfinite(number) and (low <= number if low_inclusive else low < number) and number <= high
     if not valid:
         bracket = "[" if low_inclusive else "("
         raise ValueError(f"{name} must be a number in {bracket}{low:g}, {high:g}], got {value!r}")
-    return float(value)
+    return number
 
 
 def check_common(seed: object, h: object, height_scale: object) -> tuple[int, float, float]:

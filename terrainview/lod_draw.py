@@ -9,7 +9,7 @@ import numpy as np
 from pyglm import glm
 
 from . import camera, lod
-from .gpu import SURFACE_FOG, GpuResources
+from .gpu import SURFACE_FOG, GpuResources, uniform
 from .settings import ENDLESS, SceneSettings
 
 MAX_LOD_LEVELS = 16  # the size of the shaders' morph_zones array (lod.glsl)
@@ -78,14 +78,14 @@ def draw_selection(gpu: GpuResources, program_name: str, selection: lod.Selectio
     zones = np.zeros((MAX_LOD_LEVELS, 2), dtype="f4")
     morph = selection.morph_zones()
     zones[:len(morph)] = morph
-    program["morph_zones"].write(zones.tobytes())
-    program["lod_eye"].value = tuple(float(value) for value in selection.eye)
+    uniform(program, "morph_zones").write(zones.tobytes())
+    uniform(program, "lod_eye").value = tuple(float(value) for value in selection.eye)
     lines = program_name.startswith("grid_lines")
     for part, rows, quads in (("whole", selection.whole, selection.patch),
                               ("quarters", selection.quarters, selection.patch // 2)):
         if not len(rows):
             continue
-        program["patch_quads"].value = quads
+        uniform(program, "patch_quads").value = quads
         vertex_array = gpu.lod_vertex_array(program_name, part, rows, quads)
         if lines:
             vertex_array.render(moderngl.LINES, vertices=4 * quads * (quads + 1), instances=len(rows))

@@ -25,7 +25,7 @@ from .settings import SceneSettings
 def create_headless_context() -> moderngl.Context:
     """A standalone GL 3.3+ context with no window: EGL on Linux (works without a display or GPU)."""
     try:
-        ctx = moderngl.create_standalone_context(require=330, backend="egl") if sys.platform.startswith(
+        ctx = moderngl.create_standalone_context(require=330, backend="egl") if sys.platform.startswith(  # type: ignore[arg-type]  # noqa: E501
             "linux") else moderngl.create_standalone_context(require=330)
     except Exception as error:  # the driver's own message says what is missing
         raise OutputError(f"cannot create an OpenGL 3.3 context for offscreen rendering ({error}); "

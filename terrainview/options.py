@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
+from typing import NoReturn
 
 from .parsing import join_option_values
 from .scene_file import SceneError, load_scene
@@ -15,7 +15,7 @@ from .settings import SceneSettings
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is a single line (``terrainview: error: ...``) and exit status 2."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message}\n")
 
     def parse_known_args(self, args=None, namespace=None):
@@ -26,7 +26,10 @@ class OneLineParser(argparse.ArgumentParser):
 
 def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Give an existing parser (moderngl-window's) OneLineParser's error behaviour and value handling."""
-    parser.error = functools.partial(OneLineParser.error, parser)  # type: ignore[method-assign]
+    def error(message: str) -> NoReturn:
+        parser.exit(2, f"{parser.prog}: error: {message}\n")
+
+    parser.error = error  # type: ignore[method-assign]  # this parser's own handler, as OneLineParser's
     parse_known = parser.parse_known_args
     parser.parse_known_args = lambda args=None, namespace=None: parse_known(  # type: ignore[method-assign,assignment]
         join_option_values(parser, sys.argv[1:] if args is None else list(args)), namespace)

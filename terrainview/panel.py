@@ -257,7 +257,8 @@ class Panel:
         if shot.preset == len(labels) - 1:
             changed, values = imgui.input_int2("Width x height", list(shot.custom_size))
             if changed:
-                shot.custom_size = tuple(min(MAX_IMAGE_SIDE, max(1, value)) for value in values)
+                width, height = (min(MAX_IMAGE_SIDE, max(1, value)) for value in values)
+                shot.custom_size = (width, height)
             imgui.text_disabled(f"at most {MAX_IMAGE_SIDE} px per side; larger than the GL limit is drawn in tiles")
         for factor in SUPERSAMPLE_FACTORS:
             if imgui.radio_button(f"{factor}x", shot.supersample == factor):

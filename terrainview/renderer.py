@@ -8,14 +8,16 @@ part being drawn, and ``image_size`` is the whole image's size, so the result do
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import moderngl
 import numpy as np
 from pyglm import glm
 
 from . import camera, catalog, lod
-from .gpu import FOG_COLOR, SURFACE_FOG, GpuResources
+from .gpu import FOG_COLOR, SURFACE_FOG, GpuResources, uniform
 from .lod_draw import LodTerrain, draw_selection
 from .settings import ENDLESS, SceneSettings
 from .terrain import DerivedArrays
@@ -41,7 +43,7 @@ class Frame:
         return self.image_size[0] / self.image_size[1]
 
     def perspective(self) -> glm.mat4:
-        return self.ndc_window * projection_matrix(self.aspect, self.field_of_view_y)
+        return camera.compose(self.ndc_window, projection_matrix(self.aspect, self.field_of_view_y))
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,7 @@ def tile_window(image_size: tuple[int, int], tile: tuple[int, int, int, int]) ->
     scale_x, scale_y = width / tile_width, height / tile_height
     offset_x = (width - 2.0 * x0) / tile_width - 1.0
     offset_y = (height - 2.0 * y0) / tile_height - 1.0
-    return glm.translate(glm.vec3(offset_x, offset_y, 0.0)) * glm.scale(glm.vec3(scale_x, scale_y, 1.0))
+    return camera.compose(glm.translate(glm.vec3(offset_x, offset_y, 0.0)), glm.scale(glm.vec3(scale_x, scale_y, 1.0)))
 
 
 class Renderer:
@@ -117,11 +119,12 @@ class Renderer:
 
     def upload(self, changed: dict[str, np.ndarray | None]) -> None:
         """Move regenerated arrays (from ``DerivedArrays.update``, maybe on another thread) to the GPU."""
-        uploads = {"surface": self.gpu.upload_surface, "clouds": self.gpu.upload_clouds,
-                   "teximage": self._draw_teximage_texture, "surface_texture": self.gpu.upload_surface_texture}
+        uploads: dict[str, Callable[[Any], None]] = {
+            "surface": self.gpu.upload_surface, "clouds": self.gpu.upload_clouds,
+            "teximage": self._draw_teximage_texture, "surface_texture": self.gpu.upload_surface_texture}
         for name, value in changed.items():
             uploads[name](value)
-            if name == "surface":
+            if name == "surface" and value is not None:
                 self.lod.set_surface(value)
 
     def release(self) -> None:
@@ -136,15 +139,15 @@ class Renderer:
             framebuffer.viewport = (0, 0, *framebuffer.size)
             framebuffer.clear(0.0, 0.0, 0.0, 1.0)
             self._draw_teximage_triangles(glm.mat4(1.0))
-        framebuffer.color_attachments[0].build_mipmaps()
+        self.gpu.get("texture:teximage").build_mipmaps()
 
     def _draw_teximage_triangles(self, placement: glm.mat4) -> int:
         """The teximage heightmap as flat-shaded lit triangles seen from above, the square -1..1 placed by
         ``placement``; returns the triangle count."""
         program, heights = self.gpu.programs["teximage"], self.gpu.get("texture:teximage_heights")
         size = heights.width
-        program["band_limits"].value = self.teximage_band_limits
-        program["placement"].write(placement)
+        uniform(program, "band_limits").value = self.teximage_band_limits
+        uniform(program, "placement").write(placement)
         self._bind_grid(program, heights, size, 1)
         self.gpu.get("vao:teximage").render(moderngl.TRIANGLE_STRIP, vertices=2 * size, instances=size - 1)
         return 2 * (size - 1) ** 2
@@ -165,12 +168,12 @@ class Renderer:
     def _line_uniforms(self, program: moderngl.Program, settings: SceneSettings, framebuffer: moderngl.Framebuffer,
                        view: glm.mat4, projection: glm.mat4, frame: Frame) -> None:
         _, _, viewport_width, viewport_height = framebuffer.viewport
-        program["view"].write(view)
-        program["projection"].write(projection)
-        program["viewport_size"].value = (viewport_width, viewport_height)
-        program["line_width"].value = max(1.0, frame.line_scale)
-        program["antialias"].value = settings.antialias
-        program["line_color"].value = (1.0, 1.0, 1.0) if settings.invert else (0.0, 0.0, 0.0)
+        uniform(program, "view").write(view)
+        uniform(program, "projection").write(projection)
+        uniform(program, "viewport_size").value = (viewport_width, viewport_height)
+        uniform(program, "line_width").value = max(1.0, frame.line_scale)
+        uniform(program, "antialias").value = settings.antialias
+        uniform(program, "line_color").value = (1.0, 1.0, 1.0) if settings.invert else (0.0, 0.0, 0.0)
         background = 0.0 if settings.invert else 1.0
         framebuffer.clear(background, background, background, 1.0)
         if settings.antialias:
@@ -179,12 +182,12 @@ class Renderer:
 
     def draw_profile(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         program = self.gpu.programs["polyline"]
-        projection = frame.ndc_window * glm.ortho(-frame.aspect, frame.aspect, -1.0, 1.0, -1.0, 1.0)
+        projection = camera.compose(frame.ndc_window, glm.ortho(-frame.aspect, frame.aspect, -1.0, 1.0, -1.0, 1.0))
         self._line_uniforms(program, settings, framebuffer, glm.mat4(1.0), projection, frame)
         # Endless: enough copies to fill the image's width (the profile view does not move).
-        tiles = 2 * math.ceil(frame.aspect / 2.0) + 1 if settings.tile == ENDLESS else settings.tile
-        program["tiles"].value = tiles
-        program["tile_spacing"].value = 2.0
+        tiles = 2 * math.ceil(frame.aspect / 2.0) + 1 if settings.tile == ENDLESS else int(settings.tile)
+        uniform(program, "tiles").value = tiles
+        uniform(program, "tile_spacing").value = 2.0
         self.gpu.get("vao:polyline").render(moderngl.LINE_STRIP, vertices=self.gpu.profile_length,
                                             instances=tiles)
         return FrameStats((self.gpu.profile_length - 1) * tiles, "line segments")
@@ -220,11 +223,11 @@ class Renderer:
         """The height texture and grid size; for the full mesh (``tiles`` not None) tiles x tiles copies centred
         on ``origin`` (world x, z); level of detail places its nodes itself."""
         heights.use(0)
-        program["heights"].value = 0
-        program["grid_size"].value = grid_size
+        uniform(program, "heights").value = 0
+        uniform(program, "grid_size").value = grid_size
         if tiles is not None:
-            program["tiles"].value = tiles
-            program["tile_origin"].value = origin
+            uniform(program, "tiles").value = tiles
+            uniform(program, "tile_origin").value = origin
 
     def _bind_tiles(self, program: moderngl.Program, heights: moderngl.Texture, grid_size: int,
                     settings: SceneSettings, reach: float, selection: lod.Selection | None) -> int:
@@ -243,29 +246,29 @@ class Renderer:
 
         # The sky pyramid around the eye (rotation only), behind everything: no depth test.
         sky = gpu.programs["sky"]
-        sky["rotation"].write(camera.rotation_matrix(settings))
-        sky["yaw_rotation"].write(glm.rotate(glm.radians(settings.yrot), glm.vec3(0.0, 1.0, 0.0)))
-        sky["projection"].write(projection)
+        uniform(sky, "rotation").write(camera.rotation_matrix(settings))
+        uniform(sky, "yaw_rotation").write(glm.rotate(glm.radians(settings.yrot), glm.vec3(0.0, 1.0, 0.0)))
+        uniform(sky, "projection").write(projection)
         clouds = gpu.get("texture:clouds")
         clouds.filter = filter_
         clouds.use(0)
-        sky["clouds"].value = 0
+        uniform(sky, "clouds").value = 0
         gpu.get("vao:sky").render(moderngl.TRIANGLES)
 
         # The tiled surface: depth test and back-face culling, textured, fogged.
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         selection = self._lod_selection(settings, view, projection, frame, lines=False)
         terrain = gpu.programs["terrain" if selection is None else "terrain_lod"]
-        terrain["view"].write(view)
-        terrain["projection"].write(projection)
-        terrain["slope_shading"].value = settings.shading == "slope"
+        uniform(terrain, "view").write(view)
+        uniform(terrain, "projection").write(projection)
+        uniform(terrain, "slope_shading").value = settings.shading == "slope"
         size = gpu.surface_grid_size
         # Past the fog's end nothing can be seen: endless tiles reach that far.
         tiles = self._bind_tiles(terrain, gpu.get("texture:surface"), size, settings, SURFACE_FOG[1], selection)
         texture = gpu.surface_texture()
         texture.filter = filter_
         texture.use(1)
-        terrain["surface_texture"].value = 1
+        uniform(terrain, "surface_texture").value = 1
         full = 2 * (size - 1) ** 2 * tiles ** 2
         if selection is None:
             gpu.get("vao:terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size, instances=(size - 1) * tiles ** 2)
@@ -279,15 +282,15 @@ class Renderer:
             ctx.disable(moderngl.CULL_FACE)
             ctx.enable(moderngl.BLEND)
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-            ctx.depth_mask = False
+            ctx.depth_mask = False  # type: ignore[attr-defined]  # moderngl has it; its stub does not
             water = gpu.programs["water"]
-            water["view"].write(view)
-            water["projection"].write(projection)
-            water["level"].value = settings.water_level
-            water["half_extent"].value = float(tiles)
-            water["centre"].value = camera.tile_layout(settings, SURFACE_FOG[1])[1]
+            uniform(water, "view").write(view)
+            uniform(water, "projection").write(projection)
+            uniform(water, "level").value = settings.water_level
+            uniform(water, "half_extent").value = float(tiles)
+            uniform(water, "centre").value = camera.tile_layout(settings, SURFACE_FOG[1])[1]
             gpu.get("vao:water").render(moderngl.TRIANGLE_STRIP, vertices=4)
-            ctx.depth_mask = True
+            ctx.depth_mask = True  # type: ignore[attr-defined]  # moderngl has it; its stub does not
             triangles += 2
         return FrameStats(triangles, "triangles", surface_triangles, full)
 
@@ -295,10 +298,10 @@ class Renderer:
                     ndc_window: glm.mat4) -> FrameStats:
         framebuffer.clear(0.0, 0.0, 0.0, 1.0)
         program = self.gpu.programs["screen_quad"]
-        program["rectangle"].value = rectangle
-        program["ndc_window"].write(ndc_window)
+        uniform(program, "rectangle").value = rectangle
+        uniform(program, "ndc_window").write(ndc_window)
         texture.use(0)
-        program["image"].value = 0
+        uniform(program, "image").value = 0
         self.gpu.get("vao:screen_quad").render(moderngl.TRIANGLE_STRIP, vertices=4)
         return FrameStats(2, "triangles")
 
@@ -318,5 +321,5 @@ class Renderer:
             return self._draw_image(framebuffer, texture, (-half_x, -half_y, half_x, half_y), frame.ndc_window)
         # The teximage itself: its triangles drawn straight into the square, as the original drew them.
         framebuffer.clear(0.0, 0.0, 0.0, 1.0)
-        placement = frame.ndc_window * glm.scale(glm.vec3(half_x, half_y, 1.0))
+        placement = camera.compose(frame.ndc_window, glm.scale(glm.vec3(half_x, half_y, 1.0)))
         return FrameStats(self._draw_teximage_triangles(placement), "triangles")

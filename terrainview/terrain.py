@@ -185,7 +185,8 @@ class DerivedArrays:
         if heights is None:
             raise ValueError("the surface texture needs the teximage heights first")
         maps = self.teximage_erosion  # wet channels and deposits, when the hydraulic pass ran
-        return make(heights, teximage_size(settings.teximage_iterations), maps and maps.flow, maps and maps.deposit)
+        flow, deposit = (None, None) if maps is None else (maps.flow, maps.deposit)
+        return make(heights, teximage_size(settings.teximage_iterations), flow, deposit)
 
     def keys(self, settings: SceneSettings) -> tuple:
         """What the arrays would be made from: equal keys mean nothing to regenerate."""

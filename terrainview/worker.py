@@ -84,6 +84,8 @@ class GenerationWorker:
                 if self._stopping:
                     return
                 settings, self._requested = self._requested, None
+                if settings is None:
+                    continue
                 self._busy_since = time.perf_counter()
             result = self._generate(settings)
             self.erosion_progress = None

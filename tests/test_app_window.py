@@ -258,12 +258,12 @@ class TestKeysInProcess:
     def test_panel_saves_and_loads_scenes(self, fresh, tmp_path):
         path = tmp_path / "saved.toml"
         fresh.settings = fresh.settings.replace(seed=11, h=0.4)
-        fresh.save_scene(path)
+        fresh.save_scene_file(path)
         assert path.exists() and "Saved scene" in fresh.message[0]
         fresh.settings = fresh.settings.replace(seed=0, h=0.7)
-        fresh.load_scene(path)
+        fresh.load_scene_file(path)
         assert (fresh.settings.seed, fresh.settings.h) == (11, 0.4)
-        fresh.load_scene(tmp_path / "missing.toml")
+        fresh.load_scene_file(tmp_path / "missing.toml")
         assert "no such scene file" in fresh.message[0] and fresh.settings.seed == 11
         fresh.settings = fresh.settings.replace(seed=0, h=0.7)
         settle(fresh)

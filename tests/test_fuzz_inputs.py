@@ -165,7 +165,7 @@ def test_fuzzed_scene_files_through_the_cli_and_the_window(tmp_path, call_main, 
         check_cli(status, err)
         messages: list[str] = []
         window = types.SimpleNamespace(settings=SceneSettings(seed=11), show_message=messages.append)
-        TerrainApp.load_scene(window, path)
+        TerrainApp.load_scene_file(window, path)
         assert len(messages) == 1
         assert messages[0].startswith(("Loaded scene", f"Scene not loaded: {path}:"))
         assert not messages[0].endswith(("Error", "Exception")), messages  # only the generic catch ends so

@@ -154,7 +154,7 @@ def window_load(path, settings: SceneSettings):
 
     messages: list[str] = []
     stand_in = types.SimpleNamespace(settings=settings, show_message=messages.append)
-    TerrainApp.load_scene(stand_in, Path(path))
+    TerrainApp.load_scene_file(stand_in, Path(path))
     return stand_in.settings, messages
 
 
