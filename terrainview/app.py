@@ -252,7 +252,8 @@ class TerrainApp(mglw.WindowConfig):
 
     def toggle_wireframe(self) -> None:
         """P (seeds/004): switch the current surface between rendered and wireframe drawing (from another
-        render type, show it rendered)."""
+        render type, show it rendered).
+        """
         self.settings = self.settings.with_mode(catalog.render_type(self.settings).toggle)
 
     def start_screenshot(self, size: tuple[int, int], supersample: int = 1, path: Path | None = None) -> None:
@@ -302,7 +303,8 @@ class TerrainApp(mglw.WindowConfig):
 
     def save_scene_file(self, path: Path | None = None) -> None:
         """Save as TOML, by default to a new time-stamped file in ./scenes/ (whose name the panel's Scene file
-        field then shows, ready to load); a file this session did not write is never overwritten."""
+        field then shows, ready to load); a file this session did not write is never overwritten.
+        """
         try:
             if path is None:
                 SCENE_FOLDER.mkdir(exist_ok=True)

@@ -36,7 +36,8 @@ class RenderType:
 @dataclass(frozen=True)
 class Widget:
     """A panel widget bound to one setting; ``high`` narrows the slider where the option's range is too wide
-    to drag through (typed values still reach the whole range)."""
+    to drag through (typed values still reach the whole range).
+    """
 
     setting: str
     label: str
@@ -110,7 +111,8 @@ SURFACE_RENDER_TYPE = "lines"
 class Texture:
     """A surface texture of rendered mode: made on the CPU from the teximage heightmap at a side length (with
     the hydraulic erosion's flow and deposit maps when there are any), or (``make`` None) the teximage itself,
-    drawn by GL."""
+    drawn by GL.
+    """
 
     name: str
     label: str
@@ -183,7 +185,8 @@ def erosion(settings: SceneSettings) -> Erosion:
 
 def reads(settings: SceneSettings, name: str) -> bool:
     """Whether the chosen generator's heights depend on the setting ``name`` (always true for settings that are
-    not generator-specific)."""
+    not generator-specific).
+    """
     if name not in GENERATOR_SETTINGS:
         return True
     entry = generator(settings)

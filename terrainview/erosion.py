@@ -167,7 +167,8 @@ def _hydraulic_kernel(torus, flow, size, key, first, count, brush_rows, brush_co
                       cell, strength, capacity, deposition, evaporation, inertia):
     """Run droplets first .. first + count - 1 over the flattened size x size torus and flow map (in place);
     returns the volume they still carry when they die, in reference cells. ``cell``: the cell size in surface
-    units."""
+    units.
+    """
     mask = size - 1
     area_scale = (size / REFERENCE_CELLS) ** 2
     reach = max(np.max(np.abs(brush_rows)), np.max(np.abs(brush_columns)))
@@ -238,7 +239,8 @@ def droplet_count(droplets: float) -> int:
 def flow_wetness(flow: np.ndarray, mean: float) -> np.ndarray:
     """Raw flow (water per reference cell, summed over droplets and steps) as wetness in [0, 1], float32:
     0 up to the map's ``mean`` flow, then 1 - exp(-(flow / mean - 1) / WETNESS_FLOW), so channels stand out
-    whatever the number of droplets."""
+    whatever the number of droplets.
+    """
     if mean <= 0.0:
         return np.zeros(np.shape(flow), dtype=np.float32)
     excess = np.maximum(np.asarray(flow, dtype=np.float64) / mean - 1.0, 0.0)
@@ -311,7 +313,8 @@ def _thermal_passes(padded, passes, limits):
     ``limits[k]`` is the largest stable height difference towards neighbour k (``_NEIGHBOUR_ROWS``,
     ``_NEIGHBOUR_COLUMNS``); returns the padded result. Each pass first finds every cell's share (what it moves
     per unit of excess), then every cell's new height: what it keeps plus what its higher neighbours pass to
-    it. Row by row and direction by direction, so the inner loops run along contiguous columns and vectorise."""
+    it. Row by row and direction by direction, so the inner loops run along contiguous columns and vectorise.
+    """
     size = padded.shape[0] - 2
     share = np.zeros_like(padded)
     out = padded.copy()
@@ -352,7 +355,8 @@ def thermal_erosion(heights: np.ndarray, talus: float = TALUS, passes: int = THE
                     progress: Callable[[float], bool] | None = None) -> np.ndarray:
     """Thermal erosion of a seamless (2**n + 1)**2 heightmap: ``passes`` passes moving material above the
     ``talus`` angle (degrees, on a map SURFACE_SIZE across with heights as displayed) to lower neighbours.
-    Returns the float32 map; ``progress(fraction)`` after every pass, False raises ``Cancelled``."""
+    Returns the float32 map; ``progress(fraction)`` after every pass, False raises ``Cancelled``.
+    """
     torus, size = _check_map(heights)
     talus = check_real("talus", talus, 0.0, MAX_TALUS)
     passes = check_int("passes", passes, 0, MAX_THERMAL_PASSES)

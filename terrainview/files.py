@@ -33,7 +33,8 @@ _lock = threading.Lock()
 def check_output_path(path: str | os.PathLike, force: bool, extensions: Iterable[str], role: str = "") -> Path:
     """Validate an output path before any work is done: known extension, writable folder, no clobbering.
 
-    ``role`` says what the file is for in messages about it (``the texture of X.obj``)."""
+    ``role`` says what the file is for in messages about it (``the texture of X.obj``).
+    """
     path = Path(path)
     allowed = tuple(extensions)
     if path.suffix.lower() not in allowed:
@@ -76,7 +77,8 @@ def atomic_outputs(paths: Mapping[Path, str], force: bool) -> Iterator[dict[Path
 
     On success every destination is checked before any is renamed, so they all appear or none does; on
     failure (or a signal) the temporary files are removed. A replaced file keeps its mode; a new one gets
-    the umask's."""
+    the umask's.
+    """
     finals = list(paths)
     temporaries: dict[Path, Path] = {}
     try:

@@ -109,7 +109,8 @@ class Flight:
 
     def advance(self, settings: SceneSettings, seconds: float) -> SceneSettings:
         """Time passed with keys held: step each key up to ceil(held time * 30), so holding for one second
-        makes 30 steps whatever the frame rate."""
+        makes 30 steps whatever the frame rate.
+        """
         for key, held in self.held.items():
             held.seconds += seconds
             due = max(1, math.ceil(held.seconds * STEPS_PER_SECOND - _EPSILON))

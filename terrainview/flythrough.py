@@ -314,7 +314,8 @@ def _coerce(spec: dataclasses.Field, value: Any) -> Any:
 
 class Recorder:
     """Builds a flight from (time, settings) samples: a keyframe at every change, with the value held before
-    a camera move, so a replay shows the same camera at every sampled time."""
+    a camera move, so a replay shows the same camera at every sampled time.
+    """
 
     def __init__(self, start: SceneSettings, max_keyframes: int = MAX_KEYFRAMES) -> None:
         self.start, self.max_keyframes = start, max_keyframes

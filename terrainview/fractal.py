@@ -41,7 +41,7 @@ _INV_2_24 = np.float32(1.0 / (1 << 24))
 
 @njit(cache=True, inline="always")
 def _offset(index, stream_key, scale):
-    """scale * r for the lattice point index; r uniform in [-0.5, 0.5).
+    """Scale * r for the lattice point index; r uniform in [-0.5, 0.5).
 
     Two rounds of the hash over (index ^ key): with one, offsets of related lattice points (such as (0, c)
     and (c, 0)) correlate across seeds and the terrain's spread drifts from the original algorithm's.
@@ -279,7 +279,8 @@ def diamond_square_seeded(coarse: np.ndarray, iterations: int, seed: int = 0, h:
 
 def midpoint_1d(iterations: int, seed: int = 0, h: float = 0.7, height_scale: float = 1.0) -> np.ndarray:
     """1D midpoint displacement, float32 of length 2**iterations + 1, ends at 0 (Martz's fill1DFractArray,
-    with the scale reduced once per pass as his article says)."""
+    with the scale reduced once per pass as his article says).
+    """
     iterations = check_int("iterations", iterations, 1, MAX_ITERATIONS_1D)
     seed, h, height_scale = check_common(seed, h, height_scale)
     values = np.zeros((1 << iterations) + 1, dtype=np.float32)

@@ -60,7 +60,8 @@ def uniform(program: moderngl.Program, name: str) -> moderngl.Uniform:
 
 def load_program(ctx: moderngl.Context, name: str, **defines: float | Sequence[float] | int) -> moderngl.Program:
     """Compile ``shaders/<name>.glsl`` on ``ctx``: moderngl-window's single-file format (stages in
-    ``#if defined VERTEX_SHADER`` blocks, ``#include`` resolved under shaders/) with the given defines."""
+    ``#if defined VERTEX_SHADER`` blocks, ``#include`` resolved under shaders/) with the given defines.
+    """
     values = {key: str(value) if isinstance(value, int) else _glsl(value) for key, value in defines.items()}
     path = f"{name}.glsl"
     description = ProgramDescription(path=path, defines=values)
@@ -87,7 +88,8 @@ def _sky_vertices() -> np.ndarray:
 
 def patch_triangle_indices(quads: int) -> np.ndarray:
     """Triangles of a quads x quads grid patch whose vertices run row by row, each quad split along its
-    anti-diagonal and wound like the full mesh's strips."""
+    anti-diagonal and wound like the full mesh's strips.
+    """
     row, column = np.divmod(np.arange(quads * quads, dtype=np.uint32), quads)
     corner = row * (quads + 1) + column  # the quad's first vertex; +1 next column, + quads + 1 next row
     below = corner + quads + 1
@@ -96,7 +98,8 @@ def patch_triangle_indices(quads: int) -> np.ndarray:
 
 class GpuResources:
     """Every GL object of one renderer: programs, vertex arrays, the height and colour textures, the teximage
-    framebuffer."""
+    framebuffer.
+    """
 
     def __init__(self, ctx: moderngl.Context) -> None:
         self.ctx = ctx
@@ -168,7 +171,8 @@ class GpuResources:
     def stage(self, changed: dict[str, np.ndarray | None]) -> Iterator[None]:
         """Copy the heightmaps in ``changed`` (as from ``DerivedArrays.update``) into new textures a slice at a
         time, yielding after each; the ``upload_*`` calls given the same arrays then adopt them whole, so
-        the drawn terrain stays the old one until everything is there and then switches at once."""
+        the drawn terrain stays the old one until everything is there and then switches at once.
+        """
         targets = {"surface": "texture:surface", "teximage": "texture:teximage_heights"}
         for key, name in targets.items():
             values = changed.get(key)
@@ -197,7 +201,8 @@ class GpuResources:
 
     def _float_texture(self, name: str, values: np.ndarray) -> moderngl.Texture:
         """Upload a 2D float32 array as an R32F texture, reusing the texture when the size is unchanged (or
-        adopting the copy ``stage`` made of this very array)."""
+        adopting the copy ``stage`` made of this very array).
+        """
         staged = self._objects.pop("staged:" + name, None)
         if staged is not None:
             if self._staged_from.pop(name, None) is values:
@@ -253,7 +258,8 @@ class GpuResources:
 
     def upload_teximage_heights(self, heights: np.ndarray) -> tuple[moderngl.Texture, moderngl.Framebuffer]:
         """Upload the teximage heightmap; returns it with the framebuffer of the teximage texture it is drawn
-        into (``teximage_size`` square, kept while the size holds)."""
+        into (``teximage_size`` square, kept while the size holds).
+        """
         size = teximage_size(int(np.log2(heights.shape[0] - 1)), self.max_texture_size)
         heights_texture = self._float_texture("texture:teximage_heights", heights)
         texture = self._objects.get("texture:teximage")
@@ -279,7 +285,8 @@ class GpuResources:
     def lod_vertex_array(self, program: str, part: str, rows: np.ndarray, quads: int) -> moderngl.VertexArray:
         """The vertex array that draws ``program``'s level-of-detail patches of ``quads`` quads per side, one
         instance per row of ``rows`` (float32, N x 6, see terrainview/lod.py); ``part`` names the instance
-        buffer ("whole" or "quarters"), which is rewritten in place and grows when needed."""
+        buffer ("whole" or "quarters"), which is rewritten in place and grows when needed.
+        """
         buffer_name = f"buffer:lod_{part}"
         buffer = self._objects.get(buffer_name)
         if buffer is None or buffer.size < rows.nbytes:

@@ -1,5 +1,6 @@
 """Sizes of rendered images: limits, ``WxH`` parsing and supersampling checks (no GL, so the panel can read
-them without the GL stack)."""
+them without the GL stack).
+"""
 
 from __future__ import annotations
 

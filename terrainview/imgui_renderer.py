@@ -143,7 +143,8 @@ class ImGuiRenderer:
     @staticmethod
     def _gather(draw_data: imgui.ImDrawData) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
         """Every draw list's vertices and indices in one array each, with 32-bit indices that already include
-        each command's vertex offset; and the commands as (clip rectangle, texture id, first index, count)."""
+        each command's vertex offset; and the commands as (clip rectangle, texture id, first index, count).
+        """
         vertex_parts, index_parts, commands = [], [], []
         vertex_base = index_base = 0
         for draw_list in draw_data.cmd_lists:

@@ -1,6 +1,7 @@
 """Drawing the surface with level of detail: per frame, select nodes (terrainview/lod.py) and draw them as
 instanced grid patches with the ``terrain_lod`` and ``grid_lines_lod`` programs. The renderer's rendered and
-lines modes call this when the full mesh would exceed its budget; otherwise they draw the full mesh."""
+lines modes call this when the full mesh would exceed its budget; otherwise they draw the full mesh.
+"""
 
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ class LodTerrain:
         nothing beyond the fog's end. A view that would exceed the budget (an eye low over a large surface) is
         drawn with a larger error instead; when ``projection`` shows one tile of a larger image,
         ``image_projection`` (the whole image's) decides that error, so every tile uses the same. ``--tile
-        endless`` selects over the copies of the map within ``reach`` of the eye."""
+        endless`` selects over the copies of the map within ``reach`` of the eye.
+        """
         surface = self.surface
         if settings.lod == "off" or surface is None:
             return None
@@ -73,7 +75,8 @@ class LodTerrain:
 
 def draw_selection(gpu: GpuResources, program_name: str, selection: lod.Selection) -> int:
     """Draw the selected nodes with a level-of-detail program whose other uniforms are set; returns the
-    triangles or line segments drawn."""
+    triangles or line segments drawn.
+    """
     program = gpu.programs[program_name]
     zones = np.zeros((MAX_LOD_LEVELS, 2), dtype="f4")
     morph = selection.morph_zones()

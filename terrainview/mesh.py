@@ -58,7 +58,8 @@ def obj_size_estimate(side: int, tile: int) -> int:
 
 def normals_band(heights: np.ndarray, start: int, stop: int) -> np.ndarray:
     """Unit normals of rows start..stop of a seamless heightmap by central differences, wrapping across the
-    edges like the shader does (so tiles meet without a shading seam); (rows, side, 3) float32."""
+    edges like the shader does (so tiles meet without a shading seam); (rows, side, 3) float32.
+    """
     last = heights.shape[0] - 1
     cell = 2.0 / last
     core = heights[:last, :last]  # the periodic part; the last row/column repeat the first
@@ -75,7 +76,8 @@ def write_obj(grid: SurfaceGrid, obj_path: Path, material_file: str, texture_fil
               header: str) -> None:
     """Write the mesh as OBJ (v, vn, vt, f with 1-based v/vt/vn indices) and its MTL naming the texture.
 
-    Paths are where to write (temporary files, maybe); the names are what the OBJ and MTL refer to."""
+    Paths are where to write (temporary files, maybe); the names are what the OBJ and MTL refer to.
+    """
     mtl_path.write_text(
         f"# {header}\nnewmtl terrain\nKa 1 1 1\nKd 1 1 1\nKs 0 0 0\nillum 1\nmap_Kd {texture_file}\n",
         encoding="utf-8",
@@ -103,7 +105,8 @@ def write_obj(grid: SurfaceGrid, obj_path: Path, material_file: str, texture_fil
 
 def _write_faces(out: TextIO, side: int, first_vertex: int, grid: SurfaceGrid) -> None:
     """Two triangles per cell, wound counter-clockwise seen from above (+Y) as the viewer draws them: every
-    cell's first triangle, then every cell's second; v/vt/vn share one 1-based index per corner."""
+    cell's first triangle, then every cell's second; v/vt/vn share one 1-based index per corner.
+    """
     for second in (False, True):
         for start, stop in grid.bands(side - 1):
             rows, columns = np.meshgrid(np.arange(start, stop), np.arange(side - 1), indexing="ij")

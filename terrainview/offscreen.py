@@ -120,7 +120,8 @@ def render_pixels(renderer: Renderer, settings: SceneSettings, size: tuple[int, 
                   progress: Callable[[float], None] | None = None, stats: list[FrameStats] | None = None,
                   **options) -> np.ndarray:
     """Draw the scene at ``size`` and return RGB uint8 rows, top row first (options as for TiledRender);
-    ``stats`` receives what was drawn, summed over the tiles."""
+    ``stats`` receives what was drawn, summed over the tiles.
+    """
     job = TiledRender(renderer, settings, size, **options)
     try:
         while not job.finished:

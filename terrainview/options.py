@@ -1,5 +1,6 @@
 """Command-line plumbing shared by the window and the subcommands: one-line usage errors and the scene options
-(``SceneSettings``' fields plus ``--scene FILE``)."""
+(``SceneSettings``' fields plus ``--scene FILE``).
+"""
 
 from __future__ import annotations
 

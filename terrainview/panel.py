@@ -327,7 +327,8 @@ class Panel:
 
 def _keep_in_window() -> None:
     """Bring the current ImGui window back inside the main window: after the main window shrank (to 1x1, say)
-    ImGui leaves it shifted off the left edge, with the Seed field's text out of sight, even once it grows."""
+    ImGui leaves it shifted off the left edge, with the Seed field's text out of sight, even once it grows.
+    """
     position, screen = imgui.get_window_pos(), imgui.get_main_viewport().size
     x = min(max(position.x, 0.0), max(screen.x - imgui.get_window_width(), 0.0))
     y = min(max(position.y, 0.0), max(screen.y - imgui.get_frame_height(), 0.0))
@@ -365,7 +366,8 @@ def _drag(settings: SceneSettings, name: str, label: str, speed: float) -> Scene
 
 def _as_shown(value: float) -> float:
     """ImGui's float32 as the decimal the user saw or typed (0.711, not 0.7110000252723694): widgets round to
-    their display format, and the shortest float32 decimal is that rounded value."""
+    their display format, and the shortest float32 decimal is that rounded value.
+    """
     return float(str(np.float32(value)))
 
 

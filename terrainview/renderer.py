@@ -143,7 +143,8 @@ class Renderer:
 
     def _draw_teximage_triangles(self, placement: glm.mat4) -> int:
         """The teximage heightmap as flat-shaded lit triangles seen from above, the square -1..1 placed by
-        ``placement``; returns the triangle count."""
+        ``placement``; returns the triangle count.
+        """
         program, heights = self.gpu.programs["teximage"], self.gpu.get("texture:teximage_heights")
         size = heights.width
         uniform(program, "band_limits").value = self.teximage_band_limits
@@ -221,7 +222,8 @@ class Renderer:
     def _bind_grid(program: moderngl.Program, heights: moderngl.Texture, grid_size: int, tiles: int | None,
                    origin: tuple[float, float] = (0.0, 0.0)) -> None:
         """The height texture and grid size; for the full mesh (``tiles`` not None) tiles x tiles copies centred
-        on ``origin`` (world x, z); level of detail places its nodes itself."""
+        on ``origin`` (world x, z); level of detail places its nodes itself.
+        """
         heights.use(0)
         uniform(program, "heights").value = 0
         uniform(program, "grid_size").value = grid_size
@@ -232,7 +234,8 @@ class Renderer:
     def _bind_tiles(self, program: moderngl.Program, heights: moderngl.Texture, grid_size: int,
                     settings: SceneSettings, reach: float, selection: lod.Selection | None) -> int:
         """Bind the heightmap and the settings' tile layout (camera.tile_layout: a ring around the eye when
-        endless); returns the tiles per side of the full mesh."""
+        endless); returns the tiles per side of the full mesh.
+        """
         tiles, origin = camera.tile_layout(settings, reach)
         self._bind_grid(program, heights, grid_size, tiles if selection is None else None, origin)
         return tiles

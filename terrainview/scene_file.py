@@ -67,7 +67,8 @@ def load_scene(path: str | Path, base: SceneSettings | None = None) -> tuple[Sce
 
 def png_scene_extras(path: str | Path) -> dict[str, str]:
     """The ``terrainview.<key>`` text entries of a PNG that are not settings (a picture's size, supersampling);
-    empty for a TOML scene."""
+    empty for a TOML scene.
+    """
     kind, content = read_scene_source(Path(path))
     if kind != "png":
         return {}

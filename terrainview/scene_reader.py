@@ -39,7 +39,8 @@ class SceneError(Exception):
 
 def read_scene_source(path: Path) -> tuple[str, Any]:
     """('png', {keyword: text}) for a PNG, ('toml', text) otherwise; refuses anything that is not a regular,
-    readable, reasonably small file."""
+    readable, reasonably small file.
+    """
     if str(path) == "":
         raise SceneError("no scene file name given")
     try:
@@ -129,7 +130,7 @@ def _decode_text_chunk(kind: bytes, data: bytes) -> tuple[str | None, str]:
 
 
 def _inflate(data: bytes) -> bytes:
-    """zlib data, refused (ValueError) when it inflates beyond MAX_PNG_TEXT_BYTES: no decompression bomb."""
+    """Zlib data, refused (ValueError) when it inflates beyond MAX_PNG_TEXT_BYTES: no decompression bomb."""
     inflater = zlib.decompressobj()
     result = inflater.decompress(data, MAX_PNG_TEXT_BYTES)
     if inflater.unconsumed_tail:

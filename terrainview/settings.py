@@ -180,7 +180,8 @@ def base_type(spec: dataclasses.Field) -> str:
 
 def _argument_type(spec: dataclasses.Field) -> Any:
     """The argparse type of a setting: text, or a number by the one rule of ``parsing`` with its range (or the
-    one word the option also takes, such as ``--tile endless``)."""
+    one word the option also takes, such as ``--tile endless``).
+    """
     kind, meta = base_type(spec), spec.metadata
     if kind == "str":
         return str

@@ -33,7 +33,8 @@ def teximage_size(iterations: int, max_texture_size: int = MAX_CPU_TEXTURE_SIZE)
 def generator_inputs(settings: SceneSettings) -> tuple[str, ...]:
     """Settings of the chosen 2D generator. A generator whose map at one resolution depends on the surface's
     (fault blur given in surface cells, image passes capped by the surface iterations) adds the iterations, so
-    the teximage made at another resolution follows them too."""
+    the teximage made at another resolution follows them too.
+    """
     entry = catalog.generator(settings)
     return ("generator",) + entry.reads + (("iterations",) if entry.resolution_dependent(settings) else ())
 
@@ -57,7 +58,8 @@ def erosion_inputs(settings: SceneSettings) -> tuple[str, ...]:
 def eroded(heights: np.ndarray, settings: SceneSettings,
            progress: Progress | None = None) -> tuple[np.ndarray, erosion.ErosionResult | None]:
     """``heights`` eroded as ``settings.erosion`` says (hydraulic first, then thermal), and the hydraulic pass's
-    result with its flow and deposit maps (None without one). ``progress`` runs from 0 to 1 over both."""
+    result with its flow and deposit maps (None without one). ``progress`` runs from 0 to 1 over both.
+    """
     entry = catalog.erosion(settings)
     split = 0.8 if entry.hydraulic and entry.thermal else 1.0  # the hydraulic pass's share of the progress bar
 
@@ -85,7 +87,8 @@ def eroded_heights(settings: SceneSettings, iterations: int, h: float,
 
 def surface_heights(settings: SceneSettings, progress: Progress | None = None) -> np.ndarray:
     """The surface: a 1D profile for a 1D render type, else the chosen generator's heightmap (eroded when
-    asked)."""
+    asked).
+    """
     if catalog.render_type(settings).dimensions == 1:
         return fractal.midpoint_1d(settings.iterations, settings.seed, settings.h, settings.height_scale)
     return eroded_heights(settings, settings.iterations, settings.h, progress)[0]
@@ -126,7 +129,8 @@ def surface_texture_key(settings: SceneSettings) -> tuple:
 
 class GenerationError(ValueError):
     """An array could not be made; ``changed`` holds those regenerated before it, which are valid and must
-    still reach the GPU (their keys already say they are current)."""
+    still reach the GPU (their keys already say they are current).
+    """
 
     def __init__(self, message: str, changed: dict[str, np.ndarray | None]) -> None:
         super().__init__(message)
@@ -156,7 +160,8 @@ class DerivedArrays:
 
     ``progress`` (optional) is passed to the erosion: called with the fraction done, False cancels it
     (``erosion.Cancelled``, reported as a GenerationError). ``teximage_erosion`` holds the hydraulic erosion of
-    the teximage heights (its flow and deposit maps texture the surface), None without one."""
+    the teximage heights (its flow and deposit maps texture the surface), None without one.
+    """
 
     progress: Progress | None = None
     surface: _Derived = field(init=False)
@@ -195,7 +200,8 @@ class DerivedArrays:
     def update(self, settings: SceneSettings) -> dict[str, np.ndarray | None]:
         """Bring every array up to date; returns the regenerated ones by name (safe to hand to another thread:
         regeneration replaces arrays, it never writes into one it has returned). Raises GenerationError,
-        carrying what was regenerated before the failure."""
+        carrying what was regenerated before the failure.
+        """
         changed: dict[str, np.ndarray | None] = {}
         for name in self.NAMES:
             derived = getattr(self, name)

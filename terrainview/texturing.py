@@ -55,7 +55,8 @@ def _smooth_cell(pixel, period, size):
 @njit(cache=True, nogil=True)
 def _value_noise_kernel(size, key, periods, amplitudes):
     """Periodic value noise: for each octave a lattice of period x period random values in [-1, 1), smoothly
-    interpolated across a size x size tile, wrapping; the octaves are summed with their amplitudes."""
+    interpolated across a size x size tile, wrapping; the octaves are summed with their amplitudes.
+    """
     noise = np.zeros((size, size), dtype=np.float32)
     for octave in range(periods.shape[0]):
         period = periods[octave]
@@ -77,7 +78,8 @@ def _value_noise_kernel(size, key, periods, amplitudes):
 
 def _noise(size: int, key: int, coarsest: int) -> np.ndarray:
     """Octaves of period coarsest, 2 * coarsest, ... up to one value per pixel, amplitude halving each time,
-    scaled to a maximum of 1."""
+    scaled to a maximum of 1.
+    """
     periods = []
     period = coarsest
     while period <= size:
@@ -135,7 +137,8 @@ def tile_ranges(count: int = len(TILE_NAMES)) -> np.ndarray:
 def _presence(t, index, count):
     """Weight of tile index at height t in band units (0 = lowest height, count + 1 = highest): 1 at the
     optimum index + 1, falling linearly to 0 at low = index and high = index + 2. The lowest tile keeps 1
-    below its optimum and the highest above its optimum, so the weights always sum to 1."""
+    below its optimum and the highest above its optimum, so the weights always sum to 1.
+    """
     low = np.float64(index)
     optimal = low + 1.0
     if t <= optimal:
@@ -159,7 +162,8 @@ def _weights_kernel(fractions, count):
 
 def tile_weights(fractions: np.ndarray, count: int = len(TILE_NAMES)) -> np.ndarray:
     """Each tile's weight at heights given as fractions of the min..max range (0 = lowest, 1 = highest):
-    float64 of shape fractions.shape + (count,), summing to 1 (see ``tile_ranges``)."""
+    float64 of shape fractions.shape + (count,), summing to 1 (see ``tile_ranges``).
+    """
     count = check_int("count", count, 1, 64)
     fractions = np.asarray(fractions, dtype=np.float64)
     return _weights_kernel(fractions.reshape(-1), count).reshape(fractions.shape + (count,))
@@ -323,7 +327,8 @@ def bands_texture(heights: np.ndarray, size: int, split: str = "range", flow: np
     ``split`` "range" (the default, the article's) slices the height range into four equal parts, so the
     bands' areas follow the terrain's height distribution; "quantile" uses the heightmap's quartiles, so each
     band covers about a quarter of the surface. ``flow`` (terrainview.erosion's wetness in [0, 1], of the
-    heightmap's shape) darkens wet channels by ``WET_DARKENING`` at flow 1."""
+    heightmap's shape) darkens wet channels by ``WET_DARKENING`` at flow 1.
+    """
     heights = _check_heights(heights)
     size = _check_size(size)
     thresholds = band_thresholds(heights, split)

@@ -125,7 +125,8 @@ def export(flight: Flight, path: Path, size: tuple[int, int], *, fps: int, super
            force: bool, frames: bool = False, progress: str = "none",
            on_frame: Callable[[], None] | None = None) -> None:
     """Draw every frame of the flight and write it to ``path`` (a video, or a folder of PNGs when ``frames``);
-    a failure or an interruption leaves nothing behind. ``on_frame`` is called as each frame is written."""
+    a failure or an interruption leaves nothing behind. ``on_frame`` is called as each frame is written.
+    """
     count = frame_count(flight, fps, speed)
     with _progress(count, progress, on_frame) as advance:
         if frames:
@@ -175,7 +176,8 @@ def _run(flight: Flight, make_sink: Callable[[], Any], size: tuple[int, int], fp
 
 class _Encoder:
     """The child process that filters and encodes: frames go through ``SLOTS`` shared-memory slots, the child
-    answers ("done", slot) per frame, ("closed", None) once the sink is finished, or the error it met."""
+    answers ("done", slot) per frame, ("closed", None) once the sink is finished, or the error it met.
+    """
 
     SLOTS = 2  # one frame being encoded while the next is drawn
 
@@ -306,7 +308,8 @@ def _progress(count: int, style: str, on_frame: Callable[[], None] | None) -> It
 @contextlib.contextmanager
 def _atomic_folder(folder: Path, force: bool) -> Iterator[Path]:
     """Frames go into a hidden folder beside ``folder``; on success it becomes ``folder`` (or its files move
-    into an existing one), on failure it is removed."""
+    into an existing one), on failure it is removed.
+    """
     parent = folder.parent if str(folder.parent) else Path(".")
     temporary = Path(tempfile.mkdtemp(dir=parent, prefix=f".{folder.name}.", suffix=".part"))
     try:

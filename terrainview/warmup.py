@@ -88,7 +88,8 @@ def cold_kernels(settings: SceneSettings) -> list[str]:
 
 def announce_compile(settings: SceneSettings, stream: TextIO | None = None) -> bool:
     """Say "compiling" on the terminal when generating ``settings`` will compile kernels; returns whether it
-    will. Only an interactive terminal is told (piped output stays exactly the command's own)."""
+    will. Only an interactive terminal is told (piped output stays exactly the command's own).
+    """
     compiling = bool(cold_kernels(settings))
     stream = stream or sys.stderr
     if compiling and stream.isatty():
@@ -107,7 +108,8 @@ def warm_up() -> float:
 
 def _select_level_of_detail() -> None:
     """The level-of-detail kernels run while a large surface is drawn, not while it is generated: run them once
-    on a small map, seen from above."""
+    on a small map, seen from above.
+    """
     surface = lod.LodSurface.from_heights(fractal.diamond_square(6, 0, 0.7))
     view_projection = np.eye(4)
     ranges = lod.lod_ranges(surface, 720, 45.0, lod.DEFAULT_ERROR_PIXELS)

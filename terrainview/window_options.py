@@ -117,7 +117,8 @@ def check_display(window: str | None) -> None:
 
 def patch_pyglet_fullscreen() -> None:
     """moderngl-window 3.1.1 opens a full-screen window through ``pyglet.canvas``, which pyglet 2.1 renamed
-    ``pyglet.display``; give it the old name so --fullscreen works with either pyglet."""
+    ``pyglet.display``; give it the old name so --fullscreen works with either pyglet.
+    """
     pyglet = importlib.import_module("pyglet")
     if not hasattr(pyglet, "canvas"):
         setattr(pyglet, "canvas", pyglet.display)  # noqa: B010  (a name pyglet's own type hints do not have)
