@@ -37,6 +37,8 @@ UPLOAD_SECONDS = 0.02  # a frame spends at most about this long copying new heig
 
 
 class TerrainApp(mglw.WindowConfig):
+    """The viewer window: routes input, runs the frame loop, draws the terrain, the options panel and messages."""
+
     gl_version = (3, 3)
     title = "terrainview"
     window_size = (1280, 720)
@@ -50,6 +52,7 @@ class TerrainApp(mglw.WindowConfig):
 
     @classmethod
     def add_arguments(cls, parser) -> None:
+        """Add the scene options, ``--flight`` and ``--ui-scale`` to the window's command line."""
         add_scene_arguments(parser)
         add_flight_argument(parser)
         parser.add_argument("--ui-scale", type=_ui_scale, default=1.0, metavar="X",
@@ -103,6 +106,7 @@ class TerrainApp(mglw.WindowConfig):
     # --- frame loop -----------------------------------------------------------------------------------------
 
     def on_render(self, time_: float, frame_time: float) -> None:
+        """Draw one frame: take new heightmaps, move the camera, draw the terrain, advance a screenshot, the panel."""
         self._take_generated()
         self._update_ground()
         self.settings = self.flight.advance(self.settings, frame_time)
@@ -240,19 +244,22 @@ class TerrainApp(mglw.WindowConfig):
         imgui.end()
 
     def show_message(self, text: str) -> None:
+        """Show ``text`` over the view for MESSAGE_SECONDS and print it to stderr."""
         self.message = (text, time.perf_counter() + MESSAGE_SECONDS)
         print(f"terrainview: {text}", file=sys.stderr, flush=True)
 
     # --- actions --------------------------------------------------------------------------------------------
 
     def reset_camera(self) -> None:
+        """Home: put the camera back where the session started, with no keys held and speed 1."""
         self.settings = self.settings.replace(**self.start_camera)
         self.flight.release_all()
         self.flight.speed = 1.0
 
     def toggle_wireframe(self) -> None:
-        """P (seeds/004): switch the current surface between rendered and wireframe drawing (from another
-        render type, show it rendered).
+        """P (seeds/004): switch the current surface between rendered and wireframe drawing.
+
+        From another render type, show it rendered.
         """
         self.settings = self.settings.with_mode(catalog.render_type(self.settings).toggle)
 
@@ -296,14 +303,17 @@ class TerrainApp(mglw.WindowConfig):
             job.release()
 
     def cancel_shot(self) -> None:
+        """Stop the screenshot being rendered, if any, and say so."""
         if self.shot is not None:
             self.shot[0].release()
             self.show_message(f"Cancelled {self.shot[1].name}")
             self.shot = None
 
     def save_scene_file(self, path: Path | None = None) -> None:
-        """Save as TOML, by default to a new time-stamped file in ./scenes/ (whose name the panel's Scene file
-        field then shows, ready to load); a file this session did not write is never overwritten.
+        """Save the scene as TOML, by default to a new time-stamped file in ./scenes/.
+
+        The panel's Scene file field then shows the new file's name, ready to load; a file this session did not
+        write is never overwritten.
         """
         try:
             if path is None:
@@ -321,6 +331,7 @@ class TerrainApp(mglw.WindowConfig):
             self.show_message(f"Scene not saved: {error}")
 
     def load_scene_file(self, path: Path) -> None:
+        """Load a scene file; on any error show a message and keep the current scene, and print its warnings."""
         try:
             settings, warnings = load_scene(path, self.settings)
         except Exception as error:  # whatever a file does, the session goes on (a message, not a crash)
@@ -341,6 +352,7 @@ class TerrainApp(mglw.WindowConfig):
                 keys.DOWN: flight.Key.DOWN, keys.S: flight.Key.DOWN}.get(key)
 
     def on_key_event(self, key, action, modifiers) -> None:
+        """Pass a key to ImGui, then act on it: panel and help toggles, Escape, screenshot, camera, replay, flight."""
         self.imgui_input.key_event(key, action, modifiers)
         keys = self.wnd.keys
         self.flight.shift = bool(modifiers.shift)
@@ -377,35 +389,43 @@ class TerrainApp(mglw.WindowConfig):
             self.settings = self.flight.press(self.settings, flight_key)
 
     def on_unicode_char_entered(self, char: str) -> None:
+        """Pass a typed character to ImGui."""
         self.imgui_input.text(char)
 
     # Mouse input goes to ImGui as queued events, so a press and release within one frame (a quick click, a
     # touchpad tap) still reaches the panel.
 
     def on_mouse_position_event(self, x: int, y: int, dx: int, dy: int) -> None:
+        """Pass the mouse position to ImGui."""
         self.imgui_input.mouse_position(x, y)
 
     def on_mouse_drag_event(self, x: int, y: int, dx: int, dy: int) -> None:
+        """Pass the mouse position to ImGui; a drag outside the panel turns the camera."""
         self.imgui_input.mouse_position(x, y)
         if not imgui.get_io().want_capture_mouse:  # the mouse over the panel never moves the camera
             self.settings = self.flight.drag(self.settings, dx, dy)
 
     def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
+        """Pass the wheel to ImGui; outside the panel it sets the fly speed or steps the orbit camera."""
         self.imgui_input.mouse_wheel(x_offset, y_offset)
         if not imgui.get_io().want_capture_mouse:
             self.settings = self.flight.wheel(self.settings, y_offset)
 
     def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
+        """Pass a mouse button press to ImGui."""
         self.imgui_input.mouse_button(x, y, button, True)
 
     def on_mouse_release_event(self, x: int, y: int, button: int) -> None:
+        """Pass a mouse button release to ImGui."""
         self.imgui_input.mouse_button(x, y, button, False)
 
     def on_files_dropped_event(self, x: int, y: int, paths: list) -> None:
+        """Load the first file dropped on the window as a scene."""
         if paths:
             self.load_scene_file(Path(paths[0]))
 
     def on_close(self) -> None:
+        """Stop the flythrough and the generation thread and release the GPU objects."""
         self.flythrough.close()
         self.worker.stop()
         self.staging = None

@@ -111,8 +111,10 @@ def heading(settings: SceneSettings) -> tuple[float, float]:
 # --- tiles ----------------------------------------------------------------------------------------------------
 
 def tile_shift(tile: int | str) -> float:
-    """Where the tile grid's lines are: copies are centred on the origin, so an odd count (and endless,
-    which continues the single tile) puts a tile's centre at 0, an even count a tile's edge.
+    """Where the tile grid's lines are.
+
+    Copies are centred on the origin, so an odd count (and endless, which continues the single tile) puts a
+    tile's centre at 0, an even count a tile's edge.
     """
     return 1.0 if tile != ENDLESS and tile % 2 == 0 else 0.0
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -35,8 +36,10 @@ class RenderType:
 
 @dataclass(frozen=True)
 class Widget:
-    """A panel widget bound to one setting; ``high`` narrows the slider where the option's range is too wide
-    to drag through (typed values still reach the whole range).
+    """A panel widget bound to one setting.
+
+    ``high`` narrows the slider where the option's range is too wide to drag through (typed values still reach
+    the whole range).
     """
 
     setting: str
@@ -62,6 +65,8 @@ class Generator:
     widgets: tuple[Widget, ...]
     uses_roughness: bool = True  # the surface and teximage H settings shape its heights
     resolution_dependent: Callable[[SceneSettings], bool] = lambda settings: False
+    # The kernel modules ``make`` runs for these settings (the set-up's warm-up compiles them).
+    kernels: Callable[[SceneSettings], tuple[ModuleType, ...]] = lambda settings: (fractal,)
 
 
 def _diamond_square(settings: SceneSettings, iterations: int, h: float) -> np.ndarray:
@@ -94,10 +99,12 @@ RENDER_TYPES: dict[str, RenderType] = {entry.name: entry for entry in (
 GENERATORS: dict[str, Generator] = {entry.name: entry for entry in (
     Generator("diamond-square", "Diamond-square", ("seed_image", "seed_passes"), _diamond_square,
               (Widget("seed_image", "Seed image", kind="path"), Widget("seed_passes", "Seed-image passes")),
-              resolution_dependent=lambda settings: bool(settings.seed_image)),
+              resolution_dependent=lambda settings: bool(settings.seed_image),
+              kernels=lambda settings: (fractal, generators) if settings.seed_image else (fractal,)),
     Generator("fault", "Fault formation", ("fault_iterations", "blur"), _fault,
               (Widget("fault_iterations", "Faults", high=1000), Widget("blur", "Blur sigma", high=8.0)),
-              uses_roughness=False, resolution_dependent=lambda settings: settings.blur > 0.0),
+              uses_roughness=False, resolution_dependent=lambda settings: settings.blur > 0.0,
+              kernels=lambda settings: (fractal, generators)),
 )}
 
 # Settings that only some generators read: the panel shows each only while the chosen generator reads it.
@@ -109,9 +116,10 @@ SURFACE_RENDER_TYPE = "lines"
 
 @dataclass(frozen=True)
 class Texture:
-    """A surface texture of rendered mode: made on the CPU from the teximage heightmap at a side length (with
-    the hydraulic erosion's flow and deposit maps when there are any), or (``make`` None) the teximage itself,
-    drawn by GL.
+    """A surface texture of rendered mode: made on the CPU, or the teximage itself drawn by GL.
+
+    A made texture comes from the teximage heightmap at a side length (with the hydraulic erosion's flow and
+    deposit maps when there are any); with ``make`` None the texture is the teximage itself, drawn by GL.
     """
 
     name: str
@@ -155,6 +163,7 @@ class Erosion:
 
     @property
     def widgets(self) -> tuple[Widget, ...]:
+        """The panel widgets of the passes this choice runs: hydraulic ones first, then thermal ones."""
         return (HYDRAULIC_WIDGETS if self.hydraulic else ()) + (THERMAL_WIDGETS if self.thermal else ())
 
 
@@ -168,24 +177,29 @@ SHADINGS = ("none", "slope")
 
 
 def render_type(settings: SceneSettings) -> RenderType:
+    """The render type named by the settings' mode."""
     return RENDER_TYPES[settings.mode]
 
 
 def generator(settings: SceneSettings) -> Generator:
+    """The surface generator the settings choose."""
     return GENERATORS[settings.generator]
 
 
 def texture(settings: SceneSettings) -> Texture:
+    """The surface texture the settings choose."""
     return TEXTURES[settings.texture]
 
 
 def erosion(settings: SceneSettings) -> Erosion:
+    """The erosion choice the settings name."""
     return EROSIONS[settings.erosion]
 
 
 def reads(settings: SceneSettings, name: str) -> bool:
-    """Whether the chosen generator's heights depend on the setting ``name`` (always true for settings that are
-    not generator-specific).
+    """Whether the chosen generator's heights depend on the setting ``name``.
+
+    Always true for settings that are not generator-specific.
     """
     if name not in GENERATOR_SETTINGS:
         return True

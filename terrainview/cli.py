@@ -55,6 +55,11 @@ def commands_help() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command named first in ``argv`` (else the viewer) and return its exit status.
+
+    ``--version`` or ``-V`` prints the version. Bad input, an OSError (the output was not written) and running
+    out of memory print one line on stderr and return 2; an interrupt returns 130.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] in (["--version"], ["-V"]):
         print(f"terrainview {__version__}")

@@ -165,8 +165,9 @@ def brush(size: int, radius: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 @njit(cache=True, nogil=True)
 def _hydraulic_kernel(torus, flow, size, key, first, count, brush_rows, brush_columns, brush_weights, step_cells,
                       cell, strength, capacity, deposition, evaporation, inertia):
-    """Run droplets first .. first + count - 1 over the flattened size x size torus and flow map (in place);
-    returns the volume they still carry when they die, in reference cells. ``cell``: the cell size in surface
+    """Run droplets first .. first + count - 1 over the flattened size x size torus and flow map (in place).
+
+    Returns the volume they still carry when they die, in reference cells. ``cell``: the cell size in surface
     units.
     """
     mask = size - 1
@@ -237,9 +238,10 @@ def droplet_count(droplets: float) -> int:
 
 
 def flow_wetness(flow: np.ndarray, mean: float) -> np.ndarray:
-    """Raw flow (water per reference cell, summed over droplets and steps) as wetness in [0, 1], float32:
-    0 up to the map's ``mean`` flow, then 1 - exp(-(flow / mean - 1) / WETNESS_FLOW), so channels stand out
-    whatever the number of droplets.
+    """Raw flow (water per reference cell, summed over droplets and steps) as wetness in [0, 1], float32.
+
+    Wetness is 0 up to the map's ``mean`` flow, then 1 - exp(-(flow / mean - 1) / WETNESS_FLOW), so channels
+    stand out whatever the number of droplets.
     """
     if mean <= 0.0:
         return np.zeros(np.shape(flow), dtype=np.float32)
@@ -251,9 +253,11 @@ def hydraulic_erosion(heights: np.ndarray, seed: int = 0, droplets: float = DROP
                       radius: float = RADIUS, capacity: float = CAPACITY, deposition: float = DEPOSITION,
                       evaporation: float = EVAPORATION, inertia: float = INERTIA,
                       progress: Callable[[float], bool] | None = None) -> ErosionResult:
-    """Beyer's droplet erosion of a seamless (2**n + 1)**2 heightmap (see the module's docstring for the model
-    and the units): ``droplets`` per unit area, erosion rate ``strength``, brush ``radius`` in surface units,
-    sediment ``capacity`` factor, ``deposition`` and ``evaporation`` rates, ``inertia`` of direction.
+    """Beyer's droplet erosion of a seamless (2**n + 1)**2 heightmap.
+
+    See the module's docstring for the model and the units. ``droplets`` per unit area, erosion rate
+    ``strength``, brush ``radius`` in surface units, sediment ``capacity`` factor, ``deposition`` and
+    ``evaporation`` rates, ``inertia`` of direction.
 
     Returns the eroded map, the wetness and deposit maps and the volume lost with dying droplets. Calls
     ``progress(fraction)`` after each of ``_BATCHES`` batches; False raises ``Cancelled``.
@@ -309,11 +313,13 @@ def _wrap_border(padded):
 
 @njit(cache=True, nogil=True)
 def _thermal_passes(padded, passes, limits):
-    """``passes`` passes over the torus held in ``padded`` (size + 2)**2 with a wrapped one-cell border;
-    ``limits[k]`` is the largest stable height difference towards neighbour k (``_NEIGHBOUR_ROWS``,
-    ``_NEIGHBOUR_COLUMNS``); returns the padded result. Each pass first finds every cell's share (what it moves
-    per unit of excess), then every cell's new height: what it keeps plus what its higher neighbours pass to
-    it. Row by row and direction by direction, so the inner loops run along contiguous columns and vectorise.
+    """Run ``passes`` thermal passes over the torus held in ``padded`` (size + 2)**2 with a wrapped border.
+
+    The border is one cell wide. ``limits[k]`` is the largest stable height difference towards neighbour k
+    (``_NEIGHBOUR_ROWS``, ``_NEIGHBOUR_COLUMNS``); returns the padded result. Each pass first finds every cell's
+    share (what it moves per unit of excess), then every cell's new height: what it keeps plus what its higher
+    neighbours pass to it. Row by row and direction by direction, so the inner loops run along contiguous
+    columns and vectorise.
     """
     size = padded.shape[0] - 2
     share = np.zeros_like(padded)
@@ -353,9 +359,11 @@ def _thermal_passes(padded, passes, limits):
 
 def thermal_erosion(heights: np.ndarray, talus: float = TALUS, passes: int = THERMAL_PASSES,
                     progress: Callable[[float], bool] | None = None) -> np.ndarray:
-    """Thermal erosion of a seamless (2**n + 1)**2 heightmap: ``passes`` passes moving material above the
-    ``talus`` angle (degrees, on a map SURFACE_SIZE across with heights as displayed) to lower neighbours.
-    Returns the float32 map; ``progress(fraction)`` after every pass, False raises ``Cancelled``.
+    """Thermal erosion of a seamless (2**n + 1)**2 heightmap.
+
+    ``passes`` passes move material above the ``talus`` angle (degrees, on a map SURFACE_SIZE across with
+    heights as displayed) to lower neighbours. Returns the float32 map; ``progress(fraction)`` after every
+    pass, False raises ``Cancelled``.
     """
     torus, size = _check_map(heights)
     talus = check_real("talus", talus, 0.0, MAX_TALUS)

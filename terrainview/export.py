@@ -75,8 +75,10 @@ def _write_raw(heights: np.ndarray, settings: SceneSettings, files: dict[Path, P
 
 
 def surface_texture_rgb(settings: SceneSettings) -> np.ndarray:
-    """The image that textures the surface, RGB uint8 with the heightmap's row order (row 0 at z = -1, the
-    top of the picture, v = 1). The teximage is drawn by GL, so it needs an offscreen context.
+    """The image that textures the surface, RGB uint8 with the heightmap's row order.
+
+    Row 0 is at z = -1, the top of the picture, v = 1. The teximage is drawn by GL, so it needs an offscreen
+    context.
     """
     if catalog.texture(settings).make is not None:  # a CPU-made texture
         from .terrain import DerivedArrays

@@ -27,6 +27,8 @@ _EPSILON = 1e-6  # absorbs float error when frame times add up to exactly n / 30
 
 
 class Key(Enum):
+    """A camera movement key: the arrows (and WASD in the window)."""
+
     LEFT = "left"
     RIGHT = "right"
     UP = "up"
@@ -102,14 +104,17 @@ class Flight:
         return camera.keep_above_ground(step(settings, key, False, max(1, round(abs(notches)))), self.ground)
 
     def release(self, key: Key) -> None:
+        """Stop stepping for ``key``."""
         self.held.pop(key, None)
 
     def release_all(self) -> None:
+        """Stop stepping for every held key."""
         self.held.clear()
 
     def advance(self, settings: SceneSettings, seconds: float) -> SceneSettings:
-        """Time passed with keys held: step each key up to ceil(held time * 30), so holding for one second
-        makes 30 steps whatever the frame rate.
+        """Time passed with keys held: step each key up to ceil(held time * 30).
+
+        Holding a key for one second so makes 30 steps whatever the frame rate.
         """
         for key, held in self.held.items():
             held.seconds += seconds

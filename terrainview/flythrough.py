@@ -83,6 +83,7 @@ class Flight:
 
     @property
     def duration(self) -> float:
+        """The flight's length in seconds: the last keyframe's time, 0 without keyframes."""
         return self.keyframes[-1].time if self.keyframes else 0.0
 
     def _build_curves(self) -> tuple[_Curve, ...]:
@@ -313,8 +314,10 @@ def _coerce(spec: dataclasses.Field, value: Any) -> Any:
 
 
 class Recorder:
-    """Builds a flight from (time, settings) samples: a keyframe at every change, with the value held before
-    a camera move, so a replay shows the same camera at every sampled time.
+    """Builds a flight from (time, settings) samples.
+
+    A keyframe goes at every change, with the value held before a camera move, so a replay shows the same camera
+    at every sampled time.
     """
 
     def __init__(self, start: SceneSettings, max_keyframes: int = MAX_KEYFRAMES) -> None:
@@ -327,10 +330,12 @@ class Recorder:
 
     @property
     def seconds(self) -> float:
+        """The time of the last sample fed, in seconds after the start."""
         return self._last_time
 
     @property
     def full(self) -> bool:
+        """Whether the keyframes leave no more room than a hold and the closing keyframe need."""
         return len(self._keyframes) >= self.max_keyframes - 2  # room for a hold and the closing keyframe
 
     def feed(self, time: float, settings: SceneSettings) -> None:
@@ -369,9 +374,11 @@ class Player:
 
     @property
     def finished(self) -> bool:
+        """Whether the replay has reached the end of the flight."""
         return self.time >= self.flight.duration
 
     def advance(self, seconds: float) -> SceneSettings:
+        """Move ``seconds`` on unless paused (held at the flight's end) and return the scene at the new time."""
         if not self.paused:
             self.time = min(self.flight.duration, self.time + seconds)
         return self.flight.at(self.time)

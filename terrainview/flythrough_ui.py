@@ -30,12 +30,13 @@ REC_COLOR = imgui.ImVec4(1.0, 0.2, 0.2, 1.0)
 
 
 def add_flight_argument(parser: argparse.ArgumentParser) -> None:
+    """Add the viewer's ``--flight FILE`` option (the flight to replay) to ``parser``."""
     parser.add_argument("--flight", metavar="FILE", help="replay a flight (a flight TOML file or a terrainview "
                         "video): Space pauses, Left/Right step while paused, Escape stops")
 
 
 def clock(seconds: float) -> str:
-    """m:ss"""
+    """``seconds`` as m:ss."""
     return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
 
 
@@ -69,6 +70,7 @@ class VideoExport:
 
     @property
     def progress(self) -> float:
+        """The fraction of frames written so far, 0 until the child reports its frame count."""
         return self.done / self.total if self.total else 0.0
 
     def finished(self) -> int | None:
@@ -128,11 +130,13 @@ class FlythroughControls:
 
     @property
     def recording_seconds(self) -> float | None:
+        """The length of the recording so far in seconds, None when not recording."""
         return None if self.recorder is None else self.recorder.seconds
 
     # --- recording ------------------------------------------------------------------------------------------
 
     def toggle_recording(self, settings: SceneSettings) -> None:
+        """Start recording from ``settings`` (stopping any replay), or stop and save the running recording."""
         if self.recorder is None:
             self.stop_replay()
             self.recorder = Recorder(settings)
@@ -156,6 +160,7 @@ class FlythroughControls:
         return path
 
     def refresh_recent(self) -> None:
+        """List the newest flight files in ./flights/, newest first, at most RECENT_FLIGHTS of them."""
         flights = FLIGHT_FOLDER.glob("flight-*.toml") if FLIGHT_FOLDER.is_dir() else []
         self.recent = sorted(flights, key=lambda path: path.stat().st_mtime, reverse=True)[:RECENT_FLIGHTS]
 
@@ -169,6 +174,7 @@ class FlythroughControls:
         return flight.at(0.0)
 
     def play_file(self, path: Path) -> SceneSettings | None:
+        """Load the flight at ``path`` and start replaying it; returns its start scene, None if it cannot load."""
         try:
             flight, _ = load_flight(path)
         except (SceneError, OSError) as error:
@@ -177,6 +183,7 @@ class FlythroughControls:
         return self.play(flight)
 
     def stop_replay(self) -> None:
+        """Stop the replay, if any."""
         self.player = None
 
     def key(self, name: str) -> None:
@@ -203,6 +210,10 @@ class FlythroughControls:
     # --- export ---------------------------------------------------------------------------------------------
 
     def start_export(self, flight_path: Path, window_size: tuple[int, int]) -> None:
+        """Start exporting the flight to a new MP4 in ./videos/, unless an export is already running.
+
+        The video size is the chosen one of the window's size (made even) and VIDEO_SIZES.
+        """
         if self.export is not None:
             return
         sizes = (_even(window_size), *VIDEO_SIZES)
@@ -219,6 +230,7 @@ class FlythroughControls:
         return True
 
     def close(self) -> None:
+        """Save a running recording and cancel a running export, waiting for the child to end."""
         self.stop_recording()
         if self.export is not None:
             self.export.cancel(wait=True)

@@ -278,8 +278,9 @@ def diamond_square_seeded(coarse: np.ndarray, iterations: int, seed: int = 0, h:
 
 
 def midpoint_1d(iterations: int, seed: int = 0, h: float = 0.7, height_scale: float = 1.0) -> np.ndarray:
-    """1D midpoint displacement, float32 of length 2**iterations + 1, ends at 0 (Martz's fill1DFractArray,
-    with the scale reduced once per pass as his article says).
+    """1D midpoint displacement, float32 of length 2**iterations + 1, ends at 0.
+
+    Martz's fill1DFractArray, with the scale reduced once per pass as his article says.
     """
     iterations = check_int("iterations", iterations, 1, MAX_ITERATIONS_1D)
     seed, h, height_scale = check_common(seed, h, height_scale)

@@ -219,8 +219,10 @@ def _fault_lines_for(seed: int, count: int):
 
 
 def _fault_raw(iterations: int, seed: int, fault_iterations: int) -> np.ndarray:
-    """The faults' sum before normalisation and blur: each point is the sum of the deltas of the faults that
-    raised it (so one fault gives exactly the two levels 0 and FAULT_MAX_DELTA).
+    """The faults' sum before normalisation and blur.
+
+    Each point is the sum of the deltas of the faults that raised it (so one fault gives exactly the two levels
+    0 and FAULT_MAX_DELTA).
     """
     px, pz, dir_x, dir_z = _fault_lines_for(seed, fault_iterations)
     return run_rows(_FAULT, 1 << iterations, _fault_work(iterations, fault_iterations), iterations, px, pz, dir_x,
@@ -274,8 +276,9 @@ _PERIODIC_BLUR = row_kernels(_periodic_blur_rows)
 
 
 def periodic_blur(heights: np.ndarray, sigma: float) -> np.ndarray:
-    """Gaussian blur (sigma in cells) of a seamless heightmap, wrapping across its edges; the result is
-    seamless again (last row/column equal to the first).
+    """Gaussian blur (sigma in cells) of a seamless heightmap, wrapping across its edges.
+
+    The result is seamless again (last row/column equal to the first).
     """
     heights = np.asarray(heights)
     if heights.ndim != 2 or heights.shape[0] != heights.shape[1] or heights.shape[0] < 2:
@@ -403,8 +406,10 @@ def seed_grid(grey: np.ndarray, passes: int, height_scale: float = 1.0) -> np.nd
 
 
 def seed_passes_used(seed_passes: int, iterations: int) -> int:
-    """Passes taken from the image: seed_passes, but at most iterations - 1 so diamond-square adds at least one
-    pass of detail (and at least 1, so an iterations-1 map is the image's 3 x 3 grid).
+    """Passes taken from the image: seed_passes, but at most iterations - 1 and at least 1.
+
+    At most iterations - 1 so diamond-square adds at least one pass of detail; at least 1, so an iterations-1
+    map is the image's 3 x 3 grid.
     """
     return max(1, min(seed_passes, iterations - 1))
 

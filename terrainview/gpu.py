@@ -59,8 +59,10 @@ def uniform(program: moderngl.Program, name: str) -> moderngl.Uniform:
 
 
 def load_program(ctx: moderngl.Context, name: str, **defines: float | Sequence[float] | int) -> moderngl.Program:
-    """Compile ``shaders/<name>.glsl`` on ``ctx``: moderngl-window's single-file format (stages in
-    ``#if defined VERTEX_SHADER`` blocks, ``#include`` resolved under shaders/) with the given defines.
+    """Compile ``shaders/<name>.glsl`` on ``ctx`` with the given defines.
+
+    The file is in moderngl-window's single-file format: stages in ``#if defined VERTEX_SHADER`` blocks,
+    ``#include`` resolved under shaders/.
     """
     values = {key: str(value) if isinstance(value, int) else _glsl(value) for key, value in defines.items()}
     path = f"{name}.glsl"
@@ -87,8 +89,9 @@ def _sky_vertices() -> np.ndarray:
 
 
 def patch_triangle_indices(quads: int) -> np.ndarray:
-    """Triangles of a quads x quads grid patch whose vertices run row by row, each quad split along its
-    anti-diagonal and wound like the full mesh's strips.
+    """Triangles of a quads x quads grid patch whose vertices run row by row.
+
+    Each quad is split along its anti-diagonal and wound like the full mesh's strips.
     """
     row, column = np.divmod(np.arange(quads * quads, dtype=np.uint32), quads)
     corner = row * (quads + 1) + column  # the quad's first vertex; +1 next column, + quads + 1 next row
@@ -97,8 +100,9 @@ def patch_triangle_indices(quads: int) -> np.ndarray:
 
 
 class GpuResources:
-    """Every GL object of one renderer: programs, vertex arrays, the height and colour textures, the teximage
-    framebuffer.
+    """Every GL object of one renderer.
+
+    Programs, vertex arrays, the height and colour textures, the teximage framebuffer.
     """
 
     def __init__(self, ctx: moderngl.Context) -> None:
@@ -146,9 +150,11 @@ class GpuResources:
         return gl_object
 
     def get(self, name: str):
+        """The GL object kept under ``name``."""
         return self._objects[name]
 
     def has(self, name: str) -> bool:
+        """Whether a GL object is kept under ``name``."""
         return name in self._objects
 
     @property
@@ -159,9 +165,11 @@ class GpuResources:
 
     @property
     def live_objects(self) -> int:
+        """How many GL objects are kept."""
         return len(self._objects)
 
     def release(self) -> None:
+        """Release every GL object kept and forget them."""
         for gl_object in self._objects.values():
             gl_object.release()
         self._objects.clear()
@@ -169,9 +177,10 @@ class GpuResources:
     # --- uploads --------------------------------------------------------------------------------------------
 
     def stage(self, changed: dict[str, np.ndarray | None]) -> Iterator[None]:
-        """Copy the heightmaps in ``changed`` (as from ``DerivedArrays.update``) into new textures a slice at a
-        time, yielding after each; the ``upload_*`` calls given the same arrays then adopt them whole, so
-        the drawn terrain stays the old one until everything is there and then switches at once.
+        """Copy the heightmaps in ``changed`` into new textures a slice at a time, yielding after each.
+
+        ``changed`` is as from ``DerivedArrays.update``. The ``upload_*`` calls given the same arrays then adopt
+        them whole, so the drawn terrain stays the old one until everything is there and then switches at once.
         """
         targets = {"surface": "texture:surface", "teximage": "texture:teximage_heights"}
         for key, name in targets.items():
@@ -200,8 +209,10 @@ class GpuResources:
         self._staged_from[name] = values
 
     def _float_texture(self, name: str, values: np.ndarray) -> moderngl.Texture:
-        """Upload a 2D float32 array as an R32F texture, reusing the texture when the size is unchanged (or
-        adopting the copy ``stage`` made of this very array).
+        """Upload a 2D float32 array as an R32F texture.
+
+        The texture is reused when the size is unchanged (or the copy ``stage`` made of this very array is
+        adopted).
         """
         staged = self._objects.pop("staged:" + name, None)
         if staged is not None:
@@ -254,11 +265,13 @@ class GpuResources:
             self.profile_length, self.surface_grid_size = 0, heights.shape[0]
 
     def upload_clouds(self, colors: np.ndarray) -> None:
+        """Upload the sky's cloud colours as its texture."""
         self._color_texture("texture:clouds", colors)
 
     def upload_teximage_heights(self, heights: np.ndarray) -> tuple[moderngl.Texture, moderngl.Framebuffer]:
-        """Upload the teximage heightmap; returns it with the framebuffer of the teximage texture it is drawn
-        into (``teximage_size`` square, kept while the size holds).
+        """Upload the teximage heightmap; returns it with the framebuffer it is drawn into.
+
+        That framebuffer's teximage texture is ``teximage_size`` square, kept while the size holds.
         """
         size = teximage_size(int(np.log2(heights.shape[0] - 1)), self.max_texture_size)
         heights_texture = self._float_texture("texture:teximage_heights", heights)
@@ -278,13 +291,15 @@ class GpuResources:
             self._color_texture("texture:surface_image", rgb[::-1])
 
     def surface_texture(self) -> moderngl.Texture:
+        """The texture on the surface: the CPU-made one if uploaded, else the teximage."""
         return self._objects.get("texture:surface_image") or self._objects["texture:teximage"]
 
     # --- level of detail -----------------------------------------------------------------------------------
 
     def lod_vertex_array(self, program: str, part: str, rows: np.ndarray, quads: int) -> moderngl.VertexArray:
-        """The vertex array that draws ``program``'s level-of-detail patches of ``quads`` quads per side, one
-        instance per row of ``rows`` (float32, N x 6, see terrainview/lod.py); ``part`` names the instance
+        """The vertex array that draws ``program``'s level-of-detail patches of ``quads`` quads per side.
+
+        One instance per row of ``rows`` (float32, N x 6, see terrainview/lod.py); ``part`` names the instance
         buffer ("whole" or "quarters"), which is rewritten in place and grows when needed.
         """
         buffer_name = f"buffer:lod_{part}"

@@ -1,5 +1,6 @@
-"""Sizes of rendered images: limits, ``WxH`` parsing and supersampling checks (no GL, so the panel can read
-them without the GL stack).
+"""Sizes of rendered images: limits, ``WxH`` parsing and supersampling checks.
+
+No GL here, so the panel can read them without the GL stack.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def check_supersample(size: tuple[int, int], supersample: int) -> None:
+    """Raise SettingsError unless ``supersample`` is 1, 2 or 4 and ``size`` times it stays within MAX_RENDER_SIDE."""
     if supersample not in SUPERSAMPLE_FACTORS:
         raise SettingsError(f"supersample: expected one of 1, 2, 4, got {supersample!r}")
     if max(size) * supersample > MAX_RENDER_SIDE:

@@ -142,8 +142,10 @@ class ImGuiRenderer:
 
     @staticmethod
     def _gather(draw_data: imgui.ImDrawData) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
-        """Every draw list's vertices and indices in one array each, with 32-bit indices that already include
-        each command's vertex offset; and the commands as (clip rectangle, texture id, first index, count).
+        """Every draw list's vertices and indices in one array each, and the commands.
+
+        The 32-bit indices already include each command's vertex offset; the commands are (clip rectangle,
+        texture id, first index, count).
         """
         vertex_parts, index_parts, commands = [], [], []
         vertex_base = index_base = 0
@@ -263,6 +265,7 @@ class WindowInput:
 
     @staticmethod
     def mouse_position(x: float, y: float) -> None:
+        """The mouse moved to (x, y)."""
         imgui.get_io().add_mouse_pos_event(x, y)
 
     def mouse_button(self, x: float, y: float, button: Any, down: bool) -> None:
@@ -277,6 +280,7 @@ class WindowInput:
 
     @staticmethod
     def mouse_wheel(x_offset: float, y_offset: float) -> None:
+        """The mouse wheel turned by the given offsets."""
         imgui.get_io().add_mouse_wheel_event(x_offset, y_offset)
 
 

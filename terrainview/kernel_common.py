@@ -66,8 +66,10 @@ def hash32(x):
 
 
 def stream_key(seed: int, domain: int) -> np.uint32:
-    """Per-seed key of one random stream: a bijection of the seed, so distinct seeds give distinct streams;
-    ``domain`` keeps the streams of different kernels independent for one seed.
+    """Per-seed key of one random stream.
+
+    The key is a bijection of the seed, so distinct seeds give distinct streams; ``domain`` keeps the streams
+    of different kernels independent for one seed.
     """
     return np.uint32(hash32(np.uint32((seed ^ domain) & 0xFFFFFFFF)))
 
@@ -117,9 +119,11 @@ def row_kernels(function: Callable) -> tuple[Callable, Callable]:
 
 
 def run_rows(kernels: tuple[Callable, Callable], rows: int, work: int, *args: Any) -> Any:
-    """Run a ``row_kernels`` pair on ``args``: serially below ``PARALLEL_MIN_WORK`` of ``work`` (or with one
-    numba thread), else in parallel with the ``rows`` handed out in small chunks as threads come free, rather
-    than one fixed half per thread (a thread kept off its core would hold up the whole call).
+    """Run a ``row_kernels`` pair on ``args``, serially or in parallel.
+
+    Serially below ``PARALLEL_MIN_WORK`` of ``work`` (or with one numba thread), else in parallel with the
+    ``rows`` handed out in small chunks as threads come free, rather than one fixed half per thread (a thread
+    kept off its core would hold up the whole call).
     """
     serial, parallel = kernels
     threads = get_num_threads()

@@ -63,8 +63,10 @@ def tile_roots(tiles: int) -> np.ndarray:
 
 
 def roots_around(eye_x: float, eye_z: float, radius: float) -> np.ndarray:
-    """World centres of the copies of the map (centred on even coordinates, like an odd ``--tile``) that reach
-    within ``radius`` of the eye horizontally: the roots of an endless surface.
+    """World centres of the copies of the map within ``radius`` of the eye horizontally.
+
+    These are the roots of an endless surface; the copies are centred on even coordinates, like an odd
+    ``--tile``.
     """
     columns = np.arange(math.floor((eye_x - radius - 1.0) / 2.0), math.ceil((eye_x + radius + 1.0) / 2.0) + 1)
     rows = np.arange(math.floor((eye_z - radius - 1.0) / 2.0), math.ceil((eye_z + radius + 1.0) / 2.0) + 1)
@@ -148,6 +150,7 @@ class LodSurface:
 
     @property
     def cell(self) -> float:
+        """The world size of one heightmap cell (the map spans 2 units)."""
         return 2.0 / (1 << self.iterations)
 
     def eye_height(self, eye_y: float) -> float:
@@ -156,8 +159,10 @@ class LodSurface:
 
 
 def lod_distance(surface: LodSurface, eye: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """The distance that picks the level of detail at world points (N, 3): horizontal distance and the eye's
-    height above the slab of heights (the vertex shader computes the same).
+    """The distance that picks the level of detail at world points (N, 3).
+
+    It combines the horizontal distance and the eye's height above the slab of heights (the vertex shader
+    computes the same).
     """
     horizontal = np.asarray(points, dtype=np.float64)[:, [0, 2]] - np.asarray(eye, dtype=np.float64)[[0, 2]]
     return np.sqrt((horizontal ** 2).sum(axis=1) + surface.eye_height(float(eye[1])) ** 2)
@@ -176,8 +181,9 @@ def lod_ranges(surface: LodSurface, image_height: int, field_of_view_y: float, e
 
 def frustum_planes(view_projection: np.ndarray, far_view_depth: float | None = None,
                    view: np.ndarray | None = None) -> np.ndarray:
-    """Planes (a, b, c, d), inside where a x + b y + c z + d >= 0, of a column-vector view-projection matrix;
-    with ``far_view_depth`` (and the view matrix) one more plane keeps eye depths up to it.
+    """Planes (a, b, c, d) of a column-vector view-projection matrix, inside where a x + b y + c z + d >= 0.
+
+    With ``far_view_depth`` (and the view matrix) one more plane keeps eye depths up to it.
     """
     m = np.asarray(view_projection, dtype=np.float64)
     planes = [m[3] + m[0], m[3] - m[0], m[3] + m[1], m[3] - m[1], m[3] + m[2], m[3] - m[2]]
@@ -286,8 +292,10 @@ def _root_edges_kernel(roots):
 
 @dataclass(frozen=True)
 class Selection:
-    """Nodes to draw, nearest first: ``whole`` as full patches, ``quarters`` as half-size patches; each row is
-    (tile centre x, tile centre z, first column, first row, level, edge flags) as float32 for the GPU.
+    """Nodes to draw, nearest first: ``whole`` as full patches, ``quarters`` as half-size patches.
+
+    Each row is (tile centre x, tile centre z, first column, first row, level, edge flags) as float32 for the
+    GPU.
     """
 
     whole: np.ndarray
@@ -297,19 +305,23 @@ class Selection:
     eye: np.ndarray  # eye x, height above the slab of heights, eye z: what lod_distance measures from
 
     def morph_zones(self) -> np.ndarray:
-        """Per level, the lod distances where morphing toward the next coarser level starts and ends (the top
-        level never morphs).
+        """Per level, the lod distances where morphing toward the next coarser level starts and ends.
+
+        The top level never morphs.
         """
         ranges = np.where(np.isfinite(self.ranges), self.ranges, 1e30)
         return np.column_stack([MORPH_START * ranges, MORPH_END * ranges])
 
     def triangles(self) -> int:
+        """Triangles drawn: two per quad of every whole patch and quarter patch."""
         half = self.patch // 2
         return 2 * self.patch ** 2 * len(self.whole) + 2 * half ** 2 * len(self.quarters)
 
     def segments(self) -> int:
-        """Line segments: each node draws its interior and first row and column, and its last row and column
-        only where they are an outer edge of the tiles (elsewhere the neighbour draws them).
+        """Line segments drawn.
+
+        Each node draws its interior and first row and column, and its last row and column only where they are
+        an outer edge of the tiles (elsewhere the neighbour draws them).
         """
         total = 0
         for rows, quads in ((self.whole, self.patch), (self.quarters, self.patch // 2)):

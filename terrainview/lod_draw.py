@@ -1,6 +1,8 @@
-"""Drawing the surface with level of detail: per frame, select nodes (terrainview/lod.py) and draw them as
-instanced grid patches with the ``terrain_lod`` and ``grid_lines_lod`` programs. The renderer's rendered and
-lines modes call this when the full mesh would exceed its budget; otherwise they draw the full mesh.
+"""Drawing the surface with level of detail.
+
+Per frame, select nodes (terrainview/lod.py) and draw them as instanced grid patches with the ``terrain_lod``
+and ``grid_lines_lod`` programs. The renderer's rendered and lines modes call this when the full mesh would
+exceed its budget; otherwise they draw the full mesh.
 """
 
 from __future__ import annotations
@@ -31,8 +33,10 @@ class LodTerrain:
     def select(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, detail_height: int,
                field_of_view_y: float, lines: bool, image_projection: glm.mat4 | None = None,
                reach: float = SURFACE_FOG[1]) -> lod.Selection | None:
-        """The nodes to draw, or None when the full mesh is drawn: level of detail off, or the full mesh small
-        enough (lod.FULL_MESH_TRIANGLES, FULL_MESH_SEGMENTS: the original's exact look). Rendered mode selects
+        """The nodes to draw, or None when the full mesh is drawn.
+
+        The full mesh is drawn with level of detail off, or with the full mesh small enough
+        (lod.FULL_MESH_TRIANGLES, FULL_MESH_SEGMENTS: the original's exact look). Rendered mode selects
         nothing beyond the fog's end. A view that would exceed the budget (an eye low over a large surface) is
         drawn with a larger error instead; when ``projection`` shows one tile of a larger image,
         ``image_projection`` (the whole image's) decides that error, so every tile uses the same. ``--tile
@@ -74,8 +78,9 @@ class LodTerrain:
 
 
 def draw_selection(gpu: GpuResources, program_name: str, selection: lod.Selection) -> int:
-    """Draw the selected nodes with a level-of-detail program whose other uniforms are set; returns the
-    triangles or line segments drawn.
+    """Draw the selected nodes with a level-of-detail program whose other uniforms are set.
+
+    Returns the triangles or line segments drawn.
     """
     program = gpu.programs[program_name]
     zones = np.zeros((MAX_LOD_LEVELS, 2), dtype="f4")

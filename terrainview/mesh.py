@@ -27,14 +27,17 @@ class SurfaceGrid:
 
     @property
     def side(self) -> int:
+        """Heightmap rows (and columns)."""
         return self.heights.shape[0]
 
     @property
     def vertex_count(self) -> int:
+        """Vertices of all the tiles: side² per tile."""
         return self.tile * self.tile * self.side * self.side
 
     @property
     def face_count(self) -> int:
+        """Triangles of all the tiles: two per cell."""
         return self.tile * self.tile * 2 * (self.side - 1) ** 2
 
     def tile_offsets(self) -> Iterator[tuple[float, float]]:
@@ -43,6 +46,7 @@ class SurfaceGrid:
         return ((float(ox), float(oz)) for oz in offsets for ox in offsets)
 
     def bands(self, rows: int) -> Iterator[tuple[int, int]]:
+        """(start, stop) ranges splitting ``rows`` rows into bands of about BAND_VALUES values, formatted at a time."""
         step = max(1, BAND_VALUES // self.side)
         return ((start, min(start + step, rows)) for start in range(0, rows, step))
 
@@ -57,8 +61,9 @@ def obj_size_estimate(side: int, tile: int) -> int:
 
 
 def normals_band(heights: np.ndarray, start: int, stop: int) -> np.ndarray:
-    """Unit normals of rows start..stop of a seamless heightmap by central differences, wrapping across the
-    edges like the shader does (so tiles meet without a shading seam); (rows, side, 3) float32.
+    """Unit normals of rows start..stop of a seamless heightmap by central differences; (rows, side, 3) float32.
+
+    They wrap across the edges like the shader does, so tiles meet without a shading seam.
     """
     last = heights.shape[0] - 1
     cell = 2.0 / last
@@ -104,8 +109,10 @@ def write_obj(grid: SurfaceGrid, obj_path: Path, material_file: str, texture_fil
 
 
 def _write_faces(out: TextIO, side: int, first_vertex: int, grid: SurfaceGrid) -> None:
-    """Two triangles per cell, wound counter-clockwise seen from above (+Y) as the viewer draws them: every
-    cell's first triangle, then every cell's second; v/vt/vn share one 1-based index per corner.
+    """Two triangles per cell, wound counter-clockwise seen from above (+Y) as the viewer draws them.
+
+    Every cell's first triangle comes first, then every cell's second; v/vt/vn share one 1-based index per
+    corner.
     """
     for second in (False, True):
         for start, stop in grid.bands(side - 1):

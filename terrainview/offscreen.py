@@ -51,8 +51,10 @@ def _tiles(width: int, height: int, side: int) -> Iterator[tuple[int, int, int, 
 
 
 class TiledRender:
-    """One image drawn tile by tile: ``step()`` draws the next tile, so a window can spread a large shot over
-    many frames (with progress and cancel) while ``render_pixels`` simply runs it to the end.
+    """One image drawn tile by tile: ``step()`` draws the next tile.
+
+    A window can so spread a large shot over many frames (with progress and cancel), while ``render_pixels``
+    simply runs it to the end.
 
     ``renderer`` must be up to date with ``settings``. Tiles are at most ``tile_side`` pixels (default and
     upper bound: the context's limit). Lines scale with the output height unless ``line_scale`` is given.
@@ -79,10 +81,12 @@ class TiledRender:
 
     @property
     def progress(self) -> float:
+        """The fraction of the tiles drawn, 0 to 1."""
         return self.done_tiles / len(self.tiles)
 
     @property
     def finished(self) -> bool:
+        """Every tile has been drawn."""
         return self.done_tiles == len(self.tiles)
 
     def step(self) -> None:
@@ -107,6 +111,7 @@ class TiledRender:
         return self.pixels if self.supersample == 1 else reduce(self.pixels, self.size)
 
     def release(self) -> None:
+        """Release the framebuffer and its renderbuffers."""
         for gl_object in self._gl_objects:
             gl_object.release()
 
@@ -119,7 +124,8 @@ def reduce(pixels: np.ndarray, size: tuple[int, int]) -> np.ndarray:
 def render_pixels(renderer: Renderer, settings: SceneSettings, size: tuple[int, int], *,
                   progress: Callable[[float], None] | None = None, stats: list[FrameStats] | None = None,
                   **options) -> np.ndarray:
-    """Draw the scene at ``size`` and return RGB uint8 rows, top row first (options as for TiledRender);
+    """Draw the scene at ``size`` and return RGB uint8 rows, top row first (options as for TiledRender).
+
     ``stats`` receives what was drawn, summed over the tiles.
     """
     job = TiledRender(renderer, settings, size, **options)

@@ -1,5 +1,6 @@
-"""Command-line plumbing shared by the window and the subcommands: one-line usage errors and the scene options
-(``SceneSettings``' fields plus ``--scene FILE``).
+"""Command-line plumbing shared by the window and the subcommands.
+
+One-line usage errors and the scene options (``SceneSettings``' fields plus ``--scene FILE``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse, but a usage error is a single line (``terrainview: error: ...``) and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
+        """Exit with status 2 after one line: ``PROG: error: MESSAGE``."""
         self.exit(2, f"{self.prog}: error: {message}\n")
 
     def parse_known_args(self, args=None, namespace=None):
@@ -38,6 +40,7 @@ def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def add_scene_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--scene FILE`` and an option for each of ``SceneSettings``' fields."""
     parser.add_argument("--scene", metavar="FILE", help="load a scene (TOML, or a PNG written by terrainview); "
                         "options given here override it")
     SceneSettings.add_arguments(parser)

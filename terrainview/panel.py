@@ -47,6 +47,7 @@ class ShotOptions:
     supersample: int = 1
 
     def size(self, window_size: tuple[int, int]) -> tuple[int, int]:
+        """The screenshot size the preset chooses: the window's size, a SHOT_PRESETS size or the custom one."""
         if self.preset == 0:
             return window_size
         if self.preset <= len(SHOT_PRESETS):
@@ -87,6 +88,8 @@ class PanelActions:
 
 @dataclass
 class Panel:
+    """The options panel's state across frames: visibility, fields being edited, screenshot choices, UI scale."""
+
     visible: bool = True
     help_visible: bool = False
     seed_text: str = ""
@@ -103,6 +106,7 @@ class Panel:
     status_height: float = 0.0  # of the status lines at the panel's foot, as last drawn
 
     def draw(self, settings: SceneSettings, status: PanelStatus) -> tuple[SceneSettings, PanelActions]:
+        """Draw the help (if shown) and the panel for one frame; returns the settings and the buttons pressed."""
         actions = PanelActions()
         scale = self.ui_scale
         if self.help_visible:
@@ -326,8 +330,10 @@ class Panel:
 
 
 def _keep_in_window() -> None:
-    """Bring the current ImGui window back inside the main window: after the main window shrank (to 1x1, say)
-    ImGui leaves it shifted off the left edge, with the Seed field's text out of sight, even once it grows.
+    """Bring the current ImGui window back inside the main window.
+
+    After the main window shrank (to 1x1, say) ImGui leaves it shifted off the left edge, with the Seed field's
+    text out of sight, even once it grows.
     """
     position, screen = imgui.get_window_pos(), imgui.get_main_viewport().size
     x = min(max(position.x, 0.0), max(screen.x - imgui.get_window_width(), 0.0))
@@ -365,8 +371,9 @@ def _drag(settings: SceneSettings, name: str, label: str, speed: float) -> Scene
 
 
 def _as_shown(value: float) -> float:
-    """ImGui's float32 as the decimal the user saw or typed (0.711, not 0.7110000252723694): widgets round to
-    their display format, and the shortest float32 decimal is that rounded value.
+    """ImGui's float32 as the decimal the user saw or typed (0.711, not 0.7110000252723694).
+
+    Widgets round to their display format, and the shortest float32 decimal is that rounded value.
     """
     return float(str(np.float32(value)))
 

@@ -79,9 +79,10 @@ def argument_type(parse: Callable[[str, str], float], expected: str) -> Callable
 
 
 def join_option_values(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
-    """``--yrot -1e6`` -> ``--yrot=-1e6`` for every option that takes one value, so a value starting with '-'
-    reaches the option rather than being taken for an unknown option. A following token that is itself an
-    option of this parser stays as it is (``--seed --mode lines`` still lacks the seed).
+    """``--yrot -1e6`` -> ``--yrot=-1e6`` for every option that takes one value.
+
+    A value starting with '-' so reaches the option rather than being taken for an unknown option. A following
+    token that is itself an option of this parser stays as it is (``--seed --mode lines`` still lacks the seed).
     """
     actions = parser._option_string_actions  # argparse has no public view of its option strings
     result: list[str] = []

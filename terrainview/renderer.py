@@ -40,9 +40,11 @@ class Frame:
 
     @property
     def aspect(self) -> float:
+        """The whole image's width over its height."""
         return self.image_size[0] / self.image_size[1]
 
     def perspective(self) -> glm.mat4:
+        """The perspective projection of the whole image, mapped to the part of it being drawn."""
         return camera.compose(self.ndc_window, projection_matrix(self.aspect, self.field_of_view_y))
 
 
@@ -76,6 +78,7 @@ def view_matrix(settings: SceneSettings) -> glm.mat4:
 
 
 def projection_matrix(aspect: float, field_of_view_y: float = FIELD_OF_VIEW_Y) -> glm.mat4:
+    """The perspective projection for ``aspect`` and the vertical field of view in degrees, NEAR_PLANE..FAR_PLANE."""
     return glm.perspective(glm.radians(field_of_view_y), aspect, NEAR_PLANE, FAR_PLANE)
 
 
@@ -128,6 +131,7 @@ class Renderer:
                 self.lod.set_surface(value)
 
     def release(self) -> None:
+        """Release the GPU objects."""
         self.gpu.release()
 
     def _draw_teximage_texture(self, heights: np.ndarray) -> None:
@@ -142,8 +146,9 @@ class Renderer:
         self.gpu.get("texture:teximage").build_mipmaps()
 
     def _draw_teximage_triangles(self, placement: glm.mat4) -> int:
-        """The teximage heightmap as flat-shaded lit triangles seen from above, the square -1..1 placed by
-        ``placement``; returns the triangle count.
+        """Draw the teximage heightmap as flat-shaded lit triangles seen from above; returns the triangle count.
+
+        The square -1..1 is placed by ``placement``.
         """
         program, heights = self.gpu.programs["teximage"], self.gpu.get("texture:teximage_heights")
         size = heights.width
@@ -182,6 +187,7 @@ class Renderer:
             self.ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
 
     def draw_profile(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
+        """Draw the 1D profile as a line strip, repeated side by side for the settings' tiles."""
         program = self.gpu.programs["polyline"]
         projection = camera.compose(frame.ndc_window, glm.ortho(-frame.aspect, frame.aspect, -1.0, 1.0, -1.0, 1.0))
         self._line_uniforms(program, settings, framebuffer, glm.mat4(1.0), projection, frame)
@@ -203,6 +209,7 @@ class Renderer:
                                image_projection, reach)
 
     def draw_lines(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
+        """Draw the surface as grid lines: the full mesh's tiles, or the level-of-detail selection."""
         view, projection = view_matrix(settings), frame.perspective()
         selection = self._lod_selection(settings, view, projection, frame, lines=True)
         program = self.gpu.programs["grid_lines" if selection is None else "grid_lines_lod"]
@@ -221,8 +228,10 @@ class Renderer:
     @staticmethod
     def _bind_grid(program: moderngl.Program, heights: moderngl.Texture, grid_size: int, tiles: int | None,
                    origin: tuple[float, float] = (0.0, 0.0)) -> None:
-        """The height texture and grid size; for the full mesh (``tiles`` not None) tiles x tiles copies centred
-        on ``origin`` (world x, z); level of detail places its nodes itself.
+        """Bind the height texture and grid size, and the tiles of the full mesh.
+
+        For the full mesh (``tiles`` not None) tiles x tiles copies centred on ``origin`` (world x, z); level of
+        detail places its nodes itself.
         """
         heights.use(0)
         uniform(program, "heights").value = 0
@@ -233,14 +242,16 @@ class Renderer:
 
     def _bind_tiles(self, program: moderngl.Program, heights: moderngl.Texture, grid_size: int,
                     settings: SceneSettings, reach: float, selection: lod.Selection | None) -> int:
-        """Bind the heightmap and the settings' tile layout (camera.tile_layout: a ring around the eye when
-        endless); returns the tiles per side of the full mesh.
+        """Bind the heightmap and the settings' tile layout; returns the tiles per side of the full mesh.
+
+        The layout is camera.tile_layout's: a ring around the eye when endless.
         """
         tiles, origin = camera.tile_layout(settings, reach)
         self._bind_grid(program, heights, grid_size, tiles if selection is None else None, origin)
         return tiles
 
     def draw_rendered(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
+        """Draw the rendered scene: the sky pyramid, the textured and fogged surface, and the water if any."""
         ctx, gpu = self.ctx, self.gpu
         view, projection = view_matrix(settings), frame.perspective()
         framebuffer.clear(*FOG_COLOR, 1.0)
@@ -309,11 +320,13 @@ class Renderer:
         return FrameStats(2, "triangles")
 
     def draw_clouds(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
+        """Draw the clouds texture over the whole image, unfiltered."""
         clouds = self.gpu.get("texture:clouds")
         clouds.filter = (moderngl.NEAREST, moderngl.NEAREST)
         return self._draw_image(framebuffer, clouds, (-1.0, -1.0, 1.0, 1.0), frame.ndc_window)
 
     def draw_teximage(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
+        """Draw the surface texture (a CPU-made one) or the teximage's triangles into a centred square."""
         # The largest power-of-two square that fits the image, centred.
         width, height = frame.image_size
         side = 1 << int(math.log2(max(1, min(width, height))))

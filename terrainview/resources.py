@@ -17,8 +17,10 @@ def _resource_dir(name: str) -> Path:
 
 
 def shaders_dir() -> Path:
+    """The shaders/ folder (GLSL), from the installed package or the source checkout."""
     return _resource_dir("shaders")
 
 
 def assets_dir() -> Path:
+    """The assets/ folder (images), from the installed package or the source checkout."""
     return _resource_dir("assets")

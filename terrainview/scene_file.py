@@ -66,8 +66,9 @@ def load_scene(path: str | Path, base: SceneSettings | None = None) -> tuple[Sce
 
 
 def png_scene_extras(path: str | Path) -> dict[str, str]:
-    """The ``terrainview.<key>`` text entries of a PNG that are not settings (a picture's size, supersampling);
-    empty for a TOML scene.
+    """The ``terrainview.<key>`` text entries of a PNG that are not settings; empty for a TOML scene.
+
+    Such entries are, for example, a picture's size and supersampling.
     """
     kind, content = read_scene_source(Path(path))
     if kind != "png":

@@ -38,8 +38,9 @@ class SceneError(Exception):
 
 
 def read_scene_source(path: Path) -> tuple[str, Any]:
-    """('png', {keyword: text}) for a PNG, ('toml', text) otherwise; refuses anything that is not a regular,
-    readable, reasonably small file.
+    """('png', {keyword: text}) for a PNG, ('toml', text) otherwise.
+
+    Refuses anything that is not a regular, readable, reasonably small file.
     """
     if str(path) == "":
         raise SceneError("no scene file name given")
@@ -139,6 +140,10 @@ def _inflate(data: bytes) -> bytes:
 
 
 def parse_toml(path: Path, text: str) -> dict[str, Any]:
+    """The TOML document in ``text``; SceneError naming ``path`` when it is not valid TOML or exceeds the limits.
+
+    The limits (nesting depth, token length, integer size) are checked before and after parsing.
+    """
     _prescan(path, text, toml=True)
     try:
         document = tomllib.loads(text)
@@ -149,6 +154,10 @@ def parse_toml(path: Path, text: str) -> dict[str, Any]:
 
 
 def parse_json(path: Path, text: str) -> Any:
+    """The JSON document in ``text``; SceneError naming ``path`` when it is damaged or exceeds the limits.
+
+    The limits (nesting depth, token length, integer size) are checked before and after parsing.
+    """
     _prescan(path, text, toml=False)
     try:
         document = json.loads(text)

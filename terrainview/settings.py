@@ -47,6 +47,8 @@ def _option(default: Any, help: str, *, low: float | None = None, high: float | 
 
 @dataclass(frozen=True)
 class SceneSettings:
+    """Every scene option with its default and metadata (flag, range, help), validated on creation."""
+
     # The original's "View Options" (SPEC table) and their defaults.
     mode: str = _option("lines", "render type", choices=MODES)
     iterations: int = _option(2, "surface iterations (1-12; 1-16 in 1d mode)", low=1, high=fractal.MAX_ITERATIONS_2D)
@@ -131,6 +133,7 @@ class SceneSettings:
                                 f"{self.mode} mode takes 1 to {limit}")
 
     def replace(self, **changes: Any) -> SceneSettings:
+        """A copy with ``changes`` applied, validated again."""
         return dataclasses.replace(self, **changes)
 
     def with_mode(self, mode: str) -> SceneSettings:
@@ -138,6 +141,7 @@ class SceneSettings:
         return self.replace(mode=mode, iterations=min(self.iterations, catalog.RENDER_TYPES[mode].max_iterations))
 
     def to_dict(self) -> dict[str, Any]:
+        """Every setting by name."""
         return dataclasses.asdict(self)
 
     # --- argparse ------------------------------------------------------------------------------------------
@@ -179,8 +183,9 @@ def base_type(spec: dataclasses.Field) -> str:
 
 
 def _argument_type(spec: dataclasses.Field) -> Any:
-    """The argparse type of a setting: text, or a number by the one rule of ``parsing`` with its range (or the
-    one word the option also takes, such as ``--tile endless``).
+    """The argparse type of a setting: text, or a number by the one rule of ``parsing`` with its range.
+
+    A number option may also take one word, such as ``--tile endless``.
     """
     kind, meta = base_type(spec), spec.metadata
     if kind == "str":

@@ -31,9 +31,11 @@ def teximage_size(iterations: int, max_texture_size: int = MAX_CPU_TEXTURE_SIZE)
 
 
 def generator_inputs(settings: SceneSettings) -> tuple[str, ...]:
-    """Settings of the chosen 2D generator. A generator whose map at one resolution depends on the surface's
-    (fault blur given in surface cells, image passes capped by the surface iterations) adds the iterations, so
-    the teximage made at another resolution follows them too.
+    """Settings of the chosen 2D generator.
+
+    A generator whose map at one resolution depends on the surface's (fault blur given in surface cells, image
+    passes capped by the surface iterations) adds the iterations, so the teximage made at another resolution
+    follows them too.
     """
     entry = catalog.generator(settings)
     return ("generator",) + entry.reads + (("iterations",) if entry.resolution_dependent(settings) else ())
@@ -57,8 +59,10 @@ def erosion_inputs(settings: SceneSettings) -> tuple[str, ...]:
 
 def eroded(heights: np.ndarray, settings: SceneSettings,
            progress: Progress | None = None) -> tuple[np.ndarray, erosion.ErosionResult | None]:
-    """``heights`` eroded as ``settings.erosion`` says (hydraulic first, then thermal), and the hydraulic pass's
-    result with its flow and deposit maps (None without one). ``progress`` runs from 0 to 1 over both.
+    """``heights`` eroded as ``settings.erosion`` says (hydraulic first, then thermal), and the hydraulic result.
+
+    The hydraulic pass's result comes with its flow and deposit maps (None without one). ``progress`` runs from
+    0 to 1 over both.
     """
     entry = catalog.erosion(settings)
     split = 0.8 if entry.hydraulic and entry.thermal else 1.0  # the hydraulic pass's share of the progress bar
@@ -86,9 +90,7 @@ def eroded_heights(settings: SceneSettings, iterations: int, h: float,
 
 
 def surface_heights(settings: SceneSettings, progress: Progress | None = None) -> np.ndarray:
-    """The surface: a 1D profile for a 1D render type, else the chosen generator's heightmap (eroded when
-    asked).
-    """
+    """The surface: a 1D profile for a 1D render type, else the chosen generator's heightmap (eroded when asked)."""
     if catalog.render_type(settings).dimensions == 1:
         return fractal.midpoint_1d(settings.iterations, settings.seed, settings.h, settings.height_scale)
     return eroded_heights(settings, settings.iterations, settings.h, progress)[0]
@@ -100,6 +102,7 @@ def cloud_colors(settings: SceneSettings) -> np.ndarray:
 
 
 def teximage_heights(settings: SceneSettings) -> np.ndarray:
+    """The teximage heightmap: the generator's at the teximage iterations and roughness, eroded when erosion is on."""
     return eroded_heights(settings, settings.teximage_iterations, settings.teximage_h)[0]
 
 
@@ -108,6 +111,7 @@ def _values(settings: SceneSettings, names: tuple[str, ...]) -> tuple:
 
 
 def surface_key(settings: SceneSettings) -> tuple:
+    """The surface's key: the values of the settings it is made from (1D profile or 2D heightmap)."""
     if catalog.render_type(settings).dimensions == 1:
         return ("1d",) + _values(settings, SURFACE_INPUTS + ("h",))
     return ("2d",) + _values(settings, SURFACE_INPUTS + _roughness(settings, "h") + generator_inputs(settings)
@@ -115,21 +119,25 @@ def surface_key(settings: SceneSettings) -> tuple:
 
 
 def cloud_key(settings: SceneSettings) -> tuple:
+    """The cloud colours' key: the values of the settings they are made from."""
     return _values(settings, CLOUD_INPUTS)
 
 
 def teximage_key(settings: SceneSettings) -> tuple:
+    """The teximage heightmap's key: the values of the settings it is made from."""
     return _values(settings, TEXIMAGE_INPUTS + _roughness(settings, "teximage_h") + generator_inputs(settings)
                    + erosion_inputs(settings))
 
 
 def surface_texture_key(settings: SceneSettings) -> tuple:
+    """The CPU-made surface texture's key: the teximage's key and the texture setting."""
     return teximage_key(settings) + (settings.texture,)
 
 
 class GenerationError(ValueError):
-    """An array could not be made; ``changed`` holds those regenerated before it, which are valid and must
-    still reach the GPU (their keys already say they are current).
+    """An array could not be made; ``changed`` holds those regenerated before it.
+
+    Those are valid and must still reach the GPU (their keys already say they are current).
     """
 
     def __init__(self, message: str, changed: dict[str, np.ndarray | None]) -> None:
@@ -154,9 +162,10 @@ class _Derived:
 
 @dataclass
 class DerivedArrays:
-    """The surface and teximage heightmaps, the sky's cloud colours and the CPU-made surface texture, each
-    regenerated only when its own inputs change. ``surface_texture`` is None when the GPU-drawn teximage
-    textures the surface.
+    """The surface and teximage heightmaps, the sky's cloud colours and the CPU-made surface texture.
+
+    Each is regenerated only when its own inputs change. ``surface_texture`` is None when the GPU-drawn
+    teximage textures the surface.
 
     ``progress`` (optional) is passed to the erosion: called with the fraction done, False cancels it
     (``erosion.Cancelled``, reported as a GenerationError). ``teximage_erosion`` holds the hydraulic erosion of
@@ -198,9 +207,10 @@ class DerivedArrays:
         return tuple(getattr(self, name).key_of(settings) for name in self.NAMES)
 
     def update(self, settings: SceneSettings) -> dict[str, np.ndarray | None]:
-        """Bring every array up to date; returns the regenerated ones by name (safe to hand to another thread:
-        regeneration replaces arrays, it never writes into one it has returned). Raises GenerationError,
-        carrying what was regenerated before the failure.
+        """Bring every array up to date; returns the regenerated ones by name.
+
+        They are safe to hand to another thread: regeneration replaces arrays, it never writes into one it has
+        returned. Raises GenerationError, carrying what was regenerated before the failure.
         """
         changed: dict[str, np.ndarray | None] = {}
         for name in self.NAMES:

@@ -54,8 +54,10 @@ def _smooth_cell(pixel, period, size):
 
 @njit(cache=True, nogil=True)
 def _value_noise_kernel(size, key, periods, amplitudes):
-    """Periodic value noise: for each octave a lattice of period x period random values in [-1, 1), smoothly
-    interpolated across a size x size tile, wrapping; the octaves are summed with their amplitudes.
+    """Periodic value noise: octaves summed with their amplitudes.
+
+    Each octave is a lattice of period x period random values in [-1, 1), smoothly interpolated across a
+    size x size tile, wrapping.
     """
     noise = np.zeros((size, size), dtype=np.float32)
     for octave in range(periods.shape[0]):
@@ -77,8 +79,9 @@ def _value_noise_kernel(size, key, periods, amplitudes):
 
 
 def _noise(size: int, key: int, coarsest: int) -> np.ndarray:
-    """Octaves of period coarsest, 2 * coarsest, ... up to one value per pixel, amplitude halving each time,
-    scaled to a maximum of 1.
+    """Octaves of period coarsest, 2 * coarsest, ... up to one value per pixel, scaled to a maximum of 1.
+
+    The amplitude halves with each octave.
     """
     periods = []
     period = coarsest
@@ -135,9 +138,10 @@ def tile_ranges(count: int = len(TILE_NAMES)) -> np.ndarray:
 
 @njit(cache=True, inline="always")
 def _presence(t, index, count):
-    """Weight of tile index at height t in band units (0 = lowest height, count + 1 = highest): 1 at the
-    optimum index + 1, falling linearly to 0 at low = index and high = index + 2. The lowest tile keeps 1
-    below its optimum and the highest above its optimum, so the weights always sum to 1.
+    """Weight of tile index at height t in band units (0 = lowest height, count + 1 = highest).
+
+    It is 1 at the optimum index + 1, falling linearly to 0 at low = index and high = index + 2. The lowest
+    tile keeps 1 below its optimum and the highest above its optimum, so the weights always sum to 1.
     """
     low = np.float64(index)
     optimal = low + 1.0
@@ -161,8 +165,9 @@ def _weights_kernel(fractions, count):
 
 
 def tile_weights(fractions: np.ndarray, count: int = len(TILE_NAMES)) -> np.ndarray:
-    """Each tile's weight at heights given as fractions of the min..max range (0 = lowest, 1 = highest):
-    float64 of shape fractions.shape + (count,), summing to 1 (see ``tile_ranges``).
+    """Each tile's weight at heights given as fractions of the min..max range (0 = lowest, 1 = highest).
+
+    Float64 of shape fractions.shape + (count,), summing to 1 (see ``tile_ranges``).
     """
     count = check_int("count", count, 1, 64)
     fractions = np.asarray(fractions, dtype=np.float64)
@@ -319,10 +324,11 @@ def band_thresholds(heights: np.ndarray, split: str = "range") -> np.ndarray:
 
 
 def bands_texture(heights: np.ndarray, size: int, split: str = "range", flow: np.ndarray | None = None) -> np.ndarray:
-    """Four flat colour bands by height (seeds/004): RGB uint8 of shape (size, size, 3), ``BAND_COLORS`` from the
-    lowest band (blue) to the highest (brown). A texel's height, looked up bilinearly, is in band k when it is
-    at or above k of the ``band_thresholds`` (so the maximum is brown; the article's ``height < maxHeight``
-    test left it uncoloured). A flat heightmap is all blue.
+    """Four flat colour bands by height (seeds/004): RGB uint8 of shape (size, size, 3).
+
+    ``BAND_COLORS`` run from the lowest band (blue) to the highest (brown). A texel's height, looked up
+    bilinearly, is in band k when it is at or above k of the ``band_thresholds`` (so the maximum is brown; the
+    article's ``height < maxHeight`` test left it uncoloured). A flat heightmap is all blue.
 
     ``split`` "range" (the default, the article's) slices the height range into four equal parts, so the
     bands' areas follow the terrain's height distribution; "quantile" uses the heightmap's quartiles, so each

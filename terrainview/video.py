@@ -63,15 +63,18 @@ class Mp4Sink:
         self._frame_type = av.VideoFrame
 
     def write(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray) -> None:
+        """Encode the RGB ``pixels`` as frame ``index`` and mux the packets into the MP4."""
         frame = self._frame_type.from_ndarray(np.ascontiguousarray(pixels), format="rgb24")
         frame.pts = index
         self.container.mux(self.stream.encode(frame))
 
     def close(self) -> None:
+        """Flush the encoder's remaining packets and close the MP4."""
         self.container.mux(self.stream.encode(None))
         self.container.close()
 
     def abort(self) -> None:
+        """Close the MP4 without flushing the encoder."""
         self.container.close()
 
 
@@ -83,14 +86,17 @@ class GifSink:
         self.images: list[Image.Image] = []
 
     def write(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray) -> None:
+        """Keep the frame, quantized to its own 256-colour palette (median cut)."""
         self.images.append(Image.fromarray(pixels).quantize(256, method=Image.Quantize.MEDIANCUT))
 
     def close(self) -> None:
+        """Save the kept frames as a looping GIF at the sink's frame rate, with the flight text as its comment."""
         first, *rest = self.images
         first.save(self.path, format="GIF", save_all=True, append_images=rest, loop=0,
                    duration=round(1000 / self.fps), comment=flight_text(self.flight).encode("utf-8"))
 
     def abort(self) -> None:
+        """Drop the kept frames."""
         self.images.clear()
 
 
@@ -104,17 +110,21 @@ class FramesSink:
         self.digits = max(5, len(str(count - 1)))
 
     def write(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray) -> None:
+        """Save the frame as a numbered PNG with its scene, picture size, frame number and flight time."""
         save_png(pixels, self.folder / frame_name(index, self.digits), settings, force=True,
                  extra={**self.extra, "frame": str(index), "flight-time": repr(time)})
 
     def close(self) -> None:
+        """Nothing to finish: every frame is already saved."""
         pass
 
     def abort(self) -> None:
+        """Nothing to drop here: on failure the export removes the hidden folder the frames went into."""
         pass
 
 
 def frame_name(index: int, digits: int = 5) -> str:
+    """The file name of frame ``index``, its number zero-padded to ``digits`` digits."""
     return f"frame-{index:0{digits}d}.png"
 
 
@@ -124,8 +134,9 @@ def frame_name(index: int, digits: int = 5) -> str:
 def export(flight: Flight, path: Path, size: tuple[int, int], *, fps: int, supersample: int, speed: float,
            force: bool, frames: bool = False, progress: str = "none",
            on_frame: Callable[[], None] | None = None) -> None:
-    """Draw every frame of the flight and write it to ``path`` (a video, or a folder of PNGs when ``frames``);
-    a failure or an interruption leaves nothing behind. ``on_frame`` is called as each frame is written.
+    """Draw every frame of the flight and write it to ``path``: a video, or a folder of PNGs when ``frames``.
+
+    A failure or an interruption leaves nothing behind. ``on_frame`` is called as each frame is written.
     """
     count = frame_count(flight, fps, speed)
     with _progress(count, progress, on_frame) as advance:
@@ -175,8 +186,10 @@ def _run(flight: Flight, make_sink: Callable[[], Any], size: tuple[int, int], fp
 
 
 class _Encoder:
-    """The child process that filters and encodes: frames go through ``SLOTS`` shared-memory slots, the child
-    answers ("done", slot) per frame, ("closed", None) once the sink is finished, or the error it met.
+    """The child process that filters and encodes.
+
+    Frames go through ``SLOTS`` shared-memory slots; the child answers ("done", slot) per frame, ("closed", None)
+    once the sink is finished, or the error it met.
     """
 
     SLOTS = 2  # one frame being encoded while the next is drawn
@@ -307,8 +320,9 @@ def _progress(count: int, style: str, on_frame: Callable[[], None] | None) -> It
 
 @contextlib.contextmanager
 def _atomic_folder(folder: Path, force: bool) -> Iterator[Path]:
-    """Frames go into a hidden folder beside ``folder``; on success it becomes ``folder`` (or its files move
-    into an existing one), on failure it is removed.
+    """Frames go into a hidden folder beside ``folder``; on success it becomes ``folder``, on failure it is removed.
+
+    When ``folder`` already exists with files, the frames move into it instead.
     """
     parent = folder.parent if str(folder.parent) else Path(".")
     temporary = Path(tempfile.mkdtemp(dir=parent, prefix=f".{folder.name}.", suffix=".part"))

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 import numpy as np
 from numba.core.registry import CPUDispatcher
 
-from . import catalog, erosion, fractal, generators, lod, texturing
+from . import catalog, erosion, fractal, lod, texturing
 from .resources import assets_dir
 from .settings import SceneSettings
 from .terrain import DerivedArrays
@@ -44,9 +44,7 @@ def warm_up_settings() -> Iterator[SceneSettings]:
 
 def kernel_modules(settings: SceneSettings) -> set[ModuleType]:
     """The modules whose kernels generating ``settings`` runs."""
-    modules = {fractal}
-    if settings.generator == "fault" or settings.seed_image:
-        modules.add(generators)
+    modules = set(catalog.generator(settings).kernels(settings))
     if catalog.erosion(settings).hydraulic or catalog.erosion(settings).thermal:
         modules.add(erosion)
     if settings.lod == "on" and catalog.render_type(settings).dimensions == 2:
@@ -87,8 +85,9 @@ def cold_kernels(settings: SceneSettings) -> list[str]:
 
 
 def announce_compile(settings: SceneSettings, stream: TextIO | None = None) -> bool:
-    """Say "compiling" on the terminal when generating ``settings`` will compile kernels; returns whether it
-    will. Only an interactive terminal is told (piped output stays exactly the command's own).
+    """Say "compiling" on the terminal when generating ``settings`` will compile kernels; returns whether it will.
+
+    Only an interactive terminal is told (piped output stays exactly the command's own).
     """
     compiling = bool(cold_kernels(settings))
     stream = stream or sys.stderr
@@ -107,8 +106,9 @@ def warm_up() -> float:
 
 
 def _select_level_of_detail() -> None:
-    """The level-of-detail kernels run while a large surface is drawn, not while it is generated: run them once
-    on a small map, seen from above.
+    """Run the level-of-detail kernels once on a small map, seen from above.
+
+    They run while a large surface is drawn, not while it is generated.
     """
     surface = lod.LodSurface.from_heights(fractal.diamond_square(6, 0, 0.7))
     view_projection = np.eye(4)

@@ -1,5 +1,6 @@
-"""The viewer's window options (moderngl-window's own: --size, --size_mult, --samples, --fullscreen, --window)
-checked before any window opens, and the display checked before pyglet tries it.
+"""The viewer's window options checked before any window opens, and the display checked before pyglet tries it.
+
+The options are moderngl-window's own: --size, --size_mult, --samples, --fullscreen, --window.
 
 moderngl-window parses these with ``int()`` and ``float()`` and passes them on unchecked, so ``--size 0x0``
 divides by zero, ``--size 99999x99999`` crashes the X client and ``--samples 16`` fails deep in pyglet.
@@ -116,8 +117,10 @@ def check_display(window: str | None) -> None:
 
 
 def patch_pyglet_fullscreen() -> None:
-    """moderngl-window 3.1.1 opens a full-screen window through ``pyglet.canvas``, which pyglet 2.1 renamed
-    ``pyglet.display``; give it the old name so --fullscreen works with either pyglet.
+    """Give ``pyglet.display`` its old name ``pyglet.canvas``, so --fullscreen works with either pyglet.
+
+    moderngl-window 3.1.1 opens a full-screen window through ``pyglet.canvas``, which pyglet 2.1 renamed
+    ``pyglet.display``.
     """
     pyglet = importlib.import_module("pyglet")
     if not hasattr(pyglet, "canvas"):

@@ -268,6 +268,23 @@ class TestKeysInProcess:
         fresh.settings = fresh.settings.replace(seed=0, h=0.7)
         settle(fresh)
 
+    def test_save_scene_writes_new_files_in_their_own_folder(self, fresh, tmp_path, monkeypatch):
+        """The panel's Save: a new time-stamped file in ./scenes/ each time, never over another, its name in the
+        Scene file field, from where Load reads it back."""
+        monkeypatch.chdir(tmp_path)
+        fresh.settings = fresh.settings.replace(seed=12)
+        fresh.save_scene_file()
+        fresh.save_scene_file()
+        saved = sorted((tmp_path / "scenes").iterdir())
+        assert len(saved) == 2 and all(path.suffix == ".toml" and "-seed12" in path.name for path in saved)
+        assert list(tmp_path.iterdir()) == [tmp_path / "scenes"], "nothing written beside ./scenes/"
+        assert Path(fresh.panel.scene_path).name in {path.name for path in saved}
+        fresh.settings = fresh.settings.replace(seed=0)
+        fresh.load_scene_file(Path(fresh.panel.scene_path))
+        assert fresh.settings.seed == 12
+        fresh.settings = fresh.settings.replace(seed=0)
+        settle(fresh)
+
     def test_p_from_a_deep_1d_profile_comes_down_to_the_2d_limit(self, fresh):
         fresh.settings = fresh.settings.replace(mode="1d", iterations=14)
         tap(fresh, fresh.wnd.keys.P)

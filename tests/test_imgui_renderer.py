@@ -431,11 +431,20 @@ class RecordingImGui:
     def __init__(self) -> None:
         self.labels: list[str] = []
         self.texts: dict[str, float] = {}  # hint text -> the bottom of its line, in window coordinates
+        self.ranges: dict[str, tuple] = {}  # slider label -> (low, high, flags)
+        self.moves: dict[str, tuple[bool, float]] = {}  # slider label -> what the slider returns, as if dragged
 
     def __getattr__(self, name: str):
         real = getattr(imgui, name)
         if name == "collapsing_header":
             return lambda *args, **kwargs: True
+        if name == "slider_float":
+            def slider(label, value, low, high, *args, **kwargs):
+                self.labels.append(label)
+                self.ranges[label] = (low, high, args[1] if len(args) > 1 else kwargs.get("flags"))
+                return self.moves.get(label, (False, None)) if label in self.moves else real(
+                    label, value, low, high, *args, **kwargs)
+            return slider
         if name == "text_disabled":
             def hint(text, *args, **kwargs):
                 real(text, *args, **kwargs)
@@ -449,18 +458,37 @@ class RecordingImGui:
         return real
 
 
-def record_panel(ui, target, settings: SceneSettings, monkeypatch, display=DISPLAY, frames: int = 1):
+def record_panel(ui, target, settings: SceneSettings, monkeypatch, display=DISPLAY, frames: int = 1,
+                 moves: dict | None = None):
+    """The panel drawn with every section open; ``moves`` makes sliders report a change. Returns the recording
+    and the settings the panel returned last."""
     recording = RecordingImGui()
+    recording.moves = moves or {}
     monkeypatch.setattr(terrainview.panel, "imgui", recording)
     framebuffer, panel = target(1, display), Panel()
+    returned = []
     for _ in range(frames):
-        frame(ui, framebuffer, 1.0, lambda: panel.draw(settings, PanelStatus()), display)
+        frame(ui, framebuffer, 1.0, lambda: returned.append(panel.draw(settings, PanelStatus())[0]), display)
     monkeypatch.setattr(terrainview.panel, "imgui", imgui)
+    recording.settings = returned[-1]
     return recording
 
 
 def panel_labels(ui, target, settings: SceneSettings, monkeypatch) -> list[str]:
     return record_panel(ui, target, settings, monkeypatch).labels
+
+
+def test_height_scale_slider_is_logarithmic_over_the_whole_range(ui, target, monkeypatch):
+    low, high, flags = record_panel(ui, target, SceneSettings(), monkeypatch).ranges["Height scale"]
+    assert (low, high) == (0.01, 100.0) and flags & imgui.SliderFlags_.logarithmic
+
+
+def test_slider_values_are_stored_as_shown(ui, target, monkeypatch):
+    """ImGui hands back float32: 0.711 arrives as 0.7110000252723694 and is stored as the 0.711 shown."""
+    dragged = float(np.float32(0.711))
+    assert dragged != 0.711
+    settings = record_panel(ui, target, SceneSettings(), monkeypatch, moves={"Surface H": (True, dragged)}).settings
+    assert settings.h == 0.711
 
 
 def test_every_section_open_in_a_720_pixel_window_keeps_the_status_lines_in_view(ui, target, monkeypatch):

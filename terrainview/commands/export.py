@@ -13,6 +13,7 @@ from ..warmup import announce_compile
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``export``'s options: -o/--output, --force and --flow-map."""
     extensions = ", ".join(EXPORT_FORMATS)
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help=f"the file to write; its extension picks the format ({extensions})")
@@ -22,6 +23,7 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def export_command(args: argparse.Namespace, settings: SceneSettings) -> int:
+    """Write the surface (and its companion files and flow map, all or none) to ``--output``; returns exit status 0."""
     path = check_output_path(args.output, args.force, EXPORT_FORMATS)
     extension = path.suffix.lower()
     paths = companion_paths(path)

@@ -15,6 +15,7 @@ from ..warmup import announce_compile
 
 
 def add_render_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the render command's own options to ``parser``: --output, --size, --supersample and --force."""
     parser.add_argument("-o", "--output", required=True, metavar="FILE.png", help="the PNG to write")
     default_size = "x".join(map(str, DEFAULT_SIZE))
     parser.add_argument("--size", metavar="WxH",
@@ -42,6 +43,7 @@ def picture_options(args: argparse.Namespace) -> tuple[tuple[int, int], int]:
 
 
 def render_command(args: argparse.Namespace, settings: SceneSettings) -> int:
+    """Render one frame of the scene offscreen to the PNG ``args.output``, say what was written, return 0."""
     size, supersample = picture_options(args)  # before any work
     path = check_output_path(args.output, args.force, (".png",))
     ctx = create_headless_context()
