@@ -49,10 +49,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from .generators import MAX_BLUR, periodic_blur
-from .kernel_common import MAX_ITERATIONS_2D, MAX_SEED, check_int, check_real, hash32, stream_key
+from .kernel_common import (
+    MAX_ITERATIONS_2D,
+    MAX_SEED,
+    check_int,
+    check_real,
+    hash32,
+    row_kernels,
+    run_rows,
+    stream_key,
+)
 
 SURFACE_SIZE = 2.0  # the map spans this many surface units across
 REFERENCE_CELLS = 256  # amounts and the step length are those of a cell of a map this many cells across
@@ -301,7 +310,7 @@ _NEIGHBOUR_ROWS = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
 _NEIGHBOUR_COLUMNS = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True)
 def _wrap_border(padded):
     """Fill the one-cell border of a padded torus from the opposite side."""
     size = padded.shape[0] - 2
@@ -311,48 +320,75 @@ def _wrap_border(padded):
     padded[:, size + 1] = padded[:, 1]
 
 
-@njit(cache=True, nogil=True)
-def _thermal_passes(padded, passes, limits):
-    """Run ``passes`` thermal passes over the torus held in ``padded`` (size + 2)**2 with a wrapped border.
+def _thermal_share_rows(padded, limits, share, loss, total, largest):
+    """One thermal pass's first half: every cell's share (what it moves per unit of excess) and its loss.
 
-    The border is one cell wide. ``limits[k]`` is the largest stable height difference towards neighbour k
-    (``_NEIGHBOUR_ROWS``, ``_NEIGHBOUR_COLUMNS``); returns the padded result. Each pass first finds every cell's
-    share (what it moves per unit of excess), then every cell's new height: what it keeps plus what its higher
-    neighbours pass to it. Row by row and direction by direction, so the inner loops run along contiguous
-    columns and vectorise.
+    ``padded`` is the (size + 2)**2 torus with a wrapped one-cell border; ``limits[k]`` is the largest stable
+    height difference towards neighbour k (``_NEIGHBOUR_ROWS``, ``_NEIGHBOUR_COLUMNS``). Rows are independent:
+    each has its own row of the scratch arrays ``total`` and ``largest``, and the inner loops run along
+    contiguous columns, so they vectorise.
+    """
+    size = padded.shape[0] - 2
+    for row in prange(1, size + 1):
+        row_total, row_largest = total[row - 1], largest[row - 1]
+        row_total[:] = 0.0
+        row_largest[:] = 0.0
+        for k in range(8):
+            above, across, limit = row + _NEIGHBOUR_ROWS[k], 1 + _NEIGHBOUR_COLUMNS[k], limits[k]
+            for column in range(size):
+                excess = max(padded[row, column + 1] - padded[above, column + across] - limit, 0.0)
+                row_total[column] += excess
+                row_largest[column] = max(row_largest[column], excess)
+        for column in range(size):
+            moved = _SLIDE * row_largest[column]
+            share[row, column + 1] = moved / row_total[column] if row_total[column] > 0.0 else 0.0
+            loss[row - 1, column] = moved  # = share * total: what the cell passes on
+    return share
+
+
+def _thermal_apply_rows(padded, limits, share, loss, out, change):
+    """One thermal pass's second half: every cell's new height.
+
+    That is what the cell keeps plus what its higher neighbours pass to it (``share`` with its border wrapped);
+    rows are independent, as in the first half.
+    """
+    size = padded.shape[0] - 2
+    for row in prange(1, size + 1):
+        row_change = change[row - 1]
+        row_change[:] = -loss[row - 1]
+        for k in range(8):
+            above, across, limit = row + _NEIGHBOUR_ROWS[k], 1 + _NEIGHBOUR_COLUMNS[k], limits[k]
+            for column in range(size):
+                # The neighbour sees this cell in the opposite direction, at the same distance.
+                excess = max(padded[above, column + across] - padded[row, column + 1] - limit, 0.0)
+                row_change[column] += share[above, column + across] * excess
+        for column in range(size):
+            out[row, column + 1] = padded[row, column + 1] + row_change[column]
+    return out
+
+
+_THERMAL_SHARES = row_kernels(_thermal_share_rows)
+_THERMAL_APPLY = row_kernels(_thermal_apply_rows)
+_THERMAL_NS_PER_CELL = 20.0  # both halves of a pass, one thread (bench/erosion.py)
+
+
+def _thermal_passes(padded: np.ndarray, passes: int, limits: np.ndarray) -> np.ndarray:
+    """Run ``passes`` thermal passes over the torus held in ``padded``; returns the padded result.
+
+    Every cell moves material from the same snapshot, so the rows of each half-pass are independent and run in
+    parallel with a result identical to one thread's.
     """
     size = padded.shape[0] - 2
     share = np.zeros_like(padded)
     out = padded.copy()
-    total = np.empty(size)
-    largest = np.empty(size)
-    change = np.empty(size)
+    total, largest, change = (np.empty((size, size)) for _ in range(3))
     loss = np.empty((size, size))
+    work = int(_THERMAL_NS_PER_CELL * size * size * passes)  # the whole call decides serial or parallel
     for _ in range(passes):
         _wrap_border(padded)
-        for row in range(1, size + 1):
-            total[:] = 0.0
-            largest[:] = 0.0
-            for k in range(8):
-                above, across, limit = row + _NEIGHBOUR_ROWS[k], 1 + _NEIGHBOUR_COLUMNS[k], limits[k]
-                for column in range(size):
-                    excess = max(padded[row, column + 1] - padded[above, column + across] - limit, 0.0)
-                    total[column] += excess
-                    largest[column] = max(largest[column], excess)
-            for column in range(size):
-                share[row, column + 1] = _SLIDE * largest[column] / total[column] if total[column] > 0.0 else 0.0
-                loss[row - 1, column] = _SLIDE * largest[column]  # = share * total: what the cell passes on
+        run_rows(_THERMAL_SHARES, size, work, padded, limits, share, loss, total, largest)
         _wrap_border(share)
-        for row in range(1, size + 1):
-            change[:] = -loss[row - 1]
-            for k in range(8):
-                above, across, limit = row + _NEIGHBOUR_ROWS[k], 1 + _NEIGHBOUR_COLUMNS[k], limits[k]
-                for column in range(size):
-                    # The neighbour sees this cell in the opposite direction, at the same distance.
-                    excess = max(padded[above, column + across] - padded[row, column + 1] - limit, 0.0)
-                    change[column] += share[above, column + across] * excess
-            for column in range(size):
-                out[row, column + 1] = padded[row, column + 1] + change[column]
+        run_rows(_THERMAL_APPLY, size, work, padded, limits, share, loss, out, change)
         padded, out = out, padded
     return padded
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from numba import get_num_threads, set_num_threads
 
-from terrainview import generators, kernel_common, texturing
+from terrainview import erosion, generators, kernel_common, texturing
 from terrainview.fractal import diamond_square
 
 HEIGHTS = diamond_square(6, seed=4)
@@ -21,19 +21,31 @@ def kernel_cases():
     colors = np.array(texturing.BAND_COLORS, dtype=np.uint8)
     lines = generators._fault_lines_for(3, 50)
     flow = np.linspace(0.0, 1.0, HEIGHTS.size, dtype=np.float32).reshape(HEIGHTS.shape)  # erosion maps in use
+    padded = np.pad(HEIGHTS[:-1, :-1].astype(np.float64) * 4.0, 1, mode="wrap")  # steep: material slides
+    limits = np.full(8, 0.01)
+    size = padded.shape[0] - 2
+    share = np.pad(np.random.default_rng(1).random((size, size)), 1, mode="wrap")
+    loss = np.random.default_rng(2).random((size, size))
+
+    def scratch() -> np.ndarray:
+        return np.empty((size, size))
+
     return {
         "blend": (texturing._BLEND, (HEIGHTS, rows, fractions, rows, fractions, low, band, tiles,
                                      tiles.reshape(tiles.shape[0], -1, 3).mean(axis=1), flow, flow, True)),
         "bands": (texturing._BANDS, (HEIGHTS, rows, fractions, rows, fractions, thresholds, colors, flow, True)),
         "fault": (generators._FAULT, (6, *lines, generators._fault_deltas(50), 0.0, 1.0)),
         "blur": (generators._PERIODIC_BLUR, (HEIGHTS, generators._gaussian_weights(1.5))),
+        "thermal shares": (erosion._THERMAL_SHARES, (padded, limits, share, loss, scratch(), scratch())),
+        "thermal apply": (erosion._THERMAL_APPLY, (padded, limits, share, loss, np.zeros_like(padded), scratch())),
     }
 
 
-@pytest.mark.parametrize("name", ["blend", "bands", "fault", "blur"])
+@pytest.mark.parametrize("name", ["blend", "bands", "fault", "blur", "thermal shares", "thermal apply"])
 def test_serial_and_parallel_builds_agree_bit_for_bit(name):
     (serial, parallel), args = kernel_cases()[name]
-    a, b = serial(*args), parallel(*args)
+    a = serial(*args).copy()  # in-place kernels write into the arguments: keep the serial result aside
+    b = parallel(*args)
     assert a.dtype == b.dtype and a.shape == b.shape
     np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
 
