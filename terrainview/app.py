@@ -83,6 +83,7 @@ class TerrainApp(mglw.WindowConfig):
         self.panel.sections.append(lambda settings: self.flythrough.draw_section(settings, self.wnd.buffer_size))
         self.status = PanelStatus()
         self.frame_stats: FrameStats | None = None
+        self.pointer = (0.0, 0.0)  # the mouse, in window coordinates
         self.message = ("", 0.0)
         self.shot: tuple[TiledRender, Path] | None = None
         self.pending_shot: tuple | None = None  # a shot asked for before the new terrain reached the GPU
@@ -397,6 +398,7 @@ class TerrainApp(mglw.WindowConfig):
 
     def on_mouse_position_event(self, x: int, y: int, dx: int, dy: int) -> None:
         """Pass the mouse position to ImGui."""
+        self.pointer = (x, y)
         self.imgui_input.mouse_position(x, y)
 
     def on_mouse_drag_event(self, x: int, y: int, dx: int, dy: int) -> None:
@@ -406,9 +408,13 @@ class TerrainApp(mglw.WindowConfig):
             self.settings = self.flight.drag(self.settings, dx, dy)
 
     def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
-        """Pass the wheel to ImGui; outside the panel it sets the fly speed or steps the orbit camera."""
+        """Pass the wheel to ImGui; outside the panel it sets the fly speed or steps the orbit camera.
+
+        ImGui's answer comes from its last frame, which may predate a pointer just moved onto the panel: the
+        pointer's own position is checked against the panel too.
+        """
         self.imgui_input.mouse_wheel(x_offset, y_offset)
-        if not imgui.get_io().want_capture_mouse:
+        if not (imgui.get_io().want_capture_mouse or self.panel.covers(self.pointer)):
             self.settings = self.flight.wheel(self.settings, y_offset)
 
     def on_mouse_press_event(self, x: int, y: int, button: int) -> None:

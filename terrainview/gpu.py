@@ -18,6 +18,7 @@ from moderngl_window.opengl.program import ProgramShaders
 
 from .resources import shaders_dir
 from .terrain import teximage_size
+from .texturing import WET_DARKENING
 
 # The original's rendered-mode look (SPEC).
 FOG_COLOR = (0.84, 0.87, 1.0)
@@ -119,7 +120,8 @@ class GpuResources:
             "teximage": load_program(ctx, "teximage", BAND_LOW_COLOR=TEXIMAGE_BAND_COLORS[0],
                                      BAND_MIDDLE_COLOR=TEXIMAGE_BAND_COLORS[1],
                                      BAND_HIGH_COLOR=TEXIMAGE_BAND_COLORS[2], LIGHT_DIRECTION=LIGHT_DIRECTION,
-                                     LIGHT_AMBIENT=LIGHT_AMBIENT, LIGHT_DIFFUSE=LIGHT_DIFFUSE),
+                                     LIGHT_AMBIENT=LIGHT_AMBIENT, LIGHT_DIFFUSE=LIGHT_DIFFUSE,
+                                     WET_DARKENING=WET_DARKENING),
             "terrain_lod": load_program(ctx, "terrain", **fog, FOG_START=SURFACE_FOG[0], FOG_END=SURFACE_FOG[1],
                                         LIGHT_DIRECTION=LIGHT_DIRECTION, SLOPE_AMBIENT=SLOPE_AMBIENT, LOD=1),
             "grid_lines": load_program(ctx, "lines", PROFILE=2),
@@ -281,6 +283,13 @@ class GpuResources:
             texture.repeat_x = texture.repeat_y = True
             self._own("framebuffer:teximage", self.ctx.framebuffer([texture]))
         return heights_texture, self._objects["framebuffer:teximage"]
+
+    def upload_teximage_flow(self, flow: np.ndarray | None) -> None:
+        """The hydraulic erosion's flow map of the teximage heightmap (None: dry, no map)."""
+        if flow is None:
+            self._drop("texture:teximage_flow")
+        else:
+            self._float_texture("texture:teximage_flow", flow)
 
     def upload_surface_texture(self, rgb: np.ndarray | None) -> None:
         """A CPU-made surface texture (blend, bands); None means the teximage textures the surface."""

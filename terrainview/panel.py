@@ -104,6 +104,7 @@ class Panel:
     ui_scale_value: float = 1.0  # the UI scale slider while it is being dragged
     editing_ui_scale: bool = False
     status_height: float = 0.0  # of the status lines at the panel's foot, as last drawn
+    rect: tuple[float, float, float, float] | None = None  # left, top, right, bottom as last drawn; None: hidden
 
     def draw(self, settings: SceneSettings, status: PanelStatus) -> tuple[SceneSettings, PanelActions]:
         """Draw the help (if shown) and the panel for one frame; returns the settings and the buttons pressed."""
@@ -111,6 +112,7 @@ class Panel:
         scale = self.ui_scale
         if self.help_visible:
             self._draw_help(scale)
+        self.rect = None
         if not self.visible:
             return settings, actions
         imgui.set_next_window_pos(imgui.ImVec2(10 * scale, 10 * scale), imgui.Cond_.first_use_ever)
@@ -120,6 +122,8 @@ class Panel:
         width = PANEL_WIDTH * scale
         imgui.set_next_window_size_constraints(imgui.ImVec2(width, 0), imgui.ImVec2(width, height))
         expanded, open_ = imgui.begin("View Options (Ctrl-O)", True, imgui.WindowFlags_.always_auto_resize)
+        position, size = imgui.get_window_pos(), imgui.get_window_size()
+        self.rect = (position.x, position.y, position.x + size.x, position.y + size.y)
         if not open_:
             self.visible = False
         _keep_in_window()
@@ -140,6 +144,13 @@ class Panel:
             self.status_height = imgui.get_cursor_pos_y() - top
         imgui.end()
         return settings, actions
+
+    def covers(self, point: tuple[float, float]) -> bool:
+        """Whether the panel, as last drawn, covers ``point`` (window coordinates)."""
+        if self.rect is None:
+            return False
+        left, top, right, bottom = self.rect
+        return left <= point[0] <= right and top <= point[1] <= bottom
 
     # --- sections -------------------------------------------------------------------------------------------
 
@@ -175,7 +186,7 @@ class Panel:
             s = _combo(s, "shading", "Shading", {name: name for name in catalog.SHADINGS})
             s = self._water(s)
         if imgui.collapsing_header("Erosion"):
-            s = _combo(s, "erosion", "Erosion", {name: entry.label for name, entry in catalog.EROSIONS.items()})
+            s = _combo(s, "erosion", "Passes", {name: entry.label for name, entry in catalog.EROSIONS.items()})
             for widget in catalog.erosion(s).widgets:
                 s = _slider(s, widget.setting, widget.label, high=widget.high)
         if imgui.collapsing_header("Camera"):
@@ -207,7 +218,7 @@ class Panel:
     def _camera(settings: SceneSettings, status: PanelStatus) -> SceneSettings:
         """The mode (switching keeps the view) and the mode's own fields."""
         index = CAMERAS.index(settings.camera)
-        changed, index = imgui.combo("Camera", index, ["orbit (the original's)", "fly"])
+        changed, index = imgui.combo("Mode", index, ["orbit (the original's)", "fly"])
         if changed:
             settings = camera.switch_mode(settings, CAMERAS[index])
         s = _drag(settings, "yrot", "Yaw", 1.0)

@@ -56,7 +56,7 @@ def parse_real(text: str, expected: str = "a number") -> float:
     mantissa = re.split("[eE]", text)[0]
     if value == 0.0 and mantissa.strip("+-0.") or 0.0 < abs(value) < FLOAT32_TINY:
         raise ValueError(f"expected {expected}, got {text!r}, which is too small to draw with "
-                         f"(below {FLOAT32_TINY:.3g}; use 0 for zero)")
+                         f"(below {FLOAT32_TINY:.3g})")
     return value
 
 

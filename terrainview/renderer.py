@@ -122,13 +122,17 @@ class Renderer:
 
     def upload(self, changed: dict[str, np.ndarray | None]) -> None:
         """Move regenerated arrays (from ``DerivedArrays.update``, maybe on another thread) to the GPU."""
+        # The teximage's flow map goes up before the teximage is drawn with it.
         uploads: dict[str, Callable[[Any], None]] = {
             "surface": self.gpu.upload_surface, "clouds": self.gpu.upload_clouds,
-            "teximage": self._draw_teximage_texture, "surface_texture": self.gpu.upload_surface_texture}
-        for name, value in changed.items():
-            uploads[name](value)
-            if name == "surface" and value is not None:
-                self.lod.set_surface(value)
+            "teximage_flow": self.gpu.upload_teximage_flow, "teximage": self._draw_teximage_texture,
+            "surface_texture": self.gpu.upload_surface_texture}
+        for name, upload in uploads.items():
+            if name in changed:
+                upload(changed[name])
+        surface = changed.get("surface")
+        if surface is not None:
+            self.lod.set_surface(surface)
 
     def release(self) -> None:
         """Release the GPU objects."""
@@ -155,6 +159,11 @@ class Renderer:
         uniform(program, "band_limits").value = self.teximage_band_limits
         uniform(program, "placement").write(placement)
         self._bind_grid(program, heights, size, 1)
+        wet = self.gpu.has("texture:teximage_flow")
+        uniform(program, "wet").value = wet
+        uniform(program, "flow").value = 1
+        if wet:
+            self.gpu.get("texture:teximage_flow").use(1)
         self.gpu.get("vao:teximage").render(moderngl.TRIANGLE_STRIP, vertices=2 * size, instances=size - 1)
         return 2 * (size - 1) ** 2
 

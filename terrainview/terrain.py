@@ -179,17 +179,25 @@ class DerivedArrays:
     surface_texture: _Derived = field(init=False)
     teximage_erosion: erosion.ErosionResult | None = field(default=None, init=False)
 
-    NAMES = ("surface", "clouds", "teximage", "surface_texture")  # in dependency order
+    teximage_flow: _Derived = field(init=False)
+
+    # In dependency order; the teximage's flow map comes with it (None without a hydraulic pass).
+    NAMES = ("surface", "clouds", "teximage", "teximage_flow", "surface_texture")
 
     def __post_init__(self) -> None:
         self.surface = _Derived(surface_key, lambda settings: surface_heights(settings, self.progress))
         self.teximage = _Derived(teximage_key, self._make_teximage)
+        self.teximage_flow = _Derived(teximage_key, self._make_teximage_flow)
         self.surface_texture = _Derived(surface_texture_key, self._make_surface_texture)
 
     def _make_teximage(self, settings: SceneSettings) -> np.ndarray:
         heights, self.teximage_erosion = eroded_heights(settings, settings.teximage_iterations,
                                                         settings.teximage_h, self.progress)
         return heights
+
+    def _make_teximage_flow(self, settings: SceneSettings) -> np.ndarray | None:
+        """Where water ran over the teximage heightmap (made with it), None without a hydraulic pass."""
+        return None if self.teximage_erosion is None else self.teximage_erosion.flow
 
     def _make_surface_texture(self, settings: SceneSettings) -> np.ndarray | None:
         make = catalog.texture(settings).make

@@ -364,6 +364,11 @@ class TestKeysInProcess:
         assert frames_until(fresh, pointer_over_the_terrain)
         fresh.on_mouse_scroll_event(0.0, 1.0)
         assert fresh.flight.speed == pytest.approx(1.25)
+        # The pointer moved onto the panel and scrolled at once, within one frame: the panel takes it all.
+        fresh.on_mouse_position_event(60, 200, 0, 0)
+        fresh.on_mouse_scroll_event(0.0, 1.0)
+        assert fresh.flight.speed == pytest.approx(1.25)
+        fresh.on_render(0.0, 1 / 60)
         tap(fresh, keys.UP)
         assert fresh.settings.eye_x == pytest.approx(0.05 + 0.0625, abs=1e-9)
         tap(fresh, keys.LEFT)

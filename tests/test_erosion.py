@@ -281,13 +281,14 @@ def test_derived_arrays_follow_the_erosion_settings():
     arrays.update(base)
     plain_surface, plain_texture = arrays.surface.value, arrays.surface_texture.value
     changed = arrays.update(on)
-    assert set(changed) == {"surface", "teximage", "surface_texture"}
+    assert set(changed) == {"surface", "teximage", "teximage_flow", "surface_texture"}
     expected, result = eroded_heights(on, 5, on.h)
     np.testing.assert_array_equal(arrays.surface.value, expected)
     assert not np.array_equal(arrays.surface.value, plain_surface)
     np.testing.assert_array_equal(arrays.teximage.value, expected)  # same iterations, same H: same map
     assert arrays.teximage_erosion is not None
     np.testing.assert_array_equal(arrays.teximage_erosion.flow, result.flow)
+    np.testing.assert_array_equal(arrays.teximage_flow.value, result.flow)
     assert not np.array_equal(arrays.surface_texture.value, plain_texture)
 
 
@@ -406,3 +407,34 @@ def test_erosion_follows_every_generator(generator):
     assert np.abs(heights - plain).mean() > 0.01 * np.ptp(plain)
     np.testing.assert_array_equal(heights[-1], heights[0])
     np.testing.assert_array_equal(heights[:, -1], heights[:, 0])
+
+
+@pytest.mark.gl
+def test_the_teximage_is_darker_where_water_ran(renderer):
+    """The GPU-drawn teximage uses the hydraulic pass's flow map like the CPU textures: every triangle keeps
+    its colour or darkens, and those where water ran (flow near 1) darken by about WET_DARKENING."""
+    from terrainview.texturing import WET_DARKENING
+
+    settings = SceneSettings(mode="teximage", teximage_iterations=8, seed=2, erosion="hydraulic")
+    renderer.update(settings)
+    flow = renderer.arrays.teximage_flow.value
+    assert flow is not None and flow.max() > 0.5
+
+    def texture() -> np.ndarray:
+        image = renderer.gpu.get("texture:teximage")
+        return np.frombuffer(image.read(), np.uint8).reshape(image.height, image.width, 3)[::-1].astype(float)
+
+    wet = texture()
+    renderer.upload({"teximage_flow": None, "teximage": renderer.arrays.teximage.value})
+    dry = texture()
+    assert (wet <= dry + 1).all()
+    # A flat-shaded triangle takes one corner's wetness: a texel darkens by at most the wettest corner of its
+    # cell allows, not at all where its cell is dry, and clearly where all of its cell ran wet.
+    corners = np.stack([flow[:-1, :-1], flow[1:, :-1], flow[:-1, 1:], flow[1:, 1:]])
+    darkening = 1.0 - wet.sum(axis=2) / np.maximum(dry.sum(axis=2), 1.0)
+    lit = dry.sum(axis=2) > 60  # darkening of near-black texels is mostly rounding
+    assert (darkening[lit] <= WET_DARKENING * corners.max(axis=0)[lit] + 0.03).all()
+    assert np.abs(darkening[lit & (corners.max(axis=0) == 0.0)]).max() < 0.02
+    soaked = lit & (corners.min(axis=0) > 0.3)
+    assert soaked.sum() > 20
+    assert darkening[soaked].mean() > 0.3 * WET_DARKENING
