@@ -13,7 +13,10 @@ code runs with
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from collections.abc import Callable
 
 import numpy as np
@@ -166,3 +169,14 @@ def fault_reference(iterations: int, seed: int, fault_iterations: int) -> np.nda
 ARTICLE_BAND_COLORS = ((65, 127, 219), (73, 161, 101), (172, 189, 117), (153, 123, 46))
 # SPEC, 2D mesh / teximage: bottom, middle and top third of the height range.
 SPEC_TEXIMAGE_COLORS = ((0.2, 0.4, 0.2), (0.55, 0.55, 0.6), (0.95, 0.95, 1.0))
+
+
+def digests_with_threads(script: str, threads: int) -> list[str]:
+    """Run ``script`` (it prints numba's thread count, then its digests) in a fresh Python with
+    NUMBA_NUM_THREADS=threads; returns the digests, after checking the count took."""
+    env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    reported_threads, *digests = result.stdout.split()
+    assert int(reported_threads) == threads
+    return digests

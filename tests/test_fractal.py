@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -145,13 +142,7 @@ def test_bit_exact_across_runs_and_thread_counts():
     expected = digests_here()
     assert digests_here() == expected
     for threads in (1, 2, 3):
-        env = dict(os.environ, NUMBA_NUM_THREADS=str(threads))
-        result = subprocess.run([sys.executable, "-c", DIGEST_SCRIPT], capture_output=True, text=True, env=env,
-                                timeout=300)
-        assert result.returncode == 0, result.stderr
-        reported_threads, *digests = result.stdout.split()
-        assert int(reported_threads) == threads
-        assert digests == expected, f"NUMBA_NUM_THREADS={threads}"
+        assert reference.digests_with_threads(DIGEST_SCRIPT, threads) == expected, f"NUMBA_NUM_THREADS={threads}"
 
 
 def test_thread_count_in_process():
