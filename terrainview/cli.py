@@ -20,14 +20,19 @@ USAGE_ERRORS = (ValueError, OutputError, SceneError)
 
 
 def _subcommand(name: str, description: str, module: str) -> Callable[[Sequence[str]], int]:
-    """A subcommand whose module has ``add_<name>_arguments(parser)`` and ``<name>_command(args, settings)``."""
+    """A subcommand whose module has ``add_<name>_arguments(parser)`` and ``<name>_command(args, settings)``.
+
+    A module may also have ``<name>_base_settings(args)``: the settings the command line's options apply to, in
+    place of the defaults (a video's flight scene, say).
+    """
     def run(argv: Sequence[str]) -> int:
         implementation = importlib.import_module(module, __package__)
         parser = OneLineParser(prog=f"terrainview {name}", description=description)
         getattr(implementation, f"add_{name}_arguments")(parser)
         add_scene_arguments(parser)
         args = parser.parse_args(argv)
-        return getattr(implementation, f"{name}_command")(args, settings_from_args(args))
+        base = getattr(implementation, f"{name}_base_settings", lambda args: None)(args)
+        return getattr(implementation, f"{name}_command")(args, settings_from_args(args, base))
 
     run.__doc__ = description  # the viewer's --help lists it
     return run

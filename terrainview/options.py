@@ -46,9 +46,8 @@ def add_scene_arguments(parser: argparse.ArgumentParser) -> None:
     SceneSettings.add_arguments(parser)
 
 
-def settings_from_args(args: argparse.Namespace) -> SceneSettings:
-    """The scene file's settings (or the defaults) with the command line's options applied."""
-    base = None
+def settings_from_args(args: argparse.Namespace, base: SceneSettings | None = None) -> SceneSettings:
+    """The scene file's settings (or ``base``, or the defaults) with the command line's options applied."""
     scene = getattr(args, "scene", None)
     if scene == "":
         raise SceneError("--scene: no file name given")

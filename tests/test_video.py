@@ -246,6 +246,7 @@ def test_never_overwrites_without_force(tmp_path, call_main, usage_error):
     (["--fps", "30", "--speed", "0.5"], ("speed", "91 frames", "the most is 50")),
     (["--supersample", "3"], ("supersample",)),
     (["--iterations", "40"], ("iterations",)),
+    (["--iterations", "14"], ("iterations", "rendered mode takes 1 to 12")),  # checked against the flight's scene
     (["--h", "2"], ("h", "0 to 1")),
     (["--scene", "flight.toml"], ("scene",)),
     (["--progress", "loud"], ("progress",)),

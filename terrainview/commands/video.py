@@ -61,10 +61,15 @@ def _number(name: str, low: float, high: float, integer: bool = False) -> Callab
     return parse
 
 
-def video_command(args: argparse.Namespace, settings: SceneSettings) -> int:
-    """Check everything before any work, then draw and write the frames; scene options fix those settings."""
+def video_base_settings(args: argparse.Namespace) -> SceneSettings:
+    """The flight's start scene: the options given on the command line are checked against it."""
     if getattr(args, "scene", None):
         raise SettingsError("scene: video takes its scene from --flight; give single options to change it")
+    return load_flight(args.flight)[0].scene
+
+
+def video_command(args: argparse.Namespace, settings: SceneSettings) -> int:
+    """Check everything before any work, then draw and write the frames; scene options fix those settings."""
     size = parse_size(args.size)
     check_supersample(size, args.supersample)
     if args.output and Path(args.output).suffix.lower() == ".mp4" and (size[0] % 2 or size[1] % 2):
