@@ -27,6 +27,9 @@ CAMERA_FIELDS = tuple(spec.name for spec in dataclasses.fields(SceneSettings) if
 CLEARANCE = 0.2
 # The ground is sampled this far around the eye too, so a steep slope beside it is not cut open either.
 CLEARANCE_RADIUS = 0.15
+# A flying eye climbs at most this far above the ground under it: from higher up the land lies beyond the fog's
+# end (7 units away), and only the sky and the fog colour would show.
+CEILING = 2.5
 TILE_SIZE = 2.0  # one copy of the surface spans -1..1
 
 Vec3 = tuple[float, float, float]
@@ -167,9 +170,14 @@ def floor_under(ground: Ground, x: float, z: float) -> float:
 
 
 def keep_above_ground(settings: SceneSettings, ground: Ground | None) -> SceneSettings:
-    """The settings with the eye raised to the floor under it if it was below (unchanged without a ground)."""
+    """The settings with the eye kept over the ground (unchanged without a ground).
+
+    The eye is raised to the floor under it if it was below; a flying eye is also kept within ``CEILING`` of
+    the ground.
+    """
     if ground is None:
         return settings
     x, y, z = eye_position(settings)
     floor = floor_under(ground, x, z)
-    return settings if y >= floor else with_eye(settings, (x, floor, z))
+    top = floor + CEILING if settings.camera == "fly" else math.inf
+    return settings if floor <= y <= top else with_eye(settings, (x, min(max(y, floor), top), z))

@@ -148,6 +148,18 @@ def test_fly_camera_keeps_its_clearance_when_descending_and_flying(fps):
     assert settings.eye_y < 2.0, "it did descend to the ground"
 
 
+def test_a_flying_eye_climbs_no_higher_than_the_ceiling_over_the_ground():
+    """Holding Shift+Up for ten seconds: the eye stops within CEILING of the ground, where the land still shows."""
+    state = flight.Flight(ground=camera.ground_height(HEIGHTS, "endless"))
+    settings = SceneSettings(camera="fly", tile="endless")
+    state.shift = True
+    settings = state.press(settings, flight.Key.UP)
+    for _ in range(600):
+        settings = state.advance(settings, 1.0 / 60)
+    ground = camera.floor_under(state.ground, settings.eye_x, settings.eye_z)
+    assert settings.eye_y == pytest.approx(ground + camera.CEILING, abs=1e-9)
+
+
 def test_orbit_pitch_drag_keeps_the_eye_above_the_ground():
     state = flight.Flight(ground=camera.ground_height(HEIGHTS, 1))
     settings = SceneSettings()
