@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import compile_c
 from terrainview import erosion
 from terrainview.fractal import diamond_square
 from terrainview.kernel_common import stream_key
@@ -62,12 +62,8 @@ def _busy(count: int) -> Iterator[None]:
 
 
 def _c_binary(folder: str) -> str | None:
-    gcc = shutil.which("gcc")
-    if gcc is None:
-        return None
     binary = os.path.join(folder, "erosion_reference")
-    subprocess.run([gcc, "-O2", "-ffp-contract=off", "-o", binary, str(REFERENCE_C), "-lm"], check=True)
-    return binary
+    return binary if compile_c(REFERENCE_C, binary, "-ffp-contract=off") else None
 
 
 def _c_run(binary: str, folder: str, iterations: int) -> tuple[float, bool]:

@@ -18,14 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-static uint32_t hash32(uint32_t x) {
-    x ^= x >> 16;
-    x *= 0x7FEB352Du;
-    x ^= x >> 15;
-    x *= 0x846CA68Bu;
-    x ^= x >> 16;
-    return x;
-}
+#include "hash32.h"
 
 typedef struct {
     long size, brush_count, droplets, lifetime;

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from numba import get_num_threads
 
-from bench import median_ms
+from bench import compile_c, median_ms
 from terrainview.fractal import diamond_square, midpoint_1d
 
 # Median after warm-up, including the array's allocation.
@@ -40,13 +39,11 @@ def _process_seconds(code: str, env: dict[str, str] | None = None) -> float:
 
 
 def _c_reference(numba_ms: dict[int, float]) -> None:
-    gcc = shutil.which("gcc")
-    if gcc is None:
-        print("C reference: skipped, gcc not found")
-        return
     with tempfile.TemporaryDirectory() as folder:
         binary, heights = os.path.join(folder, "reference"), os.path.join(folder, "heights.f32")
-        subprocess.run([gcc, "-O2", "-o", binary, str(REFERENCE_C), "-lm"], check=True)
+        if not compile_c(REFERENCE_C, binary):
+            print("C reference: skipped, gcc not found")
+            return
         seconds = {}
         for n, repeats in C_REPEATS.items():
             run = subprocess.run([binary, str(n), "1", "0.7", "1.0", str(repeats), heights], check=True,

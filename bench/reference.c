@@ -18,15 +18,7 @@
 enum { LATTICE_BITS = 16 };
 static const uint32_t DOMAIN_2D = 0x3C6EF372u;
 
-/* Wellons' lowbias32: a bijective 32-bit integer hash. */
-static uint32_t hash32(uint32_t x) {
-    x ^= x >> 16;
-    x *= 0x7FEB352Du;
-    x ^= x >> 15;
-    x *= 0x846CA68Bu;
-    x ^= x >> 16;
-    return x;
-}
+#include "hash32.h"
 
 /* scale * r, r uniform in [-0.5, 0.5), for the lattice position of point (z, x). */
 static float offset(uint32_t key, int shift, int z, int x, float scale) {

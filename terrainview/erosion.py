@@ -58,6 +58,7 @@ from .kernel_common import (
     check_int,
     check_real,
     hash32,
+    hash_fraction,
     row_kernels,
     run_rows,
     stream_key,
@@ -89,7 +90,6 @@ THERMAL_PASSES = 20
 MAX_THERMAL_PASSES = 1000
 
 _DOMAIN_DROPLETS = 0x9B05688C
-_INV_2_24 = 1.0 / (1 << 24)
 _BATCHES = 16  # progress reports per hydraulic run
 _SLIDE = 0.5  # fraction of its largest excess a cell passes on per thermal pass
 
@@ -187,8 +187,8 @@ def _hydraulic_kernel(torus, flow, size, key, first, count, brush_rows, brush_co
     lost = 0.0
     for droplet in range(first, first + count):
         counter = np.uint32(droplet) * np.uint32(2)
-        x = np.float64(hash32(np.uint32(counter ^ key)) >> np.uint32(8)) * _INV_2_24 * size
-        z = np.float64(hash32(np.uint32((counter + np.uint32(1)) ^ key)) >> np.uint32(8)) * _INV_2_24 * size
+        x = hash_fraction(np.uint32(counter ^ key)) * size
+        z = hash_fraction(np.uint32((counter + np.uint32(1)) ^ key)) * size
         direction_x = 0.0
         direction_z = 0.0
         speed = 1.0
@@ -201,8 +201,7 @@ def _hydraulic_kernel(torus, flow, size, key, first, count, brush_rows, brush_co
             direction_z = direction_z * inertia - gz / cell * (1.0 - inertia)
             length = math.sqrt(direction_x * direction_x + direction_z * direction_z)
             if length == 0.0:
-                bits = hash32(np.uint32(hash32(np.uint32(droplet) ^ key) + np.uint32(step)))
-                angle = 2.0 * math.pi * (np.float64(bits >> np.uint32(8)) * _INV_2_24)
+                angle = 2.0 * math.pi * hash_fraction(np.uint32(hash32(np.uint32(droplet) ^ key) + np.uint32(step)))
                 direction_x = math.cos(angle)
                 direction_z = math.sin(angle)
             else:

@@ -50,6 +50,7 @@ from .kernel_common import (
     check_int,
     check_real,
     hash32,
+    hash_fraction,
     row_kernels,
     run_rows,
     stream_key,
@@ -76,7 +77,6 @@ _PERIOD_MASK = _PERIOD - 1
 _RADIUS = _HALF_PERIOD  # of a fault's disc, in lattice units: half a period
 # The chance that a fault raises a given point: half the disc's area over the period's.
 _RAISED_FRACTION = math.pi / 8.0
-_INV_2_24 = 1.0 / (1 << 24)
 
 
 # --- fault formation -------------------------------------------------------------------------------------------
@@ -93,8 +93,7 @@ def _fault_lines(count, stream_key):
         base = np.uint32(4 * i)
         px[i] = np.int64(hash32(np.uint32(base ^ stream_key)) >> np.uint32(32 - LATTICE_BITS))
         pz[i] = np.int64(hash32(np.uint32((base + np.uint32(1)) ^ stream_key)) >> np.uint32(32 - LATTICE_BITS))
-        bits = hash32(np.uint32((base + np.uint32(2)) ^ stream_key)) >> np.uint32(8)
-        angle = 2.0 * math.pi * (np.float64(bits) * _INV_2_24)
+        angle = 2.0 * math.pi * hash_fraction(np.uint32((base + np.uint32(2)) ^ stream_key))
         dir_x[i] = math.cos(angle)
         dir_z[i] = math.sin(angle)
     return px, pz, dir_x, dir_z

@@ -48,7 +48,9 @@ PARALLEL_MIN_WORK = 20_000_000
 
 _MIX_1 = np.uint32(0x7FEB352D)
 _MIX_2 = np.uint32(0x846CA68B)
+_U8 = np.uint32(8)
 _U15 = np.uint32(15)
+_INV_2_24 = 1.0 / (1 << 24)
 _U16 = np.uint32(16)
 
 
@@ -63,6 +65,12 @@ def hash32(x):
     x = np.uint32(x ^ (x >> _U15))
     x = np.uint32(x * _MIX_2)
     return np.uint32(x ^ (x >> _U16))
+
+
+@njit(cache=True, inline="always")
+def hash_fraction(x):
+    """A uniform float64 in [0, 1) from ``x``: the top 24 bits of its hash over 2**24."""
+    return np.float64(hash32(x) >> _U8) * _INV_2_24
 
 
 def stream_key(seed: int, domain: int) -> np.uint32:

@@ -14,7 +14,7 @@ import functools
 import numpy as np
 from numba import njit, prange
 
-from .kernel_common import MAX_SEED, check_int, hash32, row_kernels, run_rows
+from .kernel_common import MAX_SEED, check_int, hash32, hash_fraction, row_kernels, run_rows
 
 MAX_TEXTURE_SIZE = 8192
 MAX_TILE_SIZE = 1024
@@ -37,7 +37,6 @@ DEPOSIT_SMOOTHING = 0.8
 _NO_MAP = np.zeros((2, 2), dtype=np.float32)  # stands for an absent erosion map (the kernels skip it)
 
 _DOMAIN_TILES = 0x1F83D9AB
-_INV_2_24 = 1.0 / (1 << 24)
 
 
 # --- tiles ----------------------------------------------------------------------------------------------------
@@ -66,8 +65,7 @@ def _value_noise_kernel(size, key, periods, amplitudes):
         for i in range(period):
             for j in range(period):
                 counter = np.uint32((octave << 24) | (i << 12) | j)
-                bits = hash32(np.uint32(counter ^ key)) >> np.uint32(8)
-                lattice[i, j] = np.float32(bits * _INV_2_24 * 2.0 - 1.0)
+                lattice[i, j] = np.float32(hash_fraction(np.uint32(counter ^ key)) * 2.0 - 1.0)
         for y in range(size):
             i0, i1, fy = _smooth_cell(y, period, size)
             for x in range(size):
