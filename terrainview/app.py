@@ -24,7 +24,7 @@ from .imgui_renderer import ImGuiRenderer, StyleScale, WindowInput
 from .offscreen import TiledRender, save_png
 from .options import add_scene_arguments, one_line_errors, settings_from_args
 from .panel import MAX_UI_SCALE, MIN_UI_SCALE, Panel, PanelStatus
-from .parsing import argument_type, join_option_values, parse_real
+from .parsing import bounded_argument, join_option_values
 from .renderer import Frame, FrameStats, Renderer, fov_keeping_framing
 from .scene_file import SceneError, load_scene, save_scene_toml
 from .settings import SceneSettings
@@ -441,13 +441,7 @@ class TerrainApp(mglw.WindowConfig):
         self.imgui.release()
 
 
-def _ui_scale(text: str) -> float:
-    """``--ui-scale``'s value: a number from MIN_UI_SCALE to MAX_UI_SCALE, by the one number rule."""
-    expected = f"a number from {MIN_UI_SCALE:g} to {MAX_UI_SCALE:g}"
-    value = argument_type(parse_real, expected)(text)
-    if not MIN_UI_SCALE <= value <= MAX_UI_SCALE:
-        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
-    return value
+_ui_scale = bounded_argument(MIN_UI_SCALE, MAX_UI_SCALE)  # --ui-scale's value, by the one number rule
 
 
 def run_viewer(argv: list[str], epilog: str = "") -> int:

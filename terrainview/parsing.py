@@ -78,6 +78,21 @@ def argument_type(parse: Callable[[str, str], float], expected: str) -> Callable
     return convert
 
 
+def bounded_argument(low: float, high: float, *, integer: bool = False,
+                     low_exclusive: bool = False) -> Callable[[str], float]:
+    """An argparse ``type=`` for a number by the one rule within ``low``..``high`` (above ``low`` if exclusive)."""
+    expected = describe_range(low, high, integer=integer, low_exclusive=low_exclusive)
+    parse = argument_type(parse_integer if integer else parse_real, expected)
+
+    def convert(text: str) -> float:
+        value = parse(text)
+        if not ((low < value) if low_exclusive else (low <= value)) or value > high:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        return value
+
+    return convert
+
+
 def join_option_values(parser: argparse.ArgumentParser, argv: Sequence[str]) -> list[str]:
     """``--yrot -1e6`` -> ``--yrot=-1e6`` for every option that takes one value.
 

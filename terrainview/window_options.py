@@ -17,7 +17,7 @@ import os
 import sys
 
 from .files import OutputError
-from .parsing import argument_type, parse_integer, parse_real
+from .parsing import argument_type, bounded_argument, parse_integer
 
 MAX_WINDOW_SIDE = 8192
 MAX_SIZE_MULT = 16.0
@@ -41,16 +41,7 @@ def parse_window_size(text: str) -> tuple[int, int]:
     return size
 
 
-def parse_size_mult(text: str) -> float:
-    """A window size multiplier above 0 and at most MAX_SIZE_MULT."""
-    expected = f"a number above 0 to {MAX_SIZE_MULT:g}"
-    try:
-        value = parse_real(text, expected)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    if not 0 < value <= MAX_SIZE_MULT:
-        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
-    return value
+parse_size_mult = bounded_argument(0.0, MAX_SIZE_MULT, low_exclusive=True)  # a window size multiplier
 
 
 def parse_samples(text: str) -> int:

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..files import OutputError, check_output_path
 from ..flythrough import FlightError, load_flight
 from ..image_size import DEFAULT_SIZE, check_supersample, parse_size
+from ..parsing import argument_type, bounded_argument, parse_integer
 from ..settings import SceneSettings, SettingsError
 from ..video import export, frame_count
 
@@ -37,28 +37,16 @@ def add_video_arguments(parser: argparse.ArgumentParser) -> None:
     default_size = "x".join(map(str, DEFAULT_SIZE))
     parser.add_argument("--size", default=default_size, metavar="WxH",
                         help=f"frame size; even sides for MP4 (default: {default_size})")
-    parser.add_argument("--fps", type=_number("fps", 1, MAX_FPS, integer=True), default=30, metavar="N",
+    parser.add_argument("--fps", type=bounded_argument(1, MAX_FPS, integer=True), default=30, metavar="N",
                         help=f"frames per second, 1 to {MAX_FPS} (default: 30)")
-    parser.add_argument("--supersample", type=int, default=1, metavar="{1,2,4}",
+    parser.add_argument("--supersample", type=argument_type(parse_integer, "one of 1, 2, 4"), default=1,
+                        metavar="{1,2,4}",
                         help="draw 1, 2 or 4 times larger and filter down (default: 1)")
-    parser.add_argument("--speed", type=_number("speed", 0.01, MAX_SPEED), default=1.0, metavar="X",
+    parser.add_argument("--speed", type=bounded_argument(0.01, MAX_SPEED), default=1.0, metavar="X",
                         help="flight seconds per video second, 0.01 to 100 (default: 1)")
     parser.add_argument("--force", action="store_true", help="overwrite the output if it exists")
     parser.add_argument("--progress", choices=("bar", "lines", "none"), default="bar",
                         help="a progress bar on stderr (default), 'frame K/N' lines on stdout, or nothing")
-
-
-def _number(name: str, low: float, high: float, integer: bool = False) -> Callable[[str], float]:
-    def parse(text: str) -> float:
-        try:
-            value = int(text) if integer else float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not {'an integer' if integer else 'a number'}: {text!r}") from None
-        if not (math.isfinite(value) and low <= value <= high):
-            raise argparse.ArgumentTypeError(f"{name} must be from {low:g} to {high:g}, got {text}")
-        return value
-
-    return parse
 
 
 def video_base_settings(args: argparse.Namespace) -> SceneSettings:
