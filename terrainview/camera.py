@@ -144,7 +144,7 @@ def ground_height(heights: np.ndarray, tile: int | str) -> Ground:
     Outside a finite tile grid the surface is continued as if tiled on, so the eye stays above its level
     there too (from below, the surface at the edge would show its culled underside).
     """
-    heights = np.asarray(heights, dtype=np.float64)
+    heights = np.asarray(heights)  # no copy: the ground samples a few points per step
     cells = heights.shape[0] - 1
     shift = tile_shift(tile)
 
@@ -153,8 +153,9 @@ def ground_height(heights: np.ndarray, tile: int | str) -> Ground:
                        ((z + 1.0 + shift) % TILE_SIZE) / TILE_SIZE * cells)
         c, r = min(int(column), cells - 1), min(int(row), cells - 1)
         fc, fr = column - c, row - r
-        top = heights[r, c] + (heights[r, c + 1] - heights[r, c]) * fc
-        bottom = heights[r + 1, c] + (heights[r + 1, c + 1] - heights[r + 1, c]) * fc
+        corners = heights[r:r + 2, c:c + 2].astype(np.float64)
+        top = corners[0, 0] + (corners[0, 1] - corners[0, 0]) * fc
+        bottom = corners[1, 0] + (corners[1, 1] - corners[1, 0]) * fc
         return float(top + (bottom - top) * fr)
 
     return height

@@ -60,7 +60,7 @@ class LodTerrain:
             view_projection = np.array(matrix * view, dtype=np.float64)
             return lod.frustum_planes(view_projection, None if lines else SURFACE_FOG[1], view_rows)
 
-        eye = np.array(glm.inverse(view) * glm.vec4(0.0, 0.0, 0.0, 1.0), dtype=np.float64)[:3]
+        eye = np.array(camera.eye_position(settings))
         roots = (lod.roots_around(eye[0], eye[2], reach) if settings.tile == ENDLESS
                  else lod.tile_roots(camera.tile_layout(settings, reach)[0]))
         image_planes = planes(image_projection if image_projection is not None else projection)

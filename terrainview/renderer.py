@@ -104,6 +104,11 @@ def tile_window(image_size: tuple[int, int], tile: tuple[int, int, int, int]) ->
     return camera.compose(glm.translate(glm.vec3(offset_x, offset_y, 0.0)), glm.scale(glm.vec3(scale_x, scale_y, 1.0)))
 
 
+def _iterations_of(grid_size: int) -> int:
+    """The iterations of a (2**n + 1)-point grid side."""
+    return (grid_size - 1).bit_length() - 1
+
+
 class Renderer:
     """A scene's CPU arrays and GPU objects, kept in step with the settings, and the frame drawing."""
 
@@ -226,7 +231,7 @@ class Renderer:
         size = self.gpu.surface_grid_size
         # No fog in lines mode: endless tiles reach as far as the far plane.
         tiles = self._bind_tiles(program, self.gpu.get("texture:surface"), size, settings, FAR_PLANE, selection)
-        full = 2 * size * (size - 1) * tiles ** 2
+        full = lod.full_mesh_segments(_iterations_of(size), tiles)
         if selection is None:
             self.gpu.get("vao:grid_lines").render(moderngl.LINE_STRIP, vertices=size, instances=2 * size * tiles ** 2)
             segments = full
@@ -292,7 +297,7 @@ class Renderer:
         texture.filter = filter_
         texture.use(1)
         uniform(terrain, "surface_texture").value = 1
-        full = 2 * (size - 1) ** 2 * tiles ** 2
+        full = lod.full_mesh_triangles(_iterations_of(size), tiles)
         if selection is None:
             gpu.get("vao:terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size, instances=(size - 1) * tiles ** 2)
             surface_triangles = full

@@ -74,7 +74,7 @@ class SceneSettings:
                         high=generators.MAX_BLUR)
     seed_image: str = _option("", "grey-scale image whose values seed the first passes", metavar="FILE")
     seed_passes: int = _option(2, "passes taken from --seed-image before diamond-square adds detail",
-                               low=1, high=8)
+                               low=1, high=generators.MAX_SEED_PASSES)
     texture: str = _option("teximage", "surface texture in rendered mode", choices=tuple(catalog.TEXTURES))
     shading: str = _option("none", "slope shading of the surface", choices=catalog.SHADINGS)
     water_level: float | None = _option(None, "height of a translucent water plane (off when absent)",

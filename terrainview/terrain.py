@@ -65,7 +65,8 @@ def eroded(heights: np.ndarray, settings: SceneSettings,
     0 to 1 over both.
     """
     entry = catalog.erosion(settings)
-    split = 0.8 if entry.hydraulic and entry.thermal else 1.0  # the hydraulic pass's share of the progress bar
+    # The hydraulic pass's share of the progress bar; the thermal pass takes the rest.
+    split = (0.8 if entry.thermal else 1.0) if entry.hydraulic else 0.0
 
     def part(start: float, share: float) -> Progress | None:
         return None if progress is None else lambda fraction: progress(start + share * fraction)
@@ -79,7 +80,7 @@ def eroded(heights: np.ndarray, settings: SceneSettings,
         heights = result.heights
     if entry.thermal:
         heights = erosion.thermal_erosion(heights, settings.talus, settings.thermal_passes,
-                                          progress=part(1.0 - split if entry.hydraulic else 0.0, 1.0 - split))
+                                          progress=part(split, 1.0 - split))
     return heights, result
 
 

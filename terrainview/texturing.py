@@ -14,7 +14,7 @@ import functools
 import numpy as np
 from numba import njit, prange
 
-from .kernel_common import MAX_SEED, check_int, hash32, hash_fraction, row_kernels, run_rows
+from .kernel_common import MAX_SEED, check_int, hash32, hash_fraction, row_kernels, run_rows, stream_key
 
 MAX_TEXTURE_SIZE = 8192
 MAX_TILE_SIZE = 1024
@@ -103,8 +103,8 @@ def tile_images(tile_size: int = TILE_SIZE, seed: int = 0) -> np.ndarray:
     tile_size = check_int("tile_size", tile_size, 1, MAX_TILE_SIZE)
     seed = check_int("seed", seed, 0, MAX_SEED)
     tiles = np.empty((len(TILE_NAMES), tile_size, tile_size, 3), dtype=np.uint8)
+    key = int(stream_key(seed, _DOMAIN_TILES))
     for index, (color, contrast, tint) in enumerate(zip(TILE_COLORS, TILE_CONTRASTS, TILE_TINTS, strict=True)):
-        key = int(hash32(np.uint32((seed ^ _DOMAIN_TILES) & 0xFFFFFFFF)))
         brightness = _noise(tile_size, int(hash32(np.uint32(key ^ (2 * index + 1)))), 4)
         shift = _noise(tile_size, int(hash32(np.uint32(key ^ (2 * index + 2)))), 2)
         rgb = (np.asarray(color, dtype=np.float32) + contrast * brightness[..., None]

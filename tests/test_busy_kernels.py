@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from numba import get_num_threads, set_num_threads
 
 from terrainview import erosion, generators, kernel_common, texturing
 from terrainview.fractal import diamond_square
@@ -53,17 +52,12 @@ def test_serial_and_parallel_builds_agree_bit_for_bit(name):
 def test_small_work_runs_serially_and_large_work_in_parallel(monkeypatch):
     calls = []
     kernels = (lambda: calls.append("serial"), lambda: calls.append("parallel"))
-    threads = get_num_threads()
-    try:
-        set_num_threads(min(2, threads))
-        kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK - 1)
-        kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK)
-        set_num_threads(1)
-        kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK)
-    finally:
-        set_num_threads(threads)
-    expected = ["serial", "parallel" if min(2, threads) > 1 else "serial", "serial"]
-    assert calls == expected
+    monkeypatch.setattr(kernel_common, "get_num_threads", lambda: 2)
+    kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK - 1)
+    kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK)
+    monkeypatch.setattr(kernel_common, "get_num_threads", lambda: 1)
+    kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK)
+    assert calls == ["serial", "parallel", "serial"]
     assert kernel_common.parallel_bands(1) == 1 and kernel_common.parallel_bands(2) == 16
 
 

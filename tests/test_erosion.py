@@ -428,3 +428,14 @@ def test_the_teximage_is_darker_where_water_ran(renderer):
     soaked = lit & (corners.min(axis=0) > 0.3)
     assert soaked.sum() > 20
     assert darkening[soaked].mean() > 0.3 * WET_DARKENING
+
+
+@pytest.mark.parametrize("choice", ["hydraulic", "thermal", "both"])
+def test_erosion_progress_rises_from_0_to_1_whatever_the_passes(choice):
+    from terrainview.terrain import eroded
+
+    seen: list[float] = []
+    settings = SceneSettings(iterations=5, erosion=choice, erosion_droplets=500.0, thermal_passes=10)
+    eroded(diamond_square(5, 1), settings, lambda fraction: seen.append(fraction) or True)
+    assert seen and seen == sorted(seen), seen
+    assert seen[-1] == pytest.approx(1.0)

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 
+import av
 import numpy as np
 import pytest
 from PIL import Image
@@ -17,8 +18,6 @@ from terrainview.files import OutputError
 from terrainview.flythrough import Flight, Keyframe, load_flight, save_flight
 from terrainview.scene_file import load_scene
 from terrainview.settings import SceneSettings
-
-av = pytest.importorskip("av")
 
 pytestmark = pytest.mark.gl
 
