@@ -103,9 +103,8 @@ class GifSink:
 class FramesSink:
     """Numbered PNGs, each carrying its scene like every terrainview PNG, plus the frame's flight time."""
 
-    def __init__(self, folder: Path, size: tuple[int, int], fps: int, flight: Flight, count: int,
-                 supersample: int) -> None:
-        self.folder, self.count = folder, count
+    def __init__(self, folder: Path, size: tuple[int, int], fps: int, count: int, supersample: int) -> None:
+        self.folder = folder
         self.extra = {"size": f"{size[0]}x{size[1]}", "supersample": str(supersample), "fps": str(fps)}
         self.digits = max(5, len(str(count - 1)))
 
@@ -142,7 +141,7 @@ def export(flight: Flight, path: Path, size: tuple[int, int], *, fps: int, super
     with _progress(count, progress, on_frame) as advance:
         if frames:
             with _atomic_folder(path, force) as folder:
-                _run(flight, partial(FramesSink, folder, size, fps, flight, count, supersample), size, fps,
+                _run(flight, partial(FramesSink, folder, size, fps, count, supersample), size, fps,
                      supersample, speed, count, advance)
             return
         sink_type = GifSink if path.suffix.lower() == ".gif" else Mp4Sink

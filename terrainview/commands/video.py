@@ -50,10 +50,14 @@ def add_video_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def video_base_settings(args: argparse.Namespace) -> SceneSettings:
-    """The flight's start scene: the options given on the command line are checked against it."""
+    """The flight's start scene: the options given on the command line are checked against it.
+
+    The flight read here stays on ``args`` (``loaded_flight``) for ``video_command``: it is read once.
+    """
     if getattr(args, "scene", None):
         raise SettingsError("scene: video takes its scene from --flight; give single options to change it")
-    return load_flight(args.flight)[0].scene
+    args.loaded_flight = load_flight(args.flight)
+    return args.loaded_flight[0].scene
 
 
 def video_command(args: argparse.Namespace, settings: SceneSettings) -> int:
@@ -66,7 +70,7 @@ def video_command(args: argparse.Namespace, settings: SceneSettings) -> int:
     path = check_output_path(args.output, args.force, VIDEO_EXTENSIONS) if args.output else \
         _check_frames_folder(Path(args.frames), args.force)
     try:
-        flight, warnings = load_flight(args.flight)
+        flight, warnings = args.loaded_flight
         given = {name: getattr(settings, name) for name in vars(args) if name in SceneSettings.__dataclass_fields__}
         flight = flight.with_overrides(given) if given else flight
     except SettingsError as error:
