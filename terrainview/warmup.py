@@ -18,7 +18,7 @@ from typing import Any, TextIO
 import numpy as np
 from numba.core.registry import CPUDispatcher
 
-from . import catalog, erosion, fractal, lod, texturing
+from . import catalog, erosion, fractal, kernel_common, lod, texturing
 from .resources import assets_dir
 from .settings import SceneSettings
 from .terrain import DerivedArrays
@@ -56,22 +56,32 @@ def kernel_modules(settings: SceneSettings) -> set[ModuleType]:
 
 
 def _dispatchers(modules: Iterable[ModuleType]) -> Iterator[Any]:  # numba's dispatchers are untyped
-    """Each module's own cached kernels, except those always inlined into others (they have no cache)."""
+    """Each module's own cached kernels, except those always inlined into others (they have no cache).
+
+    Row kernels are pairs (``kernel_common.row_kernels``): both builds count.
+    """
     for module in modules:
         for value in vars(module).values():
-            if isinstance(value, CPUDispatcher) and value.__module__ == module.__name__ \
-                    and value.targetoptions.get("inline") != "always":
-                yield value
+            for candidate in value if isinstance(value, tuple) else (value,):
+                if isinstance(candidate, CPUDispatcher) and candidate.__module__ == module.__name__ \
+                        and candidate.targetoptions.get("inline") != "always":
+                    yield candidate
+
+
+_found_cached: set[Any] = set()  # dispatchers already seen compiled or cached: their index is not read again
 
 
 def _cached(dispatcher: Any) -> bool:
     """Compiled in this process, or with a cache index that matches the current source."""
-    if dispatcher.signatures:
+    if dispatcher.signatures or dispatcher in _found_cached:
         return True
     try:  # numba has no public way to ask; its index loader returns {} when missing or stale
-        return bool(dispatcher._cache._cache_file._load_index())
+        cached = bool(dispatcher._cache._cache_file._load_index())
     except Exception:  # noqa: BLE001  (numba internals moved: assume cached rather than cry wolf)
-        return True
+        cached = True
+    if cached:
+        _found_cached.add(dispatcher)
+    return cached
 
 
 # Public helpers' kernels that no generation path runs (texturing.tile_weights): never "about to compile".
@@ -101,6 +111,13 @@ def warm_up() -> float:
     started = time.perf_counter()
     for settings in warm_up_settings():
         DerivedArrays().update(settings)
+    # The small maps above take the serial builds of the row kernels; once more with every call in parallel.
+    minimum, kernel_common.PARALLEL_MIN_WORK = kernel_common.PARALLEL_MIN_WORK, 0
+    try:
+        for settings in warm_up_settings():
+            DerivedArrays().update(settings)
+    finally:
+        kernel_common.PARALLEL_MIN_WORK = minimum
     _select_level_of_detail()
     return time.perf_counter() - started
 

@@ -78,3 +78,12 @@ def test_a_cached_scene_has_no_cold_kernels():
     assert {module.__name__.rsplit(".", 1)[-1] for module in warmup.kernel_modules(settings)} == {
         "erosion", "fractal", "generators", "lod", "texturing"}
     assert warmup.kernel_modules(SceneSettings(mode="1d")) == {warmup.fractal}
+
+
+def test_both_builds_of_every_row_kernel_are_watched():
+    """Row kernels are (serial, parallel) pairs: a cold build of either is a compile to announce."""
+    from terrainview import erosion, generators, texturing
+
+    names = {dispatcher.__name__ for dispatcher in warmup._dispatchers([erosion, generators, texturing])}
+    for kernel in ("_thermal_share_rows", "_thermal_apply_rows", "_fault_rows", "_periodic_blur_rows"):
+        assert {kernel, kernel + "_serial"} <= names, kernel
