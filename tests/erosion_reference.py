@@ -77,3 +77,30 @@ def hydraulic(heights: np.ndarray, seed: int, droplets: float, strength: float =
             z = new_z - size * math.floor(new_z / size)
         lost += sediment
     return np.pad(np.array(torus), ((0, 1), (0, 1)), mode="wrap").astype(np.float32), lost * erosion.STEP**2
+
+
+def thermal_pass(torus: list[list[float]], limits: list[float], slide: float) -> list[list[float]]:
+    """One thermal pass over a size x size torus, cell by cell: each cell passes ``slide`` of its largest excess
+    over a neighbour's limit on to its lower neighbours, in proportion to their excess; all from one snapshot."""
+    size = len(torus)
+    neighbours = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
+
+    def excesses(row: int, column: int) -> list[float]:
+        here = torus[row][column]
+        return [max(here - torus[(row + dr) % size][(column + dc) % size] - limit, 0.0)
+                for (dr, dc), limit in zip(neighbours, limits, strict=True)]
+
+    result = [[0.0] * size for _ in range(size)]
+    for row in range(size):
+        for column in range(size):
+            mine = excesses(row, column)
+            total = sum(mine)
+            value = torus[row][column] - slide * max(mine)
+            for k, (dr, dc) in enumerate(neighbours):
+                neighbour_row, neighbour_column = (row + dr) % size, (column + dc) % size
+                theirs = excesses(neighbour_row, neighbour_column)
+                opposite = neighbours.index((-dr, -dc))
+                if theirs[opposite] > 0.0:
+                    value += slide * max(theirs) / sum(theirs) * theirs[opposite]
+            result[row][column] = value
+    return result

@@ -439,3 +439,15 @@ def test_erosion_progress_rises_from_0_to_1_whatever_the_passes(choice):
     eroded(diamond_square(5, 1), settings, lambda fraction: seen.append(fraction) or True)
     assert seen and seen == sorted(seen), seen
     assert seen[-1] == pytest.approx(1.0)
+
+
+def test_one_thermal_pass_equals_the_plain_python_reference():
+    heights = diamond_square(4, 3, height_scale=4.0)  # steep: many cells above the talus angle
+    talus, size = 30.0, heights.shape[0] - 1
+    cell = erosion.SURFACE_SIZE / size
+    limits = [math.tan(math.radians(talus)) * cell * math.hypot(dr, dc)
+              for dr, dc in zip(erosion._NEIGHBOUR_ROWS, erosion._NEIGHBOUR_COLUMNS, strict=True)]
+    expected = erosion_reference.thermal_pass(heights[:-1, :-1].astype(np.float64).tolist(), limits, 0.5)
+    result = thermal_erosion(heights, talus, 1)
+    assert not np.allclose(result, heights), "the pass moved material"
+    np.testing.assert_allclose(result[:-1, :-1], np.array(expected, dtype=np.float32), rtol=0, atol=2e-6)
