@@ -93,10 +93,8 @@ def thermal_pass(torus: list[list[float]], limits: list[float], slide: float) ->
     result = [[0.0] * size for _ in range(size)]
     for row in range(size):
         for column in range(size):
-            mine = excesses(row, column)
-            total = sum(mine)
-            value = torus[row][column] - slide * max(mine)
-            for k, (dr, dc) in enumerate(neighbours):
+            value = torus[row][column] - slide * max(excesses(row, column))
+            for dr, dc in neighbours:
                 neighbour_row, neighbour_column = (row + dr) % size, (column + dc) % size
                 theirs = excesses(neighbour_row, neighbour_column)
                 opposite = neighbours.index((-dr, -dc))
