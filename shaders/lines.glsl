@@ -22,22 +22,18 @@ void main() {
 #elif PROFILE == 3
 #include "lod.glsl"
 
-// Level-of-detail patches as separate segments (two vertices each, no index buffer): first the patch's rows,
-// then its columns. Each node draws its last row and column only where they are an outer edge of the tiles
-// (elsewhere the neighbour's first row or column is the same line), so no line is drawn twice.
+// Level-of-detail patches: the patch's grid vertices, joined into row and column segments by an index buffer
+// (terrainview/gpu.py patch_line_indices). A node draws its last row and column only where they are an outer
+// edge of the tiles (elsewhere the neighbour's first row or column is the same line), so no line is drawn
+// twice: the geometry shader drops a segment whose two ends both lie on such an inner last row or column.
+flat out int inner_edges;   // 1: on the last column, not an outer edge; 2: on the last row, not an outer edge
+
 void main() {
-    int segment = gl_VertexID / 2, end = gl_VertexID % 2;
-    int per_line = patch_quads, lines = patch_quads + 1;
-    bool along_x = segment < per_line * lines;
-    int line = along_x ? segment / per_line : (segment - per_line * lines) / per_line;
-    int position = (along_x ? segment : segment - per_line * lines) % per_line + end;
+    ivec2 index = ivec2(gl_VertexID % (patch_quads + 1), gl_VertexID / (patch_quads + 1));
     int flags = int(node_info.y);
-    bool outer = along_x ? (flags & 2) != 0 : (flags & 1) != 0;
-    if (line == patch_quads && !outer) {
-        gl_Position = vec4(0.0, 0.0, 0.0, -1.0);   // behind the near plane: the geometry shader drops it
-        return;
-    }
-    LodVertex vertex = lod_vertex(along_x ? ivec2(position, line) : ivec2(line, position), false);
+    inner_edges = (index.x == patch_quads && (flags & 1) == 0 ? 1 : 0)
+                | (index.y == patch_quads && (flags & 2) == 0 ? 2 : 0);
+    LodVertex vertex = lod_vertex(index, false);
     gl_Position = projection * view * vec4(vertex.world, 1.0);
 }
 #else
@@ -61,7 +57,6 @@ uniform vec2 viewport_size;
 uniform float line_width;   // in pixels
 uniform bool antialias;
 noperspective out float across;   // signed distance from the line's centre, in pixels
-noperspective out float half_width;
 
 // Keep the part of the segment in front of the near plane (clip z >= -w).
 bool clip_near(inout vec4 a, inout vec4 b) {
@@ -74,12 +69,18 @@ bool clip_near(inout vec4 a, inout vec4 b) {
 
 void emit(vec4 clip, vec2 pixel_offset, float side, float extent) {
     across = side * extent;
-    half_width = 0.5 * line_width;
     gl_Position = vec4(clip.xy + pixel_offset / viewport_size * 2.0 * clip.w, clip.z, clip.w);
     EmitVertex();
 }
 
+#if PROFILE == 3
+flat in int inner_edges[];
+#endif
+
 void main() {
+#if PROFILE == 3
+    if ((inner_edges[0] & inner_edges[1]) != 0) return;
+#endif
     vec4 a = gl_in[0].gl_Position, b = gl_in[1].gl_Position;
     if (!clip_near(a, b)) return;
     vec2 screen_a = a.xy / a.w * 0.5 * viewport_size, screen_b = b.xy / b.w * 0.5 * viewport_size;
@@ -101,13 +102,13 @@ void main() {
 
 uniform vec3 line_color;
 uniform bool antialias;
+uniform float line_width;
 noperspective in float across;
-noperspective in float half_width;
 out vec4 fragment_color;
 
 void main() {
     // Coverage of this pixel by the line: a one-pixel ramp at each edge when antialiased, else all or nothing.
-    float coverage = antialias ? clamp(half_width + 0.5 - abs(across), 0.0, 1.0) : 1.0;
+    float coverage = antialias ? clamp(0.5 * line_width + 0.5 - abs(across), 0.0, 1.0) : 1.0;
     if (coverage <= 0.0) discard;
     fragment_color = vec4(line_color, coverage);
 }

@@ -100,6 +100,22 @@ def patch_triangle_indices(quads: int) -> np.ndarray:
     return np.column_stack([corner, below, corner + 1, corner + 1, below, below + 1]).astype("u4")
 
 
+def patch_line_indices(quads: int) -> np.ndarray:
+    """Line segments along the rows and columns of a quads x quads grid patch whose vertices run row by row.
+
+    Each vertex's segment to the next column and to the next row come together, so the vertex cache of the
+    GL's vertex stage finds most vertices already shaded (llvmpipe shades vertices on one thread).
+    """
+    side = quads + 1
+    row, column = np.divmod(np.arange(side * side, dtype=np.uint32), side)
+    vertex = row * side + column
+    along_x = np.column_stack([vertex, vertex + 1])
+    along_z = np.column_stack([vertex, vertex + side])
+    pairs = np.stack([along_x, along_z], axis=1)  # per vertex: its row segment, then its column segment
+    keep = np.stack([column < quads, row < quads], axis=1)
+    return pairs[keep].astype("u4")
+
+
 class GpuResources:
     """Every GL object of one renderer.
 
@@ -322,12 +338,11 @@ class GpuResources:
         vao_name = f"vao:lod_{program}_{quads}_{part}"
         if vao_name not in self._objects:
             content = [(buffer, "4f 2f/i", "node", "node_info")]
-            if program.startswith("terrain"):
-                index = self._objects.get(f"buffer:lod_index_{quads}") or self._own(
-                    f"buffer:lod_index_{quads}", self.ctx.buffer(patch_triangle_indices(quads)))
-                self._own(vao_name, self.ctx.vertex_array(self.programs[program], content, index, index_element_size=4))
-            else:
-                self._own(vao_name, self.ctx.vertex_array(self.programs[program], content))
+            kind, make_indices = ("lines", patch_line_indices) if program.startswith("grid_lines") else (
+                "triangles", patch_triangle_indices)
+            index_name = f"buffer:lod_{kind}_{quads}"
+            index = self._objects.get(index_name) or self._own(index_name, self.ctx.buffer(make_indices(quads)))
+            self._own(vao_name, self.ctx.vertex_array(self.programs[program], content, index, index_element_size=4))
         return self._objects[vao_name]
 
     def _drop(self, *names: str) -> None:

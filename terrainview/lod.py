@@ -31,10 +31,11 @@ MORPH_END = 0.99  # ... and is complete just before the range ends, whatever the
 # A node's bounding-box diagonal is at most this fraction of its range: then the finer side of any boundary
 # between levels is fully morphed there while the coarser side has not started morphing.
 MAX_NODE_EXTENT = 0.35
-# The exact full mesh is drawn while it costs no more than about 30 ms on llvmpipe, whose vertex and geometry
-# stages run on one thread (about 0.16 us a triangle, 0.4 us a line segment with its geometry shader).
+# The exact full mesh is drawn while it fits a frame of about 50 ms on llvmpipe, whose vertex and geometry
+# stages run on one thread (about 0.16 us a triangle, 0.35 us a line segment with its geometry shader):
+# iterations 8 on one tile, the original's largest surface, is drawn as the original drew it.
 FULL_MESH_TRIANGLES = 200_000
-FULL_MESH_SEGMENTS = 80_000
+FULL_MESH_SEGMENTS = 140_000
 # What a level-of-detail frame may draw at most: a view that would draw more is drawn with a larger error.
 TRIANGLE_BUDGET = 400_000
 SEGMENT_BUDGET = 250_000

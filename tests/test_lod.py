@@ -205,10 +205,9 @@ def test_full_mesh_is_used_within_budget_and_when_off():
     assert terrain.select(SceneSettings(mode="rendered", iterations=8, tile=3), *args, lines=False) is not None
     assert terrain.select(SceneSettings(mode="rendered", iterations=8, tile=3, lod="off"), *args,
                           lines=False) is None
-    # Lines cost more per primitive (a geometry shader each): level of detail starts sooner.
-    terrain.surface = surface(7)
-    assert terrain.select(SceneSettings(mode="lines", iterations=7, tile=1), *args, lines=True) is None
-    assert terrain.select(SceneSettings(mode="lines", iterations=7, tile=2), *args, lines=True) is not None
+    # The original's largest surface, iterations 8 on one tile, is drawn exactly in lines mode too.
+    assert terrain.select(SceneSettings(mode="lines", iterations=8, tile=1), *args, lines=True) is None
+    assert terrain.select(SceneSettings(mode="lines", iterations=8, tile=2), *args, lines=True) is not None
 
 
 # --- frames ------------------------------------------------------------------------------------------------
@@ -288,6 +287,19 @@ def test_finest_level_everywhere_is_the_full_mesh_pixel_for_pixel(renderer, shad
     finest, stats = draw(renderer, settings.replace(lod_error=0.01), size)
     assert full_stats.terrain == lod.full_mesh_triangles(8, 3) and stats.terrain < full_stats.terrain
     assert np.array_equal(finest, full)
+
+
+def test_finest_level_lines_are_the_full_grid_pixel_for_pixel(renderer, monkeypatch):
+    # Antialiased lines blend: a line shared by two nodes and drawn twice would come out darker. (One tile: the
+    # full mesh draws the seams between tiles twice, as the original did.)
+    monkeypatch.setattr(lod_draw, "MAX_RETRIES", 1)
+    monkeypatch.setattr(lod, "FULL_MESH_SEGMENTS", 0)
+    settings = SceneSettings(mode="lines", iterations=7, tile=1, antialias=True)
+    size = (240, 135)
+    full, full_stats = draw(renderer, settings.replace(lod="off"), size)
+    finest, stats = draw(renderer, settings.replace(lod_error=0.01), size)
+    assert 0 < stats.terrain <= full_stats.terrain == lod.full_mesh_segments(7, 1)
+    assert np.abs(finest.astype(int) - full.astype(int)).max() <= 1
 
 
 def test_lines_mode_draws_the_same_surface_with_fewer_segments(renderer):
