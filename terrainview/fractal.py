@@ -11,7 +11,7 @@ and raising the iterations adds detail to the same terrain.
 from __future__ import annotations
 
 import numpy as np
-from numba import get_num_threads, njit, parallel_chunksize, prange
+from numba import njit, parallel_chunksize, prange
 
 from .kernel_common import (
     LATTICE_BITS,
@@ -20,6 +20,7 @@ from .kernel_common import (
     MAX_SEED,
     check_common,
     check_int,
+    free_threads,
     hash32,
     parallel_bands,
     stream_key,
@@ -231,9 +232,10 @@ def _refine(coarse: np.ndarray, first_pass: int, iterations: int, seed: int, h: 
     scratch = np.empty(sum(((2 << level) + 1) ** 2 for level in range(first_pass, iterations - 1)),
                        dtype=np.float32)
     scales = _pass_scales(iterations, h, height_scale)
+    threads = free_threads() if 1 << (iterations - 1) >= _PARALLEL_ROWS else 1
     with parallel_chunksize(1):
         return _diamond_square_kernel(heights, coarse, scratch, scales, first_pass, stream_key(seed, _DOMAIN_2D),
-                                      parallel_bands(get_num_threads()))
+                                      parallel_bands(threads))
 
 
 def diamond_square(iterations: int, seed: int = 0, h: float = 0.7, height_scale: float = 1.0) -> np.ndarray:

@@ -19,8 +19,10 @@ import os
 # with the cores busy, each parallel pass then waits out a scheduler time slice (8 ms), so iterations 8
 # took 16 ms instead of 0.08. So: waiting threads sleep (set here, before numba starts its threading
 # layer, which reads it once); work is handed out in small chunks so a thread that does get a core takes
-# what the other has not started; and calls too small to repay waking a second thread run a serial build of
-# the same kernel (``row_kernels``, ``run_rows``).
+# what the other has not started; calls too small to repay waking a second thread run a serial build of
+# the same kernel (``row_kernels``, ``run_rows``); and so do calls made while other tasks hold the cores
+# (``free_threads``): a second thread would then wait at every barrier for a core, which made iterations 12
+# slower on two threads than on one with two busy processes beside it.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import types  # noqa: E402
@@ -126,16 +128,37 @@ def row_kernels(function: Callable) -> tuple[Callable, Callable]:
     return njit(cache=True, nogil=True)(copy), njit(cache=True, nogil=True, parallel=True)(function)
 
 
+def runnable_tasks() -> int | None:
+    """The tasks runnable on the machine at this instant, the caller included (Linux's /proc/loadavg), or None."""
+    try:
+        with open("/proc/loadavg", "rb") as load:
+            return int(load.read().split()[3].split(b"/")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def free_threads() -> int:
+    """The numba threads a parallel call can use now: those with a core that no other runnable task holds.
+
+    Where the runnable tasks cannot be counted, every numba thread is assumed free.
+    """
+    threads, runnable = get_num_threads(), runnable_tasks()
+    if runnable is None:
+        return threads
+    idle_cores = (os.cpu_count() or 1) - (runnable - 1)
+    return max(1, min(threads, idle_cores))
+
+
 def run_rows(kernels: tuple[Callable, Callable], rows: int, work: int, *args: Any) -> Any:
     """Run a ``row_kernels`` pair on ``args``, serially or in parallel.
 
-    Serially below ``PARALLEL_MIN_WORK`` of ``work`` (or with one numba thread), else in parallel with the
+    Serially below ``PARALLEL_MIN_WORK`` of ``work`` (or with one numba thread free), else in parallel with the
     ``rows`` handed out in small chunks as threads come free, rather than one fixed half per thread (a thread
     kept off its core would hold up the whole call).
     """
     serial, parallel = kernels
-    threads = get_num_threads()
-    if threads == 1 or work < PARALLEL_MIN_WORK:
+    threads = free_threads() if work >= PARALLEL_MIN_WORK else 1
+    if threads == 1:
         return serial(*args)
     with parallel_chunksize(max(1, rows // parallel_bands(threads))):
         return parallel(*args)

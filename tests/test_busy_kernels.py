@@ -3,6 +3,12 @@ choice between them follows the work (timings are in bench/busy.py, not here).""
 
 from __future__ import annotations
 
+import os
+import statistics
+import subprocess
+import sys
+import time
+
 import numpy as np
 import pytest
 
@@ -49,23 +55,38 @@ def test_serial_and_parallel_builds_agree_bit_for_bit(name):
     np.testing.assert_array_equal(a.view(np.uint8), b.view(np.uint8))
 
 
-def test_small_work_runs_serially_and_large_work_in_parallel(monkeypatch):
+def test_small_work_and_busy_cores_run_serially_and_large_work_in_parallel(monkeypatch):
     calls = []
     kernels = (lambda: calls.append("serial"), lambda: calls.append("parallel"))
     monkeypatch.setattr(kernel_common, "get_num_threads", lambda: 2)
+    monkeypatch.setattr(kernel_common.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(kernel_common, "runnable_tasks", lambda: 1)  # only the caller runs
     kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK - 1)
+    kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK)
+    monkeypatch.setattr(kernel_common, "runnable_tasks", lambda: 2)  # another task holds the second core
+    kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK)
+    monkeypatch.setattr(kernel_common, "runnable_tasks", lambda: None)  # no count: every thread is free
     kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK)
     monkeypatch.setattr(kernel_common, "get_num_threads", lambda: 1)
     kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK)
-    assert calls == ["serial", "parallel", "serial"]
+    assert calls == ["serial", "parallel", "serial", "parallel", "serial"]
     assert kernel_common.parallel_bands(1) == 1 and kernel_common.parallel_bands(2) == 16
 
 
-def test_waiting_threads_sleep_unless_told_otherwise():
-    import os
-    import subprocess
-    import sys
+@pytest.mark.skipif(not os.path.exists("/proc/loadavg"), reason="counts runnable tasks from Linux's /proc")
+def test_busy_processes_are_counted_as_runnable():
+    spinners = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(2)]
+    try:
+        time.sleep(0.5)
+        counts = [kernel_common.runnable_tasks() for _ in range(9)]
+    finally:
+        for process in spinners:
+            process.kill()
+            process.wait()
+    assert statistics.median(counts) >= 3  # the two spinners and this thread
 
+
+def test_waiting_threads_sleep_unless_told_otherwise():
     code = ("import os, terrainview.kernel_common as k; "
             "print(os.environ['OMP_WAIT_POLICY'], k.config.THREADING_LAYER_PRIORITY[0])")
     base = {key: value for key, value in os.environ.items() if key != "OMP_WAIT_POLICY"}
