@@ -10,6 +10,7 @@ import argparse
 import logging
 import sys
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -79,6 +80,9 @@ class TerrainApp(mglw.WindowConfig):
         self.ground_source: tuple | None = None  # (heightmap, tile) flight.ground was made from
         self.drawn_settings: SceneSettings | None = None  # the last settings a frame was drawn with
         self.flight = flight.Flight()
+        # Key presses are timed against the frames' time steps (tests that give frame times drive their own).
+        self.input_clock: Callable[[], float] = time.perf_counter
+        self._time_step_at = self.input_clock()  # when the current frame's frame_time was taken
         self.panel = Panel()
         self.panel.sections.append(lambda settings: self.flythrough.draw_section(settings, self.wnd.buffer_size))
         self.status = PanelStatus()
@@ -108,6 +112,7 @@ class TerrainApp(mglw.WindowConfig):
 
     def on_render(self, time_: float, frame_time: float) -> None:
         """Draw one frame: take new heightmaps, move the camera, draw the terrain, advance a screenshot, the panel."""
+        self._time_step_at = self.input_clock()
         self._take_generated()
         self._update_ground()
         self.settings = self.flight.advance(self.settings, frame_time)
@@ -387,7 +392,7 @@ class TerrainApp(mglw.WindowConfig):
         elif self.flythrough.player is not None:  # a replay owns the camera: Space pauses, Left/Right step
             self.flythrough.key({keys.SPACE: "space", keys.LEFT: "left", keys.RIGHT: "right"}.get(key, ""))
         elif flight_key is not None and not modifiers.ctrl:
-            self.settings = self.flight.press(self.settings, flight_key)
+            self.settings = self.flight.press(self.settings, flight_key, self.input_clock() - self._time_step_at)
 
     def on_unicode_char_entered(self, char: str) -> None:
         """Pass a typed character to ImGui."""

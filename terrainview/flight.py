@@ -83,9 +83,13 @@ class Flight:
     def _step(self, settings: SceneSettings, key: Key, count: int = 1) -> SceneSettings:
         return camera.keep_above_ground(step(settings, key, self.shift, count, self.speed), self.ground)
 
-    def press(self, settings: SceneSettings, key: Key) -> SceneSettings:
-        """A key went down: one step at once (a tap is one original step)."""
-        self.held[key] = _Held(steps=1)
+    def press(self, settings: SceneSettings, key: Key, into_frame: float = 0.0) -> SceneSettings:
+        """A key went down ``into_frame`` seconds after the last frame's time step: one step at once.
+
+        A tap is one original step. The time of the frame before the press is not time held: at 17 fps a
+        quick tap would otherwise make two steps.
+        """
+        self.held[key] = _Held(seconds=-max(0.0, into_frame), steps=1)
         return self._step(settings, key)
 
     def drag(self, settings: SceneSettings, dx: float, dy: float) -> SceneSettings:
@@ -112,7 +116,7 @@ class Flight:
         self.held.clear()
 
     def advance(self, settings: SceneSettings, seconds: float) -> SceneSettings:
-        """Time passed with keys held: step each key up to ceil(held time * 30).
+        """``seconds`` passed since the last frame's time step: step each held key up to ceil(held time * 30).
 
         Holding a key for one second so makes 30 steps whatever the frame rate.
         """

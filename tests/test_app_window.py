@@ -39,6 +39,7 @@ def app(xvfb_display):
 
         instance = moderngl_window.create_window_config_instance(
             TerrainApp, args=["--window", "pyglet", "--iterations", "4"])
+        instance.input_clock = lambda: 0.0  # keys go down as the frames' (given) time steps are taken
         try:
             assert instance.worker.wait_idle(60.0), "the first generation did not finish"
             instance.on_render(0.0, 1 / 60)
@@ -135,6 +136,19 @@ class TestKeysInProcess:
         assert fresh.settings.ztrans == pytest.approx(-3.0 + 30 * 0.05, abs=1e-9)
         fresh.on_render(1.0, 1 / fps)
         assert fresh.settings.ztrans == pytest.approx(-1.5, abs=1e-9), "released: no more steps"
+
+    def test_a_quick_tap_at_17_fps_is_one_step(self, fresh, monkeypatch):
+        # The key goes down 40 ms into a 59 ms frame and comes up 10 ms after the next time step: held 29 ms.
+        clock = [0.0]
+        monkeypatch.setattr(fresh, "input_clock", lambda: clock[0])
+        fresh.on_render(0.0, 1 / 17)
+        clock[0] = 0.040
+        press(fresh, fresh.wnd.keys.UP)
+        clock[0] = 1 / 17
+        fresh.on_render(1 / 17, 1 / 17)
+        release(fresh, fresh.wnd.keys.UP)
+        fresh.on_render(2 / 17, 1 / 17)
+        assert fresh.settings.ztrans == pytest.approx(-2.95, abs=1e-9)
 
     def test_home_resets_the_camera(self, fresh):
         keys = fresh.wnd.keys

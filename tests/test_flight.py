@@ -67,6 +67,15 @@ def test_a_tap_is_exactly_one_step():
     assert state.advance(settings, 1.0) == settings
 
 
+@pytest.mark.parametrize(("fps", "into_frame", "steps"), [(17, 0.04, 1), (17, 0.0, 2), (10, 0.09, 1), (10, 0.02, 3)])
+def test_the_time_before_a_press_is_not_held(fps, into_frame, steps):
+    # A frame's time step counts from the frame before; the key went down into_frame seconds into it.
+    state = Flight()
+    settings = state.press(START, Key.LEFT, into_frame)
+    settings = state.advance(settings, 1.0 / fps)
+    assert settings.yrot == 3.0 * steps
+
+
 @pytest.mark.parametrize("fps", [10, 24, 30, 60, 144, 1000])
 def test_holding_left_one_second_makes_30_steps_at_any_frame_rate(fps):
     state = Flight()
