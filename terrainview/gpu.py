@@ -36,8 +36,14 @@ WATER_COLOR = (0.16, 0.36, 0.62, 0.62)
 SKY_APEX = (0.0, 2.0, 0.0)
 SKY_BASE_XZ = ((0, 15), (10, 10), (15, 0), (10, -10), (0, -15), (-10, -10), (-15, 0), (-10, 10))
 SKY_TEXTURE_REPEATS = 6.0
-# Large heightmaps reach the GPU this many bytes per slice, a slice per frame (``GpuScene.stage``).
+# Large heightmaps reach the GPU this many bytes per slice, a slice per frame (``GpuResources.stage``).
 SLICE_BYTES = 4 << 20
+# A heightmap is held in bands of this many rows (the last band takes the rest), each its own texture:
+# allocating a texture costs more than writing it (about 35 ms for the whole of iterations 12 on llvmpipe,
+# up to 100 ms when the machine is busy), and staging so allocates one band per frame. grid.glsl reads them.
+HEIGHT_BAND_ROWS = 1024
+MAX_HEIGHT_BANDS = 4  # iterations 12: 4097 rows
+HEIGHT_UNIT = 4  # texture units HEIGHT_UNIT.. hold the bands; units below are the programs' other samplers
 SKY_EYE = (0.0, 0.5, 3.0)  # the original's eye, which the sky is drawn around (see shaders/sky.glsl)
 
 
@@ -116,6 +122,54 @@ def patch_line_indices(quads: int) -> np.ndarray:
     return pairs[keep].astype("u4")
 
 
+class HeightBands:
+    """A float32 heightmap as R32F textures of ``HEIGHT_BAND_ROWS`` rows each, the last holding the rest.
+
+    A band's texture is allocated when its first rows are written, so a staged upload spreads the allocation
+    over frames.
+    """
+
+    def __init__(self, ctx: moderngl.Context, columns: int, rows: int) -> None:
+        self.ctx = ctx
+        self.size = (columns, rows)
+        count = max(1, min(MAX_HEIGHT_BANDS, (rows - 1) // HEIGHT_BAND_ROWS))
+        self.first_rows = [band * HEIGHT_BAND_ROWS for band in range(count)] + [rows]
+        self.textures: list[moderngl.Texture | None] = [None] * count
+
+    def write(self, values: np.ndarray, first_row: int = 0) -> None:
+        """Write rows ``first_row``.. from ``values`` (float32, rows x columns), allocating the bands they reach."""
+        end_row = first_row + values.shape[0]
+        for band, texture in enumerate(self.textures):
+            start, stop = self.first_rows[band], self.first_rows[band + 1]
+            low, high = max(start, first_row), min(stop, end_row)
+            if low >= high:
+                continue
+            if texture is None:
+                texture = self.textures[band] = self.ctx.texture((self.size[0], stop - start), 1, dtype="f4")
+                texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
+            texture.write(values[low - first_row:high - first_row], viewport=(0, low - start, self.size[0], high - low))
+
+    def read(self) -> np.ndarray:
+        """The heightmap back from the GPU, rows x columns."""
+        parts = [np.frombuffer(texture.read(), dtype=np.float32) for texture in self.textures if texture is not None]
+        return np.concatenate(parts).reshape(self.size[1], self.size[0])
+
+    def bind(self, program: moderngl.Program) -> None:
+        """Bind the bands to the units from ``HEIGHT_UNIT`` and point ``program``'s samplers (grid.glsl) at them."""
+        for band, texture in enumerate(self.textures):
+            if texture is not None:
+                texture.use(HEIGHT_UNIT + band)
+        uniform(program, "heights").value = [HEIGHT_UNIT + band for band in range(MAX_HEIGHT_BANDS)]
+        uniform(program, "height_bands").value = len(self.textures)
+
+    def release(self) -> None:
+        """Release every band's texture."""
+        for texture in self.textures:
+            if texture is not None:
+                texture.release()
+        self.textures = [None] * len(self.textures)
+
+
 class GpuResources:
     """Every GL object of one renderer.
 
@@ -127,21 +181,22 @@ class GpuResources:
         self._objects: dict[str, Any] = {}  # every GL object, by a name saying what it is
         self.max_texture_size = ctx.info["GL_MAX_TEXTURE_SIZE"]
         fog = {"FOG_COLOR": FOG_COLOR}
+        bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS, "MAX_HEIGHT_BANDS": MAX_HEIGHT_BANDS}  # grid.glsl's
+        surface = {**fog, **bands, "FOG_START": SURFACE_FOG[0], "FOG_END": SURFACE_FOG[1],
+                   "LIGHT_DIRECTION": LIGHT_DIRECTION, "SLOPE_AMBIENT": SLOPE_AMBIENT}
         self.programs = {
-            "terrain": load_program(ctx, "terrain", **fog, FOG_START=SURFACE_FOG[0], FOG_END=SURFACE_FOG[1],
-                                    LIGHT_DIRECTION=LIGHT_DIRECTION, SLOPE_AMBIENT=SLOPE_AMBIENT),
+            "terrain": load_program(ctx, "terrain", **surface),
             "sky": load_program(ctx, "sky", **fog, FOG_START=SKY_FOG[0], FOG_END=SKY_FOG[1], SKY_EYE=SKY_EYE),
             "water": load_program(ctx, "water", **fog, FOG_START=SURFACE_FOG[0], FOG_END=SURFACE_FOG[1],
                                   WATER_COLOR=WATER_COLOR),
-            "teximage": load_program(ctx, "teximage", BAND_LOW_COLOR=TEXIMAGE_BAND_COLORS[0],
+            "teximage": load_program(ctx, "teximage", **bands, BAND_LOW_COLOR=TEXIMAGE_BAND_COLORS[0],
                                      BAND_MIDDLE_COLOR=TEXIMAGE_BAND_COLORS[1],
                                      BAND_HIGH_COLOR=TEXIMAGE_BAND_COLORS[2], LIGHT_DIRECTION=LIGHT_DIRECTION,
                                      LIGHT_AMBIENT=LIGHT_AMBIENT, LIGHT_DIFFUSE=LIGHT_DIFFUSE,
                                      WET_DARKENING=WET_DARKENING),
-            "terrain_lod": load_program(ctx, "terrain", **fog, FOG_START=SURFACE_FOG[0], FOG_END=SURFACE_FOG[1],
-                                        LIGHT_DIRECTION=LIGHT_DIRECTION, SLOPE_AMBIENT=SLOPE_AMBIENT, LOD=1),
-            "grid_lines": load_program(ctx, "lines", PROFILE=2),
-            "grid_lines_lod": load_program(ctx, "lines", PROFILE=3),
+            "terrain_lod": load_program(ctx, "terrain", **surface, LOD=1),
+            "grid_lines": load_program(ctx, "lines", **bands, PROFILE=2),
+            "grid_lines_lod": load_program(ctx, "lines", **bands, PROFILE=3),
             "polyline": load_program(ctx, "lines", PROFILE=1),
             "screen_quad": load_program(ctx, "screen_quad"),
         }
@@ -178,7 +233,7 @@ class GpuResources:
     @property
     def complete(self) -> bool:
         """Everything a frame of any mode needs has been uploaded."""
-        surface = "texture:surface" in self._objects or "buffer:profile" in self._objects
+        surface = "heights:surface" in self._objects or "buffer:profile" in self._objects
         return surface and "texture:clouds" in self._objects and "texture:teximage" in self._objects
 
     @property
@@ -200,7 +255,7 @@ class GpuResources:
         ``changed`` is as from ``DerivedArrays.update``. The ``upload_*`` calls given the same arrays then adopt
         them whole, so the drawn terrain stays the old one until everything is there and then switches at once.
         """
-        targets = {"surface": "texture:surface", "teximage": "texture:teximage_heights"}
+        targets = {"surface": "heights:surface", "teximage": "heights:teximage"}
         for key, name in targets.items():
             values = changed.get(key)
             if values is not None and values.ndim == 2:
@@ -210,26 +265,23 @@ class GpuResources:
         self._staged_from.pop(name, None)
         rows, columns = values.shape
         data = np.ascontiguousarray(values, dtype="f4")
-        # The texture the last adoption replaced, when the size is the same: allocating a large texture costs
-        # more than writing it (90 ms for iterations 12 on llvmpipe, against under 1 ms per slice).
-        texture = self._objects.pop("spare:" + name, None)
-        if texture is None or texture.size != (columns, rows):
-            if texture is not None:
-                texture.release()
-            texture = self.ctx.texture((columns, rows), 1, dtype="f4")
-            texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
-        self._own("staged:" + name, texture)
+        # The bands the last adoption replaced, when the size is the same: nothing to allocate.
+        bands = self._objects.pop("spare:" + name, None)
+        if bands is None or bands.size != (columns, rows):
+            if bands is not None:
+                bands.release()
+            bands = HeightBands(self.ctx, columns, rows)
+        self._own("staged:" + name, bands)
         band = max(1, SLICE_BYTES // data[0].nbytes)
         for first in range(0, rows, band):
-            count = min(band, rows - first)
-            texture.write(data[first:first + count], viewport=(0, first, columns, count))
+            bands.write(data[first:first + band], first)
             yield
         self._staged_from[name] = values
 
-    def _float_texture(self, name: str, values: np.ndarray) -> moderngl.Texture:
-        """Upload a 2D float32 array as an R32F texture.
+    def _height_bands(self, name: str, values: np.ndarray) -> HeightBands:
+        """Upload a 2D float32 heightmap as ``HeightBands``.
 
-        The texture is reused when the size is unchanged (or the copy ``stage`` made of this very array is
+        The bands are reused when the size is unchanged (or the copy ``stage`` made of this very array is
         adopted).
         """
         staged = self._objects.pop("staged:" + name, None)
@@ -241,6 +293,15 @@ class GpuResources:
                 self._objects[name] = staged
                 return staged
             staged.release()
+        rows, columns = values.shape
+        bands = self._objects.get(name)
+        if bands is None or bands.size != (columns, rows):
+            bands = self._own(name, HeightBands(self.ctx, columns, rows))
+        bands.write(np.ascontiguousarray(values, dtype="f4"))
+        return bands
+
+    def _float_texture(self, name: str, values: np.ndarray) -> moderngl.Texture:
+        """Upload a 2D float32 array as one R32F texture, reused while the size holds."""
         rows, columns = values.shape
         texture = self._objects.get(name)
         if texture is None or texture.size != (columns, rows):
@@ -265,7 +326,7 @@ class GpuResources:
     def upload_surface(self, heights: np.ndarray) -> None:
         """The surface heightmap (2D) or profile (1D); the other kind's objects are released."""
         if heights.ndim == 1:
-            self._drop("texture:surface")
+            self._drop("heights:surface")
             count = heights.shape[0]
             x = np.linspace(-1.0, 1.0, count, dtype="f4")
             vertices = np.column_stack([x, heights.astype("f4")])
@@ -279,20 +340,20 @@ class GpuResources:
             self.profile_length, self.surface_grid_size = count, 0
         else:
             self._drop("buffer:profile", "vao:polyline")
-            self._float_texture("texture:surface", heights)
+            self._height_bands("heights:surface", heights)
             self.profile_length, self.surface_grid_size = 0, heights.shape[0]
 
     def upload_clouds(self, colors: np.ndarray) -> None:
         """Upload the sky's cloud colours as its texture."""
         self._color_texture("texture:clouds", colors)
 
-    def upload_teximage_heights(self, heights: np.ndarray) -> tuple[moderngl.Texture, moderngl.Framebuffer]:
+    def upload_teximage_heights(self, heights: np.ndarray) -> tuple[HeightBands, moderngl.Framebuffer]:
         """Upload the teximage heightmap; returns it with the framebuffer it is drawn into.
 
         That framebuffer's teximage texture is ``teximage_size`` square, kept while the size holds.
         """
         size = teximage_size(int(np.log2(heights.shape[0] - 1)), self.max_texture_size)
-        heights_texture = self._float_texture("texture:teximage_heights", heights)
+        heights_texture = self._height_bands("heights:teximage", heights)
         texture = self._objects.get("texture:teximage")
         if texture is None or texture.size != (size, size):
             texture = self._own("texture:teximage", self.ctx.texture((size, size), 3))

@@ -17,7 +17,7 @@ import numpy as np
 from pyglm import glm
 
 from . import camera, catalog, lod
-from .gpu import FOG_COLOR, SURFACE_FOG, GpuResources, uniform
+from .gpu import FOG_COLOR, SURFACE_FOG, GpuResources, HeightBands, uniform
 from .lod_draw import LodTerrain, draw_selection
 from .settings import ENDLESS, SceneSettings
 from .terrain import DerivedArrays
@@ -145,7 +145,7 @@ class Renderer:
 
     def _draw_teximage_texture(self, heights: np.ndarray) -> None:
         """Draw the teximage heightmap top-down into the teximage texture (the original's glCopyTexImage)."""
-        heights_texture, framebuffer = self.gpu.upload_teximage_heights(heights)
+        _, framebuffer = self.gpu.upload_teximage_heights(heights)
         low, high = float(heights.min()), float(heights.max())
         self.teximage_band_limits = (low + (high - low) / 3.0, low + 2.0 * (high - low) / 3.0)
         with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
@@ -159,8 +159,8 @@ class Renderer:
 
         The square -1..1 is placed by ``placement``.
         """
-        program, heights = self.gpu.programs["teximage"], self.gpu.get("texture:teximage_heights")
-        size = heights.width
+        program, heights = self.gpu.programs["teximage"], self.gpu.get("heights:teximage")
+        size = heights.size[0]
         uniform(program, "band_limits").value = self.teximage_band_limits
         uniform(program, "placement").write(placement)
         self._bind_grid(program, heights, size, 1)
@@ -175,7 +175,7 @@ class Renderer:
     def can_draw(self, settings: SceneSettings) -> bool:
         """The GPU holds the kind of surface the render type draws (a 1D profile or a 2D heightmap)."""
         profile = catalog.render_type(settings).dimensions == 1
-        return self.gpu.complete and self.gpu.has("vao:polyline" if profile else "texture:surface")
+        return self.gpu.complete and self.gpu.has("vao:polyline" if profile else "heights:surface")
 
     # --- drawing --------------------------------------------------------------------------------------------
 
@@ -230,7 +230,7 @@ class Renderer:
         self._line_uniforms(program, settings, framebuffer, view, projection, frame)
         size = self.gpu.surface_grid_size
         # No fog in lines mode: endless tiles reach as far as the far plane.
-        tiles = self._bind_tiles(program, self.gpu.get("texture:surface"), size, settings, FAR_PLANE, selection)
+        tiles = self._bind_tiles(program, self.gpu.get("heights:surface"), size, settings, FAR_PLANE, selection)
         full = lod.full_mesh_segments(_iterations_of(size), tiles)
         if selection is None:
             self.gpu.get("vao:grid_lines").render(moderngl.LINE_STRIP, vertices=size, instances=2 * size * tiles ** 2)
@@ -240,21 +240,20 @@ class Renderer:
         return FrameStats(segments, "line segments", segments, full)
 
     @staticmethod
-    def _bind_grid(program: moderngl.Program, heights: moderngl.Texture, grid_size: int, tiles: int | None,
+    def _bind_grid(program: moderngl.Program, heights: HeightBands, grid_size: int, tiles: int | None,
                    origin: tuple[float, float] = (0.0, 0.0)) -> None:
         """Bind the height texture and grid size, and the tiles of the full mesh.
 
         For the full mesh (``tiles`` not None) tiles x tiles copies centred on ``origin`` (world x, z); level of
         detail places its nodes itself.
         """
-        heights.use(0)
-        uniform(program, "heights").value = 0
+        heights.bind(program)
         uniform(program, "grid_size").value = grid_size
         if tiles is not None:
             uniform(program, "tiles").value = tiles
             uniform(program, "tile_origin").value = origin
 
-    def _bind_tiles(self, program: moderngl.Program, heights: moderngl.Texture, grid_size: int,
+    def _bind_tiles(self, program: moderngl.Program, heights: HeightBands, grid_size: int,
                     settings: SceneSettings, reach: float, selection: lod.Selection | None) -> int:
         """Bind the heightmap and the settings' tile layout; returns the tiles per side of the full mesh.
 
@@ -292,7 +291,7 @@ class Renderer:
         uniform(terrain, "slope_shading").value = settings.shading == "slope"
         size = gpu.surface_grid_size
         # Past the fog's end nothing can be seen: endless tiles reach that far.
-        tiles = self._bind_tiles(terrain, gpu.get("texture:surface"), size, settings, SURFACE_FOG[1], selection)
+        tiles = self._bind_tiles(terrain, gpu.get("heights:surface"), size, settings, SURFACE_FOG[1], selection)
         texture = gpu.surface_texture()
         texture.filter = filter_
         texture.use(1)

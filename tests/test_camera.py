@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from gl_fixtures import SMALL_SIZE, render_frame
 from PIL import Image
 
 from terrainview import camera, flight
@@ -333,7 +334,7 @@ def test_heightmaps_go_up_in_slices_while_the_old_terrain_stays(renderer, monkey
 
     old = SceneSettings(mode="lines", iterations=3)
     renderer.update(old)
-    old_texture = renderer.gpu.get("texture:surface")
+    old_texture = renderer.gpu.get("heights:surface")
     new = old.replace(iterations=7)
     changed = renderer.arrays.update(new)
     monkeypatch.setattr(gpu_module, "SLICE_BYTES", 20 * 129 * 4)  # 20 rows of the 129-wide map per slice
@@ -341,15 +342,14 @@ def test_heightmaps_go_up_in_slices_while_the_old_terrain_stays(renderer, monkey
     for _ in renderer.gpu.stage(changed):
         count += 1
         # Until every slice is there, frames draw the old terrain.
-        assert renderer.gpu.get("texture:surface") is old_texture and renderer.gpu.surface_grid_size == 9
+        assert renderer.gpu.get("heights:surface") is old_texture and renderer.gpu.surface_grid_size == 9
     assert set(changed) == {"surface"} and count == math.ceil(129 / 20)
-    staged = renderer.gpu.get("staged:texture:surface")
+    staged = renderer.gpu.get("staged:heights:surface")
     renderer.upload(changed)
-    texture = renderer.gpu.get("texture:surface")
+    texture = renderer.gpu.get("heights:surface")
     assert texture is staged and renderer.gpu.surface_grid_size == 129
-    assert not renderer.gpu.has("staged:texture:surface")
-    values = np.frombuffer(texture.read(), dtype=np.float32).reshape(129, 129)
-    np.testing.assert_array_equal(values, changed["surface"])
+    assert not renderer.gpu.has("staged:heights:surface")
+    np.testing.assert_array_equal(texture.read(), changed["surface"])
 
 
 @pytest.mark.gl
@@ -358,5 +358,35 @@ def test_an_unfinished_staged_copy_is_never_adopted(renderer):
     changed = renderer.arrays.update(settings)
     next(renderer.gpu.stage(changed))  # one slice, then abandoned
     renderer.upload(changed)
-    values = np.frombuffer(renderer.gpu.get("texture:surface").read(), dtype=np.float32).reshape(17, 17)
-    np.testing.assert_array_equal(values, changed["surface"])
+    np.testing.assert_array_equal(renderer.gpu.get("heights:surface").read(), changed["surface"])
+
+
+@pytest.mark.gl
+@pytest.mark.parametrize(("settings", "heightmap"), [
+    (SceneSettings(mode="rendered", iterations=5, teximage_iterations=5), "surface"),
+    (SceneSettings(mode="lines", iterations=5, tile=3), "surface"),  # level of detail: patches across bands
+    (SceneSettings(mode="teximage", teximage_iterations=5), "teximage"),
+], ids=["rendered", "lines-lod", "teximage"])
+def test_a_heightmap_in_bands_draws_as_one_texture(renderer, gl_ctx, monkeypatch, settings, heightmap):
+    from terrainview import gpu as gpu_module
+    from terrainview import lod as lod_module
+    from terrainview.offscreen import render_pixels
+    from terrainview.renderer import Renderer
+
+    monkeypatch.setattr(lod_module, "FULL_MESH_SEGMENTS", 0)
+    whole = render_frame(renderer, settings)
+    assert len(renderer.gpu.get(f"heights:{heightmap}").textures) == 1
+    monkeypatch.setattr(gpu_module, "HEIGHT_BAND_ROWS", 8)  # 33 rows: bands of 8, 8, 8 and 9 rows
+    monkeypatch.setattr(gpu_module, "SLICE_BYTES", 5 * 33 * 4)  # staged slices of 5 rows straddle the bands
+    banded = Renderer(gl_ctx)
+    try:
+        changed = banded.arrays.update(settings)
+        for _ in banded.gpu.stage(changed):
+            pass
+        banded.upload(changed)
+        bands = banded.gpu.get(f"heights:{heightmap}")
+        assert [texture.size[1] for texture in bands.textures] == [8, 8, 8, 9]
+        np.testing.assert_array_equal(bands.read(), changed[heightmap])
+        np.testing.assert_array_equal(render_pixels(banded, settings, SMALL_SIZE), whole)
+    finally:
+        banded.release()
