@@ -182,8 +182,9 @@ class GpuResources:
         self.max_texture_size = ctx.info["GL_MAX_TEXTURE_SIZE"]
         fog = {"FOG_COLOR": FOG_COLOR}
         bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS, "MAX_HEIGHT_BANDS": MAX_HEIGHT_BANDS}  # grid.glsl's
-        surface = {**fog, **bands, "FOG_START": SURFACE_FOG[0], "FOG_END": SURFACE_FOG[1],
-                   "LIGHT_DIRECTION": LIGHT_DIRECTION, "SLOPE_AMBIENT": SLOPE_AMBIENT}
+        surface: dict[str, float | Sequence[float] | int] = {
+            **fog, **bands, "FOG_START": SURFACE_FOG[0], "FOG_END": SURFACE_FOG[1],
+            "LIGHT_DIRECTION": LIGHT_DIRECTION, "SLOPE_AMBIENT": SLOPE_AMBIENT}
         self.programs = {
             "terrain": load_program(ctx, "terrain", **surface),
             "sky": load_program(ctx, "sky", **fog, FOG_START=SKY_FOG[0], FOG_END=SKY_FOG[1], SKY_EYE=SKY_EYE),
