@@ -264,6 +264,8 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, monkeypatch, call_ma
 @pytest.mark.parametrize(("args", "fragments"), [
     (["-o", "clip.avi", "--flight", "flight.toml"], (".avi",)),
     (["-o", "missing/clip.mp4", "--flight", "flight.toml"], ("does not exist",)),
+    (["--frames", "missing/frames", "--flight", "flight.toml"], ("missing/frames: folder missing does not exist",)),
+    (["--frames", "flight.toml", "--flight", "flight.toml"], ("flight.toml is a file, not a folder",)),
     (["-o", "clip.mp4"], ("--flight",)),
     (["--flight", "flight.toml"], ("-o", "--frames")),
     (["-o", "clip.mp4", "--flight", "none.toml"], ("none.toml", "no such flight file")),
