@@ -39,16 +39,21 @@ def check_output_path(path: str | os.PathLike, force: bool, extensions: Iterable
     allowed = tuple(extensions)
     if path.suffix.lower() not in allowed:
         raise OutputError(f"{path}: unknown file type {path.suffix or '(none)'!r}; use one of {', '.join(allowed)}")
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise OutputError(f"{path}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise OutputError(f"{path}: folder {folder} is not writable")
+    check_output_parent(path)
     if path.is_dir():
         raise OutputError(f"{path} is a folder")
     if os.path.lexists(path) and not force:  # a dangling symlink is an existing file too
         raise OutputError(f"{path}{_role(role)} already exists; pass --force to overwrite it")
     return path
+
+
+def check_output_parent(path: Path) -> None:
+    """The folder that ``path`` (a file or a folder to write) goes into exists and is writable."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise OutputError(f"{path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(f"{path}: folder {folder} is not writable")
 
 
 def _role(role: str) -> str:

@@ -80,8 +80,10 @@ class Flight:
     speed: float = 1.0  # fly camera: multiplier of the move step
     ground: camera.Ground | None = None  # the surface height at world (x, z), once a surface is known
 
-    def _step(self, settings: SceneSettings, key: Key, count: int = 1) -> SceneSettings:
-        return camera.keep_above_ground(step(settings, key, self.shift, count, self.speed), self.ground)
+    def _step(self, settings: SceneSettings, key: Key, count: int = 1, shift: bool | None = None) -> SceneSettings:
+        """``count`` steps for ``key``, with Shift as held unless ``shift`` says otherwise, kept above the ground."""
+        shift = self.shift if shift is None else shift
+        return camera.keep_above_ground(step(settings, key, shift, count, self.speed), self.ground)
 
     def press(self, settings: SceneSettings, key: Key, into_frame: float = 0.0) -> SceneSettings:
         """A key went down ``into_frame`` seconds after the last frame's time step: one step at once.
@@ -104,8 +106,8 @@ class Flight:
             low, high = SPEED_RANGE
             self.speed = min(high, max(low, self.speed * SPEED_STEP ** notches))
             return settings
-        key = Key.UP if notches > 0 else Key.DOWN
-        return camera.keep_above_ground(step(settings, key, False, max(1, round(abs(notches)))), self.ground)
+        key = Key.UP if notches > 0 else Key.DOWN  # along Z even with Shift held: the wheel has no Y move
+        return self._step(settings, key, max(1, round(abs(notches))), shift=False)
 
     def release(self, key: Key) -> None:
         """Stop stepping for ``key``."""

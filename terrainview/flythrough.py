@@ -23,10 +23,11 @@ from typing import Any
 import tomli_w
 
 from .files import atomic_output, check_output_path, unique_path
-from .scene_file import SceneError, scene_document, scene_from_document
-from .scene_reader import parse_toml
+from .scene_file import scene_document, scene_from_document
+from .scene_reader import SceneError, parse_toml, read_scene_source
 from .settings import SceneSettings, SettingsError, base_type
 
+# Larger than a scene's limit: a long recording holds up to MAX_KEYFRAMES keyframes of some 40 to 100 bytes.
 MAX_FLIGHT_BYTES = 4 * 1024 * 1024
 MAX_KEYFRAMES = 100_000
 FLIGHT_FOLDER = Path("flights")
@@ -34,6 +35,7 @@ VIDEO_FLIGHT_KEY = "terrainview-flight"  # the MP4 metadata tag holding the flig
 STEP_SECONDS = 1 / 30  # Left/Right while a replay is paused
 MP4_MAGIC_OFFSET, MP4_MAGIC = 4, b"ftyp"
 GIF_MAGIC = b"GIF8"
+FLIGHT_FORMATS = "TOML text nor a terrainview video"  # what a file refused as a flight is not
 
 
 class FlightError(SceneError):
@@ -67,17 +69,22 @@ class Flight:
     _curves: tuple[_Curve, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        times = tuple(keyframe.time for keyframe in self.keyframes)
-        if any(not math.isfinite(t) or t < 0 for t in times) or any(b <= a for a, b in itertools.pairwise(times)):
-            raise ValueError("keyframe times must be finite, non-negative and strictly increasing")
+        """Check the keyframes (SettingsError naming the first bad one) and prepare the states and curves."""
         states, state = [], self.scene
         for number, keyframe in enumerate(self.keyframes, 1):
+            time = keyframe.time  # whatever a file held: the one check of keyframe times is here
+            if not isinstance(time, (int, float)) or isinstance(time, bool) or not math.isfinite(time) or time < 0:
+                raise SettingsError(f"keyframe {number}: time: expected a finite number of seconds from 0, "
+                                    f"got {time!r}")
+            if number > 1 and time <= self.keyframes[number - 2].time:
+                raise SettingsError(f"keyframe {number}: time: {time} is not after the previous keyframe's "
+                                    f"{self.keyframes[number - 2].time}")
             try:
                 state = state.replace(**keyframe.values)
             except SettingsError as error:
                 raise SettingsError(f"keyframe {number} (time {keyframe.time:g}): {error}") from None
             states.append(state)
-        object.__setattr__(self, "_times", times)
+        object.__setattr__(self, "_times", tuple(keyframe.time for keyframe in self.keyframes))
         object.__setattr__(self, "_states", tuple(states))
         object.__setattr__(self, "_curves", self._build_curves())
 
@@ -212,30 +219,26 @@ def new_flight_path(folder: Path = FLIGHT_FOLDER) -> Path:
 def load_flight(path: str | Path) -> tuple[Flight, list[str]]:
     """Read a flight from its TOML file or from a video terrainview exported; returns it and any warnings."""
     path = Path(path)
-    if not path.is_file():
-        raise FlightError(f"{path}: no such flight file")
     try:
-        with path.open("rb") as stream:
-            head = stream.read(MP4_MAGIC_OFFSET + 4)
-            video = head[MP4_MAGIC_OFFSET:] == MP4_MAGIC or head.startswith(GIF_MAGIC)
-            if not video:  # a flight file: read no more than the limit allows
-                head += stream.read(MAX_FLIGHT_BYTES + 1 - len(head))
-    except OSError as error:
-        raise FlightError(f"{path}: cannot read it ({error.strerror or error})") from None
-    if video:
-        text = _video_flight_text(path, head.startswith(GIF_MAGIC))
-    elif len(head) > MAX_FLIGHT_BYTES:
-        raise FlightError(f"{path}: larger than {MAX_FLIGHT_BYTES // 1024 // 1024} MiB; not a flight file")
-    else:
-        try:
-            text = head.decode("utf-8")
-        except UnicodeDecodeError:
-            raise FlightError(f"{path}: not a flight file (neither TOML text nor a terrainview video)") from None
-    try:
+        kind, text = read_scene_source(path, what="flight file", limit=MAX_FLIGHT_BYTES,
+                                       neither=FLIGHT_FORMATS, sniff=_video_kind)
+        if kind == "png":
+            raise SceneError(f"{path}: not a flight file (neither {FLIGHT_FORMATS})")
+        if kind != "toml":
+            text = _video_flight_text(path, kind == "gif")
         document = parse_toml(path, text)  # nesting and number sizes bounded, as for scenes
+    except FlightError:
+        raise
     except SceneError as error:
         raise FlightError(str(error)) from None
     return flight_from_document(path, document)
+
+
+def _video_kind(head: bytes) -> str | None:
+    """'mp4' or 'gif' when the file's first bytes are a video's: its flight is in its metadata."""
+    if head[MP4_MAGIC_OFFSET:MP4_MAGIC_OFFSET + len(MP4_MAGIC)] == MP4_MAGIC:
+        return "mp4"
+    return "gif" if head.startswith(GIF_MAGIC) else None
 
 
 def _video_flight_text(path: Path, gif: bool) -> str:
@@ -279,22 +282,19 @@ def flight_from_document(path: Path, document: dict[str, Any]) -> tuple[Flight, 
         raise FlightError(f"{path}: {len(tables)} keyframes; the most is {MAX_KEYFRAMES}")
     specs = SceneSettings.__dataclass_fields__
     keyframes: list[Keyframe] = []
+    unknown: dict[str, list[int]] = {}  # an unknown setting -> the keyframes naming it
     for number, table in enumerate(tables, 1):
-        where = f"{path}: keyframe {number}"
-        time = table.get("time")
-        if not isinstance(time, (int, float)) or isinstance(time, bool) or not math.isfinite(time) or time < 0:
-            raise FlightError(f"{where}: time: expected a finite number of seconds from 0, got {time!r}")
-        if keyframes and time <= keyframes[-1].time:
-            raise FlightError(f"{where}: time: {time} is not after the previous keyframe's {keyframes[-1].time}")
+        time = table.get("time")  # checked by Flight, with the others
         values = {}
         for name, value in table.items():
-            if name == "time":
-                continue
             if name in specs:
                 values[name] = _coerce(specs[name], value)
-            else:
-                warnings.append(f"{where}: unknown setting {name!r} ignored")
-        keyframes.append(Keyframe(float(time), values))
+            elif name != "time":
+                unknown.setdefault(name, []).append(number)
+        keyframes.append(Keyframe(float(time) if type(time) is int else time, values))
+    for name, numbers in unknown.items():  # one warning per name, however many keyframes repeat it
+        more = f" (and in {len(numbers) - 1:,} more keyframes)" if len(numbers) > 1 else ""
+        warnings.append(f"{path}: keyframe {numbers[0]}: unknown setting {name!r} ignored{more}")
     try:
         return Flight(scene, tuple(keyframes)), warnings
     except SettingsError as error:

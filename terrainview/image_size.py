@@ -17,10 +17,11 @@ MAX_TILE_SIDE = 4096  # bounds the memory of one tile's framebuffer whatever the
 
 
 def parse_size(text: str) -> tuple[int, int]:
-    """'WxH' -> (W, H), each 1..8192."""
+    """'WxH' -> (W, H), each 1..8192: a picture's, a video's and the window's size."""
     match = re.fullmatch(r"\s*([0-9]{1,9})\s*[xX×]\s*([0-9]{1,9})\s*", text)  # ASCII digits only
     if not match:
-        raise SettingsError(f"size: expected WIDTHxHEIGHT such as 1920x1080, got {text!r}")
+        raise SettingsError(f"size: expected WIDTHxHEIGHT, each from 1 to {MAX_IMAGE_SIDE}, such as 1920x1080, "
+                            f"got {text!r}")
     width, height = int(match[1]), int(match[2])
     for name, value in (("width", width), ("height", height)):
         if not 1 <= value <= MAX_IMAGE_SIDE:

@@ -123,10 +123,11 @@ def reduce(pixels: np.ndarray, size: tuple[int, int]) -> np.ndarray:
 
 def render_pixels(renderer: Renderer, settings: SceneSettings, size: tuple[int, int], *,
                   progress: Callable[[float], None] | None = None, stats: list[FrameStats] | None = None,
-                  **options) -> np.ndarray:
+                  filtered: bool = True, **options) -> np.ndarray:
     """Draw the scene at ``size`` and return RGB uint8 rows, top row first (options as for TiledRender).
 
-    ``stats`` receives what was drawn, summed over the tiles.
+    ``stats`` receives what was drawn, summed over the tiles. With ``filtered=False`` a supersampled drawing
+    comes back at its full size, for a caller that filters it elsewhere (video's encoder process).
     """
     job = TiledRender(renderer, settings, size, **options)
     try:
@@ -136,7 +137,7 @@ def render_pixels(renderer: Renderer, settings: SceneSettings, size: tuple[int, 
                 progress(job.progress)
         if stats is not None:
             stats.append(job.stats)
-        return job.result()
+        return job.result() if filtered else job.pixels
     finally:
         job.release()
 

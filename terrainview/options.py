@@ -10,7 +10,7 @@ import sys
 from typing import NoReturn
 
 from .parsing import join_option_values
-from .scene_file import SceneError, load_scene
+from .scene_file import SceneError, load_scene_with_extras
 from .settings import SceneSettings
 
 
@@ -47,12 +47,17 @@ def add_scene_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_from_args(args: argparse.Namespace, base: SceneSettings | None = None) -> SceneSettings:
-    """The scene file's settings (or ``base``, or the defaults) with the command line's options applied."""
+    """The scene file's settings (or ``base``, or the defaults) with the command line's options applied.
+
+    What a PNG scene carries besides its settings (its picture size) stays on ``args`` as ``scene_extras``
+    (empty without one), so a command need not read the file again.
+    """
     scene = getattr(args, "scene", None)
     if scene == "":
         raise SceneError("--scene: no file name given")
+    args.scene_extras = {}
     if scene is not None:
-        base, warnings = load_scene(scene)
+        base, warnings, args.scene_extras = load_scene_with_extras(scene)
         for warning in warnings:
             print(f"terrainview: warning: {warning}", file=sys.stderr)
     return SceneSettings.from_namespace(args, base)

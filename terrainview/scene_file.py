@@ -18,7 +18,8 @@ from . import __version__
 from .scene_reader import SceneError, parse_json, parse_toml, read_scene_source
 from .settings import SceneSettings, SettingsError, base_type
 
-__all__ = ["SceneError", "load_scene", "png_scene_extras", "png_text_chunks", "save_scene_toml", "scene_document"]
+__all__ = ["SceneError", "load_scene", "load_scene_with_extras", "png_text_chunks", "save_scene_toml",
+           "scene_document"]
 
 SCENE_FORMAT_VERSION = 1
 PNG_SCENE_KEY = "terrainview-scene"  # the machine-readable entry; the others are for people
@@ -52,6 +53,17 @@ def save_scene_toml(settings: SceneSettings, path: Path) -> None:
 
 def load_scene(path: str | Path, base: SceneSettings | None = None) -> tuple[SceneSettings, list[str]]:
     """Read a scene from a TOML file or a terrainview PNG. Returns the settings and any warnings."""
+    settings, warnings, _ = load_scene_with_extras(path, base)
+    return settings, warnings
+
+
+def load_scene_with_extras(path: str | Path,
+                           base: SceneSettings | None = None) -> tuple[SceneSettings, list[str], dict[str, str]]:
+    """``load_scene``'s settings and warnings, and the PNG's ``terrainview.<key>`` entries that are not settings.
+
+    Such entries are, for example, a picture's size and supersampling; a TOML scene has none. The file is read
+    once for all three.
+    """
     path = Path(path)
     kind, content = read_scene_source(path)
     if kind == "toml":
@@ -62,19 +74,13 @@ def load_scene(path: str | Path, base: SceneSettings | None = None) -> tuple[Sce
         document = parse_json(path, content[PNG_SCENE_KEY])
     if not isinstance(document, dict):
         raise SceneError(f"{path}: its terrainview scene is damaged")
-    return _settings_from_document(path, document, base or SceneSettings())
+    settings, warnings = _settings_from_document(path, document, base or SceneSettings())
+    return settings, warnings, _png_extras(content) if kind == "png" else {}
 
 
-def png_scene_extras(path: str | Path) -> dict[str, str]:
-    """The ``terrainview.<key>`` text entries of a PNG that are not settings; empty for a TOML scene.
-
-    Such entries are, for example, a picture's size and supersampling.
-    """
-    kind, content = read_scene_source(Path(path))
-    if kind != "png":
-        return {}
+def _png_extras(texts: dict[str, str]) -> dict[str, str]:
     known = {spec.name for spec in dataclasses.fields(SceneSettings)}
-    return {key[len(PNG_KEY_PREFIX):]: value for key, value in content.items()
+    return {key[len(PNG_KEY_PREFIX):]: value for key, value in texts.items()
             if key.startswith(PNG_KEY_PREFIX) and key[len(PNG_KEY_PREFIX):] not in known}
 
 

@@ -3,7 +3,7 @@
 Whatever the file, reading it costs bounded time and memory and ends in a ``SceneError`` naming the file:
 
 - only a regular file is opened for reading (a folder, FIFO or device gets its own message; a FIFO is never
-  waited on), and at most ``MAX_TOML_BYTES`` of a TOML file are read;
+  waited on), and at most ``MAX_TOML_BYTES`` of a TOML file are read (a caller may allow more: flights);
 - a PNG's text chunks are found by walking its chunk structure, never decoding pixels, with bounded chunk
   count and text sizes;
 - TOML and JSON text is pre-scanned before parsing: nesting deeper than ``MAX_NESTING`` or a number (or other
@@ -19,6 +19,7 @@ import stat
 import struct
 import tomllib
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ MAX_PNG_CHUNKS = 100_000
 MAX_NESTING = 32
 MAX_TOKEN_CHARS = 40  # numbers, booleans, dates, bare keys: 40 digits are far beyond any setting
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+HEAD_BYTES = len(PNG_SIGNATURE)  # what is read to tell the formats apart
 _TEXT_CHUNKS = (b"tEXt", b"zTXt", b"iTXt")
 _OPENERS, _CLOSERS = "[{", "]}"
 _BARE = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_+-.:")
@@ -37,40 +39,47 @@ class SceneError(Exception):
     """A scene file that cannot be read; the message names the file and the problem."""
 
 
-def read_scene_source(path: Path) -> tuple[str, Any]:
+def read_scene_source(path: Path, *, what: str = "scene file", limit: int = MAX_TOML_BYTES,
+                      neither: str = "a PNG nor a TOML text file",
+                      sniff: Callable[[bytes], str | None] | None = None) -> tuple[str, Any]:
     """('png', {keyword: text}) for a PNG, ('toml', text) otherwise.
 
-    Refuses anything that is not a regular, readable, reasonably small file.
+    Refuses anything that is not a regular, readable file, or text over ``limit`` bytes; messages call the file
+    a ``what`` and say what it is ``neither`` of when it is not text. ``sniff`` may name, from the first
+    ``HEAD_BYTES``, a format its caller reads itself (a video): (that name, None) comes back, nothing more read.
     """
     if str(path) == "":
-        raise SceneError("no scene file name given")
+        raise SceneError(f"no {what} name given")
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below without reading.
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
-        raise SceneError(f"{path}: no such scene file") from None
+        raise SceneError(f"{path}: no such {what}") from None
     except IsADirectoryError:
-        raise SceneError(f"{path}: is a folder, not a scene file") from None
+        raise SceneError(f"{path}: is a folder, not a {what}") from None
     except OSError as error:
         raise SceneError(f"{path}: cannot read it ({error.strerror or error})") from None
     mode = os.fstat(descriptor).st_mode
     if not stat.S_ISREG(mode):
         os.close(descriptor)
-        raise SceneError(f"{path}: is {_kind(mode)}, not a scene file")
+        raise SceneError(f"{path}: is {_kind(mode)}, not a {what}")
     with os.fdopen(descriptor, "rb") as stream:
         try:
-            head = stream.read(len(PNG_SIGNATURE))
+            head = stream.read(HEAD_BYTES)
+            own = sniff(head) if sniff is not None else None
+            if own is not None:
+                return own, None
             if head == PNG_SIGNATURE:
                 return "png", _png_texts(path, stream)
-            raw = head + stream.read(MAX_TOML_BYTES + 1 - len(head))
+            raw = head + stream.read(limit + 1 - len(head))
         except OSError as error:
             raise SceneError(f"{path}: cannot read it ({error.strerror or error})") from None
-    if len(raw) > MAX_TOML_BYTES:
-        raise SceneError(f"{path}: larger than {MAX_TOML_BYTES / 2**20:g} MiB, too large for a scene file")
+    if len(raw) > limit:
+        raise SceneError(f"{path}: larger than {limit / 2**20:g} MiB, too large for a {what}")
     try:
         return "toml", raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise SceneError(f"{path}: neither a PNG nor a TOML text file") from None
+        raise SceneError(f"{path}: not a {what} (neither {neither})") from None
 
 
 def _kind(mode: int) -> str:

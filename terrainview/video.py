@@ -28,7 +28,7 @@ from PIL import Image
 
 from .files import OutputError, atomic_output
 from .flythrough import VIDEO_FLIGHT_KEY, Flight, flight_text
-from .offscreen import TiledRender, create_headless_context, reduce, save_png
+from .offscreen import create_headless_context, reduce, render_pixels, save_png
 from .renderer import Renderer
 from .settings import SceneSettings
 
@@ -168,13 +168,8 @@ def _run(flight: Flight, make_sink: Callable[[], Any], size: tuple[int, int], fp
                     time = frame_time(index, fps, speed)
                     settings = flight.at(time)
                     renderer.update(settings)
-                    job = TiledRender(renderer, settings, size, supersample=supersample)
-                    try:
-                        while not job.finished:
-                            job.step()
-                    finally:
-                        job.release()
-                    encoder.submit(index, time, settings, job.pixels, advance)
+                    pixels = render_pixels(renderer, settings, size, supersample=supersample, filtered=False)
+                    encoder.submit(index, time, settings, pixels, advance)
             finally:
                 renderer.release()
         encoder.finish(advance)

@@ -17,9 +17,11 @@ import os
 import sys
 
 from .files import OutputError
+from .image_size import MAX_IMAGE_SIDE, parse_size
 from .parsing import argument_type, bounded_argument, parse_integer
+from .settings import SettingsError
 
-MAX_WINDOW_SIDE = 8192
+MAX_WINDOW_SIDE = MAX_IMAGE_SIDE  # --size is parsed as a picture size is
 MAX_SIZE_MULT = 16.0
 SAMPLE_COUNTS = (0, 1, 2, 4, 8, 16)
 HEADLESS_HINT = ("without a display, run it under a virtual one (xvfb-run -s '-screen 0 1600x1000x24' "
@@ -27,18 +29,11 @@ HEADLESS_HINT = ("without a display, run it under a virtual one (xvfb-run -s '-s
 
 
 def parse_window_size(text: str) -> tuple[int, int]:
-    """'WxH' -> (W, H), each an integer from 1 to MAX_WINDOW_SIDE."""
-    expected = f"WIDTHxHEIGHT, each from 1 to {MAX_WINDOW_SIDE}, such as 1600x900"
-    width, separator, height = text.partition("x")
-    if not separator:
-        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+    """'WxH' -> (W, H) by the rule of every size (``image_size.parse_size``), for argparse."""
     try:
-        size = parse_integer(width, expected), parse_integer(height, expected)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    if not all(1 <= side <= MAX_WINDOW_SIDE for side in size):
-        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
-    return size
+        return parse_size(text)
+    except SettingsError as error:  # argparse names the option itself
+        raise argparse.ArgumentTypeError(str(error).removeprefix("size: ")) from None
 
 
 parse_size_mult = bounded_argument(0.0, MAX_SIZE_MULT, low_exclusive=True)  # a window size multiplier

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from terrainview import flight
+from terrainview import camera, flight
 from terrainview.flight import Flight, Key
 from terrainview.settings import SceneSettings
 
@@ -132,3 +132,12 @@ def test_drag_pitch_clamps_at_80_degrees():
         settings = flight.drag(settings, 3, 40)
     assert settings.pitch == 80.0
     assert settings.yrot > 0.0, "horizontal drag turns"
+
+
+def test_the_orbit_wheel_steps_along_z_like_up_and_down_even_with_shift_held():
+    state = Flight(shift=True)
+    settings = state.wheel(START, 2.4)  # two notches: two of Up's steps
+    assert settings.ztrans == pytest.approx(START.ztrans + 2 * flight.MOVE_STEP) and settings.ytrans == START.ytrans
+    assert state.wheel(START, -0.2).ztrans == pytest.approx(START.ztrans - flight.MOVE_STEP), "at least one step"
+    state.ground = lambda x, z: 1.0  # a plateau above the eye: the wheel keeps it over the ground, as keys do
+    assert camera.eye_position(state.wheel(START, 1))[1] == pytest.approx(1.0 + camera.CLEARANCE)

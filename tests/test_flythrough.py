@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+import os
 import time
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from terrainview import flythrough
+from terrainview import flythrough, scene_reader
 from terrainview.files import OutputError
 from terrainview.flythrough import (
     Flight,
@@ -22,7 +23,7 @@ from terrainview.flythrough import (
     save_flight,
 )
 from terrainview.scene_file import load_scene
-from terrainview.settings import SceneSettings
+from terrainview.settings import SceneSettings, SettingsError
 
 pytest_plugins = ["gl_fixtures"]
 
@@ -212,10 +213,22 @@ def test_bad_flight_files_name_the_file_and_key(tmp_path, body, fragments):
         assert fragment in message
 
 
+def test_bad_keyframe_times_are_refused_by_the_flight_itself():
+    for times, fragments in (((2.0, 1.0), ("keyframe 2", "not after", "2.0")), ((-1.0,), ("keyframe 1", "-1.0")),
+                             ((math.inf,), ("keyframe 1", "inf")), ((True,), ("keyframe 1", "True"))):
+        with pytest.raises(SettingsError) as caught:
+            Flight(START, tuple(Keyframe(t, {}) for t in times))
+        assert all(fragment in str(caught.value) for fragment in fragments), caught.value
+
+
 def test_hostile_sizes_are_refused(tmp_path, monkeypatch):
     big = write(tmp_path, "version = 1\n" + "#" * flythrough.MAX_FLIGHT_BYTES, "big.toml")
     with pytest.raises(FlightError, match="larger than 4 MiB"):
         load_flight(big)
+    # A long recording may be larger than a scene file may be.
+    long = write(tmp_path, "#" * (2 * scene_reader.MAX_TOML_BYTES) + "\nversion = 1\n[[keyframe]]\ntime = 1\n",
+                 "long.toml")
+    assert load_flight(long)[0].duration == 1.0
     many = write(tmp_path, "version = 1\n" + "".join(f"[[keyframe]]\ntime = {k}\n" for k in range(6)), "many.toml")
     monkeypatch.setattr(flythrough, "MAX_KEYFRAMES", 5)
     with pytest.raises(FlightError, match="6 keyframes; the most is 5"):
@@ -228,10 +241,31 @@ def test_hostile_sizes_are_refused(tmp_path, monkeypatch):
         load_flight(tmp_path / "missing.toml")
 
 
+def test_flights_pass_the_scene_files_boundary(tmp_path):
+    """Folders, FIFOs (never waited on) and PNGs are refused as flights, in one line naming the file."""
+    (tmp_path / "folder.toml").mkdir()
+    os.mkfifo(tmp_path / "pipe.toml")
+    (tmp_path / "shot.png").write_bytes(scene_reader.PNG_SIGNATURE + b"\0\0\0\0IEND\xaeB`\x82")
+    for name, fragment in (("folder.toml", "is a folder, not a flight file"), ("pipe.toml", "FIFO"),
+                           ("shot.png", "not a flight file")):
+        with pytest.raises(FlightError) as caught:
+            load_flight(tmp_path / name)
+        assert str(caught.value).startswith(str(tmp_path / name)) and fragment in str(caught.value)
+
+
 def test_unknown_settings_are_warnings(tmp_path):
     flight, warnings = load_flight(write(tmp_path, "version = 1\n[[keyframe]]\ntime = 1\nwarp = 9\nh = 0.5\n"))
     assert flight.at(1.0).h == 0.5
     assert len(warnings) == 1 and "keyframe 1" in warnings[0] and "'warp'" in warnings[0]
+
+
+def test_an_unknown_setting_is_one_warning_however_many_keyframes_name_it(tmp_path):
+    body = "".join(f"[[keyframe]]\ntime = {k}\nwarp = {k}\n" for k in range(1, 5)) + "bend = 1\n"
+    _, warnings = load_flight(write(tmp_path, "version = 1\n" + body))
+    assert len(warnings) == 2, warnings
+    warp, bend = warnings
+    assert "keyframe 1" in warp and "'warp'" in warp and "3 more keyframes" in warp
+    assert "keyframe 4" in bend and "'bend'" in bend and "more" not in bend
 
 
 # --- recording and replay ----------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from terrainview import scene_reader
-from terrainview.scene_file import load_scene, png_scene_extras
+from terrainview.scene_file import load_scene, load_scene_with_extras
 from terrainview.settings import SceneSettings
 
 TESTS_DIR = Path(__file__).resolve().parent
@@ -142,7 +142,7 @@ def test_png_extras_are_the_picture_entries(tmp_path):
              "terrainview.seed": "7"}
     path = tmp_path / "shot.png"
     path.write_bytes(png_bytes(texts))
-    assert png_scene_extras(path) == {"size": "1920x1080", "supersample": "2"}
+    assert load_scene_with_extras(path)[2] == {"size": "1920x1080", "supersample": "2"}
 
 
 # --- the window's Load / drop path ------------------------------------------------------------------------
@@ -181,6 +181,23 @@ def test_the_window_survives_any_exception_from_loading(tmp_path, monkeypatch):
 # --- a picture's size and supersampling come back with its scene ----------------------------------------------
 
 
+def test_render_reads_a_png_scene_once_for_its_settings_and_size(tmp_path, call_main, usage_error, monkeypatch):
+    import terrainview.scene_file as scene_file
+
+    reads: list[Path] = []
+
+    def counted(path, *args, **kwargs):
+        reads.append(path)
+        return scene_reader.read_scene_source(path, *args, **kwargs)
+
+    monkeypatch.setattr(scene_file, "read_scene_source", counted)
+    shot = tmp_path / "shot.png"
+    shot.write_bytes(png_bytes({"terrainview-scene": valid_json(), "terrainview.size": "0x5"}))
+    status, _, err = call_main("render", "-o", tmp_path / "out.png", "--scene", shot)
+    usage_error(status, err, "shot.png", "its picture size cannot be used", "width")
+    assert reads == [shot]
+
+
 @pytest.mark.gl
 def test_render_from_a_png_scene_restores_its_size_and_supersampling(tmp_path, call_main):
     from PIL import Image
@@ -190,12 +207,12 @@ def test_render_from_a_png_scene_restores_its_size_and_supersampling(tmp_path, c
     assert status == 0, err
     status, _, err = call_main("render", "-o", second, "--scene", first)
     assert status == 0, err
-    assert png_scene_extras(second) == {"size": "96x40", "supersample": "2"}
+    assert load_scene_with_extras(second)[2] == {"size": "96x40", "supersample": "2"}
     status, _, err = call_main("render", "-o", third, "--scene", first, "--size", "50x20")
     assert status == 0, err
     with Image.open(second) as restored, Image.open(third) as given:
         assert (restored.size, given.size) == ((96, 40), (50, 20))
-    assert png_scene_extras(third)["supersample"] == "2"
+    assert load_scene_with_extras(third)[2]["supersample"] == "2"
 
 
 def test_a_png_scene_with_a_bad_picture_size_is_named(tmp_path, call_main, usage_error):

@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 
 from terrainview import cli
 from terrainview.cli import OneLineParser, add_scene_arguments
-from terrainview.settings import SceneSettings
+from terrainview.image_size import parse_size
+from terrainview.settings import SceneSettings, SettingsError
+from terrainview.window_options import parse_window_size
 
 LONG = "1" * 4300
 
@@ -92,6 +96,20 @@ def test_bad_window_options_exit_2_in_one_line(call_main, usage_error, monkeypat
     monkeypatch.setenv("DISPLAY", ":0")  # never reached: the options are checked first
     status, _, err = call_main(*argv)
     usage_error(status, err, *fragments)
+
+
+@pytest.mark.parametrize("text", ["640x480", "640X480", " 640 × 480 ", "+3x+3", "0x5", "8193x1", "1" * 40 + "x1",
+                                  "３x３", "640"])
+def test_the_window_size_follows_the_picture_size_rule(text):
+    """The window's --size and render's and video's are one rule: the same sizes, the same messages."""
+    try:
+        expected = parse_size(text)
+    except SettingsError as error:
+        with pytest.raises(argparse.ArgumentTypeError) as caught:
+            parse_window_size(text)
+        assert "size: " + str(caught.value) == str(error)
+    else:
+        assert parse_window_size(text) == expected
 
 
 def test_help_lists_every_command(call_main, monkeypatch):

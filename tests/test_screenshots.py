@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from terrainview.cli import main
-from terrainview.offscreen import TiledRender, create_headless_context, render_pixels
+from terrainview.offscreen import TiledRender, create_headless_context, reduce, render_pixels
 from terrainview.renderer import Renderer
 from terrainview.scene_file import PNG_SCENE_KEY, SceneError, load_scene, save_scene_toml
 from terrainview.settings import SceneSettings
@@ -90,6 +90,8 @@ def test_supersampled_shot_has_the_requested_size_and_smoother_edges(renderer):
     grey_levels = lambda pixels: len(np.unique(pixels[..., 0]))  # noqa: E731
     assert grey_levels(plain) <= 2  # aliased: pure black and white only
     assert grey_levels(smooth) > 10  # filtered down: intermediate greys along the lines
+    full = render_pixels(renderer, settings, (160, 90), supersample=4, filtered=False)  # video filters later
+    assert full.shape == (360, 640, 3) and np.array_equal(reduce(full, (160, 90)), smooth)
 
 
 def test_lines_keep_their_weight_at_high_resolution(renderer):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from terrainview import video
+from terrainview import offscreen, video
 from terrainview.commands import video as video_command
 from terrainview.files import OutputError
 from terrainview.flythrough import Flight, Keyframe, load_flight, save_flight
@@ -199,14 +199,14 @@ def test_a_crashing_encoder_is_one_error_and_leaves_nothing(tmp_path, monkeypatc
 
 
 def test_an_interrupted_export_leaves_nothing(tmp_path, monkeypatch):
-    original = video.TiledRender.step
+    original = offscreen.TiledRender.step
 
     def interrupted(self):
         if self.settings.yrot > 20.0:
             raise KeyboardInterrupt
         original(self)
 
-    monkeypatch.setattr(video.TiledRender, "step", interrupted)
+    monkeypatch.setattr(offscreen.TiledRender, "step", interrupted)
     with pytest.raises(KeyboardInterrupt):
         video.export(FLIGHT, tmp_path / "clip.mp4", SIZE, fps=FPS, supersample=1, speed=1.0, force=False)
     assert list(tmp_path.iterdir()) == []
@@ -264,6 +264,8 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, monkeypatch, call_ma
 @pytest.mark.parametrize(("args", "fragments"), [
     (["-o", "clip.avi", "--flight", "flight.toml"], (".avi",)),
     (["-o", "missing/clip.mp4", "--flight", "flight.toml"], ("does not exist",)),
+    (["--frames", "missing/frames", "--flight", "flight.toml"], ("missing/frames: folder missing does not exist",)),
+    (["--frames", "flight.toml", "--flight", "flight.toml"], ("flight.toml is a file, not a folder",)),
     (["-o", "clip.mp4"], ("--flight",)),
     (["--flight", "flight.toml"], ("-o", "--frames")),
     (["-o", "clip.mp4", "--flight", "none.toml"], ("none.toml", "no such flight file")),

@@ -9,7 +9,7 @@ from ..image_size import DEFAULT_SIZE, MAX_IMAGE_SIDE, check_supersample, parse_
 from ..offscreen import create_headless_context, render_pixels, save_png
 from ..parsing import argument_type, parse_integer
 from ..renderer import FrameStats, Renderer
-from ..scene_file import SceneError, png_scene_extras
+from ..scene_file import SceneError
 from ..settings import SceneSettings
 from ..warmup import announce_compile
 
@@ -29,7 +29,7 @@ def add_render_arguments(parser: argparse.ArgumentParser) -> None:
 def picture_options(args: argparse.Namespace) -> tuple[tuple[int, int], int]:
     """--size and --supersample as given, else those a PNG scene was made with, else the defaults."""
     given = args.size is not None and args.supersample is not None
-    extras = {} if given or not args.scene else png_scene_extras(args.scene)
+    extras = {} if given else args.scene_extras  # read with the scene (settings_from_args)
     try:
         size = parse_size(args.size or extras.get("size") or "x".join(map(str, DEFAULT_SIZE)))
         supersample = args.supersample if args.supersample is not None else parse_integer(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import signal
 import sys
 import threading
@@ -12,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..files import OutputError, check_output_path
+from ..files import OutputError, check_output_parent, check_output_path
 from ..flythrough import FlightError, load_flight
 from ..image_size import DEFAULT_SIZE, check_supersample, parse_size
 from ..parsing import argument_type, bounded_argument, parse_integer
@@ -90,15 +89,12 @@ def video_command(args: argparse.Namespace, settings: SceneSettings) -> int:
 
 
 def _check_frames_folder(folder: Path, force: bool) -> Path:
-    parent = folder.parent if str(folder.parent) else Path(".")
-    if not parent.is_dir():
-        raise OutputError(f"{folder}: folder {parent} does not exist")
+    """check_output_path for a folder of frames: it may exist, empty (or with files, given --force)."""
+    check_output_parent(folder)
     if folder.exists() and not folder.is_dir():
         raise OutputError(f"{folder} is a file, not a folder")
     if folder.is_dir() and any(folder.iterdir()) and not force:
         raise OutputError(f"{folder} is not empty; pass --force to write frames into it")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputError(f"{folder}: folder {parent} is not writable")
     return folder
 
 
