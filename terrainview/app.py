@@ -178,12 +178,13 @@ class TerrainApp(mglw.WindowConfig):
     def _update_ground(self) -> None:
         """Terrain following needs the surface under the eye: the CPU copy of the heightmap being drawn."""
         heights = self.renderer.arrays.surface.value
-        if heights is None or heights.ndim != 2:
-            self.flight.ground, self.ground_source = None, None
-            return
         source = (heights, camera.tile_shift(self.settings.tile))
         if self.ground_source is None or self.ground_source[0] is not heights or self.ground_source[1] != source[1]:
             self.flight.ground, self.ground_source = camera.ground_height(heights, self.settings.tile), source
+        if self.flythrough.player is None:  # a replay is drawn as recorded, as its video export is
+            self.settings, moved = camera.given_fly_eye_in_bounds(self.settings, self.flight.ground)
+            if moved:
+                self.show_message(moved[0].upper() + moved[1:])
 
     def _count_frame(self) -> None:
         now = time.perf_counter()

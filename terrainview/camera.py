@@ -138,12 +138,15 @@ def tile_layout(settings: SceneSettings, reach: float) -> tuple[int, tuple[float
 
 # --- the ground ------------------------------------------------------------------------------------------------
 
-def ground_height(heights: np.ndarray, tile: int | str) -> Ground:
+def ground_height(heights: np.ndarray | None, tile: int | str) -> Ground | None:
     """The surface height at world (x, z): bilinear in the heightmap, which repeats every tile.
 
     Outside a finite tile grid the surface is continued as if tiled on, so the eye stays above its level
-    there too (from below, the surface at the edge would show its culled underside).
+    there too (from below, the surface at the edge would show its culled underside). No 2D heightmap (none
+    yet, or a 1D profile): no ground.
     """
+    if heights is None or np.ndim(heights) != 2:
+        return None
     heights = np.asarray(heights)  # no copy: the ground samples a few points per step
     cells = heights.shape[0] - 1
     shift = tile_shift(tile)
@@ -182,3 +185,19 @@ def keep_above_ground(settings: SceneSettings, ground: Ground | None) -> SceneSe
     floor = floor_under(ground, x, z)
     top = floor + CEILING if settings.camera == "fly" else math.inf
     return settings if floor <= y <= top else with_eye(settings, (x, min(max(y, floor), top), z))
+
+
+def given_fly_eye_in_bounds(settings: SceneSettings, ground: Ground | None) -> tuple[SceneSettings, str | None]:
+    """A fly camera given on the command line or in a scene, kept where flying could take it; and what moved.
+
+    The eye goes between the clearance and ``CEILING`` above the ground, as keys keep it: below, the surface's
+    underside would show; above, the fog hides the land. An orbit camera is the original's, drawn as given.
+    """
+    if settings.camera != "fly":
+        return settings, None
+    bounded = keep_above_ground(settings, ground)
+    if bounded is settings:
+        return settings, None
+    why = (f"lowered to {CEILING:g} above the ground (from higher up the fog hides the land)"
+           if bounded.eye_y < settings.eye_y else "raised above the ground (its underside would show)")
+    return bounded, f"the fly camera's eye at y={settings.eye_y:g} was {why}: y={bounded.eye_y:.3g}"

@@ -150,6 +150,14 @@ class TestKeysInProcess:
         fresh.on_render(2 / 17, 1 / 17)
         assert fresh.settings.ztrans == pytest.approx(-2.95, abs=1e-9)
 
+    def test_a_loaded_fly_eye_above_the_ceiling_is_lowered_with_a_message(self, fresh):
+        fresh.settings = fresh.settings.replace(camera="fly", eye_x=0.0, eye_y=8.0, eye_z=0.0)
+        fresh.on_render(0.0, 1 / 60)
+        assert fresh.settings.eye_y < 4.0 and "was lowered" in fresh.message[0]
+        fresh.message = ("", 0.0)
+        fresh.on_render(0.0, 1 / 60)
+        assert fresh.message[0] == "", "once in bounds it stays, with no more messages"
+
     def test_home_resets_the_camera(self, fresh):
         keys = fresh.wnd.keys
         tap(fresh, keys.LEFT, times=3)

@@ -390,3 +390,37 @@ def test_a_heightmap_in_bands_draws_as_one_texture(renderer, gl_ctx, monkeypatch
         np.testing.assert_array_equal(render_pixels(banded, settings, SMALL_SIZE), whole)
     finally:
         banded.release()
+
+
+# --- cameras given on the command line or in a scene --------------------------------------------------------
+
+def test_a_given_fly_eye_is_kept_where_flying_could_take_it():
+    ground = camera.ground_height(HEIGHTS, "endless")
+    high = SceneSettings(camera="fly", eye_x=0.3, eye_y=8.0, eye_z=0.4)
+    lowered, why = camera.given_fly_eye_in_bounds(high, ground)
+    floor = camera.floor_under(ground, 0.3, 0.4)
+    assert lowered.eye_y == pytest.approx(floor + camera.CEILING) and "lowered" in why
+    assert (lowered.eye_x, lowered.eye_z, lowered.pitch) == (0.3, 0.4, high.pitch)
+    raised, why = camera.given_fly_eye_in_bounds(high.replace(eye_y=-3.0), ground)
+    assert raised.eye_y == pytest.approx(floor) and "raised" in why
+    inside = high.replace(eye_y=floor + 1.0)
+    assert camera.given_fly_eye_in_bounds(inside, ground) == (inside, None)
+    orbit = SceneSettings(ytrans=-8.0)  # the original's camera is drawn as given
+    assert camera.given_fly_eye_in_bounds(orbit, ground) == (orbit, None)
+    assert camera.given_fly_eye_in_bounds(high, None) == (high, None)  # no surface yet
+
+
+@pytest.mark.gl
+def test_render_lowers_a_fly_eye_above_the_ceiling_and_says_so(tmp_path, call_main):
+    from terrainview.scene_file import load_scene
+
+    shot = tmp_path / "high.png"
+    status, _, err = call_main("render", "-o", shot, "--size", "160x90", "--mode", "rendered", "--camera", "fly",
+                               "--eye-y", "8", "--pitch", "30", "--tile", "endless")
+    assert status == 0 and "warning: the fly camera's eye at y=8 was lowered" in err
+    drawn = load_scene(shot)[0]
+    assert drawn.eye_y < 8.0 - camera.CEILING  # the scene in the picture is the camera drawn
+    pixels = np.asarray(Image.open(shot).convert("RGB"))
+    fog = np.array(FOG_COLOR) * 255
+    lower_half = pixels[45:].reshape(-1, 3).astype(float)
+    assert (np.abs(lower_half - fog).max(axis=1) > 24).mean() > 0.5, "the land shows through the fog"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
+from .. import camera
 from ..files import check_output_path
 from ..image_size import DEFAULT_SIZE, MAX_IMAGE_SIDE, check_supersample, parse_size
 from ..offscreen import create_headless_context, render_pixels, save_png
@@ -51,6 +53,10 @@ def render_command(args: argparse.Namespace, settings: SceneSettings) -> int:
     try:
         announce_compile(settings)
         renderer.update(settings)
+        ground = camera.ground_height(renderer.arrays.surface.value, settings.tile)
+        settings, moved = camera.given_fly_eye_in_bounds(settings, ground)
+        if moved:
+            print(f"terrainview: warning: {moved}", file=sys.stderr)
         drawn: list[FrameStats] = []
         pixels = render_pixels(renderer, settings, size, supersample=supersample, stats=drawn)
         save_png(pixels, path, settings, args.force,
