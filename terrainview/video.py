@@ -33,6 +33,7 @@ from .renderer import Renderer
 from .settings import SceneSettings
 
 H264_OPTIONS = {"crf": "16", "preset": "veryfast"}  # near-transparent quality at a speed two cores can afford
+AVCOL_SPC_BT709 = 1  # FFmpeg's AVColorSpace for the BT.709 matrix; PyAV names only swscale's constants
 
 
 def frame_count(flight: Flight, fps: int, speed: float) -> int:
@@ -49,10 +50,15 @@ def frame_time(k: int, fps: int, speed: float) -> float:
 
 
 class Mp4Sink:
-    """H.264 in MP4 through PyAV, the flight text in the container's metadata."""
+    """H.264 in MP4 through PyAV, the flight text in the container's metadata.
+
+    The stream is tagged BT.709 (primaries, transfer, matrix) in limited range, so players need not guess, and
+    the frames are converted to YUV with that matrix: left to itself, swscale would use BT.601's.
+    """
 
     def __init__(self, path: Path, size: tuple[int, int], fps: int, flight: Flight) -> None:
         import av
+        from av.video.reformatter import ColorPrimaries, ColorRange, Colorspace, ColorTrc
 
         self.container = av.open(str(path), "w", format="mp4", options={"movflags": "use_metadata_tags"})
         self.container.metadata[VIDEO_FLIGHT_KEY] = flight_text(flight)
@@ -60,11 +66,15 @@ class Mp4Sink:
         self.stream = self.container.add_stream("libx264", rate=fps, options=dict(H264_OPTIONS))
         self.stream.width, self.stream.height = size
         self.stream.pix_fmt = "yuv420p"
+        self.stream.color_primaries, self.stream.color_trc = ColorPrimaries.BT709, ColorTrc.BT709
+        self.stream.colorspace, self.stream.color_range = AVCOL_SPC_BT709, ColorRange.MPEG
         self._frame_type = av.VideoFrame
+        self._to_yuv = partial(av.VideoFrame.reformat, format="yuv420p", dst_colorspace=Colorspace.ITU709,
+                               dst_color_range=ColorRange.MPEG)
 
     def write(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray) -> None:
         """Encode the RGB ``pixels`` as frame ``index`` and mux the packets into the MP4."""
-        frame = self._frame_type.from_ndarray(np.ascontiguousarray(pixels), format="rgb24")
+        frame = self._to_yuv(self._frame_type.from_ndarray(np.ascontiguousarray(pixels), format="rgb24"))
         frame.pts = index
         self.container.mux(self.stream.encode(frame))
 

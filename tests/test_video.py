@@ -94,6 +94,45 @@ def test_mp4_decodes_to_the_frames_within_codec_tolerance(exported):
         assert stream.codec_context.name == "h264" and stream.average_rate == FPS
 
 
+def test_the_mp4_is_tagged_bt709_in_limited_range(exported):
+    """Primaries, transfer and matrix BT.709, range limited ("tv"), in the container and in the H.264 stream."""
+    bt709, limited = 1, 1  # the value of each of FFmpeg's BT.709 enums, and of AVCOL_RANGE_MPEG
+    with av.open(str(exported / "clip.mp4")) as container:
+        stream = container.streams.video[0]
+        first = next(container.decode(video=0))
+    for tagged in (stream.codec_context, first):
+        assert (tagged.color_primaries, tagged.color_trc, tagged.colorspace) == (bt709, bt709, bt709), tagged
+        assert tagged.color_range == limited, tagged
+
+
+# Saturated colours, one per 16 x 16 macroblock, so chroma subsampling and blocks never mix two of them.
+COLOURS = np.array([[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 0],
+                    [0, 255, 255], [255, 0, 255], [255, 255, 255], [0, 0, 0]], np.uint8)
+
+
+def bt709_limited(rgb: np.ndarray) -> np.ndarray:
+    """Y'CbCr of 8-bit RGB by BT.709's matrix in limited range (Y' 16-235, Cb and Cr 16-240)."""
+    r, g, b = (rgb.astype(float) / 255.0).T
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    return np.stack([16 + 219 * y, 128 + 224 * (b - y) / 1.8556, 128 + 224 * (r - y) / 1.5748], axis=-1)
+
+
+def test_saturated_colours_round_trip_through_bt709(tmp_path):
+    """The encoded Y'CbCr is BT.709's (BT.601's red would be Y' 81, not 63), and decodes back to the colours."""
+    pixels = np.repeat(np.repeat(COLOURS[np.newaxis], 16, axis=0), 16, axis=1)  # 16 x 128, blocks side by side
+    sink = video.Mp4Sink(tmp_path / "colours.mp4", (pixels.shape[1], pixels.shape[0]), FPS, FLIGHT)
+    for index in range(3):
+        sink.write(index, index / FPS, SCENE, pixels)
+    sink.close()
+    with av.open(str(tmp_path / "colours.mp4")) as container:
+        frame = next(container.decode(video=0))
+        yuv, rgb = frame.to_ndarray(format="yuv420p"), frame.to_ndarray(format="rgb24")
+    luma, chroma = yuv[:16], yuv[16:].reshape(2, 8, 64)  # Cb then Cr, each 64 x 8 for the 128 x 16 frame
+    encoded = np.stack([luma[8, 8::16], chroma[0, 4, 4::8], chroma[1, 4, 4::8]], axis=-1).astype(float)
+    assert np.abs(encoded - bt709_limited(COLOURS)).max() < 3.0, encoded.round()
+    assert np.abs(rgb[8, 8::16].astype(float) - COLOURS).max() < 6.0, rgb[8, 8::16]
+
+
 def test_two_exports_decode_to_identical_frames(exported, call_main, tmp_path):
     status, _, err = call_main("video", "-o", tmp_path / "again.mp4", "--flight", exported / "clip.mp4",
                                "--size", "64x36", "--fps", FPS, "--progress", "none")
