@@ -34,6 +34,9 @@ SHORTCUTS = (
 
 
 PANEL_WIDTH = 430  # at UI scale 1, in window coordinates (the pixel ratio scales it on HiDPI screens)
+# Room kept right of the value widgets for their labels, at UI scale 1: the widest ("Droplets per unit area", 154)
+# and the gap before it. Widgets end this far inside the options' content region, which narrows when it scrolls.
+LABEL_COLUMN = 160
 MIN_UI_SCALE, MAX_UI_SCALE = 0.5, 4.0  # --ui-scale and the panel's UI scale slider
 SHOT_PRESETS = ((1920, 1080), (2560, 1440), (3840, 2160))
 
@@ -133,11 +136,13 @@ class Panel:
             room = height - imgui.get_cursor_pos_y() - footer
             imgui.set_next_window_size_constraints(imgui.ImVec2(0, 0), imgui.ImVec2(width, max(room, 40 * scale)))
             imgui.begin_child("##options", imgui.ImVec2(0, 0), imgui.ChildFlags_.auto_resize_y)
+            imgui.push_item_width(-LABEL_COLUMN * scale)  # negative: up to that far from the region's right edge
             settings = self._draw_options(settings, actions, status)
             self._draw_screenshot(status, actions)
             for section in self.sections:
                 settings = section(settings)
             self._draw_ui_scale()
+            imgui.pop_item_width()
             imgui.end_child()
             top = imgui.get_cursor_pos_y()
             self._draw_status(status)

@@ -426,7 +426,8 @@ def test_ui_scale_out_of_range_is_one_line_and_exit_2(call_main, usage_error):
 
 
 class RecordingImGui:
-    """imgui for the panel with every collapsing header open and the labels of the value widgets recorded."""
+    """imgui for the panel with every collapsing header open and the labels of the value widgets recorded, with
+    how far each one's label reaches past the right edge of the region it is drawn in."""
 
     def __init__(self) -> None:
         self.labels: list[str] = []
@@ -434,6 +435,16 @@ class RecordingImGui:
         self.ranges: dict[str, tuple] = {}  # slider label -> (low, high, flags)
         self.headers: list[str] = []
         self.moves: dict[str, tuple[bool, float]] = {}  # slider label -> what the slider returns, as if dragged
+        self.overflow: dict[str, float] = {}  # label -> its right edge minus the content region's, as last drawn
+        self.scroll = 0.0  # how far the options scroll, as last drawn
+
+    def _recorded(self, label: str, draw):
+        """Draw one value widget, noting its label and where the widget with its label ends."""
+        self.labels.append(label)
+        region_right = imgui.get_cursor_screen_pos().x + imgui.get_content_region_avail().x
+        result = draw()
+        self.overflow[label] = imgui.get_item_rect_max().x - region_right
+        return result
 
     def __getattr__(self, name: str):
         real = getattr(imgui, name)
@@ -444,32 +455,35 @@ class RecordingImGui:
             return header
         if name == "slider_float":
             def slider(label, value, low, high, *args, **kwargs):
-                self.labels.append(label)
                 self.ranges[label] = (low, high, args[1] if len(args) > 1 else kwargs.get("flags"))
-                return self.moves.get(label, (False, None)) if label in self.moves else real(
-                    label, value, low, high, *args, **kwargs)
+                return self._recorded(label, lambda: self.moves[label] if label in self.moves else real(
+                    label, value, low, high, *args, **kwargs))
             return slider
         if name == "text_disabled":
             def hint(text, *args, **kwargs):
                 real(text, *args, **kwargs)
                 self.texts[text] = imgui.get_item_rect_max().y
             return hint
+        if name == "end_child":
+            def end_child():
+                self.scroll = imgui.get_scroll_max_y()
+                real()
+            return end_child
         if name.startswith(("slider_", "drag_", "input_", "combo", "checkbox")):
             def recorded(label, *args, **kwargs):
-                self.labels.append(label)
-                return real(label, *args, **kwargs)
+                return self._recorded(label, lambda: real(label, *args, **kwargs))
             return recorded
         return real
 
 
 def record_panel(ui, target, settings: SceneSettings, monkeypatch, display=DISPLAY, frames: int = 1,
-                 moves: dict | None = None):
+                 moves: dict | None = None, panel: Panel | None = None):
     """The panel drawn with every section open; ``moves`` makes sliders report a change. Returns the recording
     and the settings the panel returned last."""
     recording = RecordingImGui()
     recording.moves = moves or {}
     monkeypatch.setattr(terrainview.panel, "imgui", recording)
-    framebuffer, panel = target(1, display), Panel()
+    framebuffer, panel = target(1, display), panel or Panel()
     returned = []
     for _ in range(frames):
         frame(ui, framebuffer, 1.0, lambda: returned.append(panel.draw(settings, PanelStatus())[0]), display)
@@ -510,6 +524,20 @@ def test_every_section_open_in_a_720_pixel_window_keeps_the_status_lines_in_view
     recording = record_panel(ui, target, SceneSettings(mode="rendered", erosion="both"), monkeypatch,
                              display=(1280, 720), frames=4)
     assert recording.texts["F1: keyboard shortcuts"] <= 720 - 10
+
+
+@pytest.mark.parametrize("ui_scale", [1.0, 2.0])
+@pytest.mark.parametrize("settings", [SceneSettings(mode="rendered", erosion="both", water_level=0.0),
+                                      SceneSettings(mode="rendered", generator="fault", camera="fly")])
+def test_labels_stay_inside_the_options_when_they_scroll(ui, target, monkeypatch, ui_scale, settings):
+    """In a short window (1280 x 480) the options scroll: the scroll bar narrows the widgets, not their labels."""
+    StyleScale().apply(ui_scale)
+    display = (round(1280 * ui_scale), round(480 * ui_scale))
+    recording = record_panel(ui, target, settings, monkeypatch, display=display, frames=3,
+                             panel=Panel(ui_scale=ui_scale))
+    assert recording.scroll > 0, "the options scroll"
+    assert len(recording.overflow) > 20
+    assert {label: right for label, right in recording.overflow.items() if right > 0} == {}
 
 
 def test_the_panel_hides_what_the_generator_ignores(ui, target, monkeypatch):
