@@ -24,7 +24,7 @@ from .flythrough_ui import FlythroughControls, add_flight_argument
 from .imgui_renderer import ImGuiRenderer, StyleScale, WindowInput
 from .offscreen import TiledRender, save_png
 from .options import add_scene_arguments, one_line_errors, settings_from_args
-from .panel import MAX_UI_SCALE, MIN_UI_SCALE, Panel, PanelStatus
+from .panel import MAX_UI_SCALE, MIN_UI_SCALE, Panel, PanelStatus, overlay
 from .parsing import bounded_argument, join_option_values
 from .renderer import Frame, FrameStats, Renderer, fov_keeping_framing
 from .scene_file import SceneError, load_scene, save_scene_toml
@@ -239,16 +239,7 @@ class TerrainApp(mglw.WindowConfig):
         if not lines:
             return
         viewport = imgui.get_main_viewport()
-        margin = 20 * self.panel.ui_scale
-        imgui.set_next_window_pos(imgui.ImVec2(viewport.size.x / 2, viewport.size.y - margin), imgui.Cond_.always,
-                                  imgui.ImVec2(0.5, 1.0))
-        imgui.set_next_window_bg_alpha(0.75)
-        flags = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.always_auto_resize
-                 | imgui.WindowFlags_.no_inputs | imgui.WindowFlags_.no_saved_settings)
-        imgui.begin("##messages", None, flags)
-        for line in lines:
-            imgui.text(line)
-        imgui.end()
+        overlay(lines, (viewport.size.x / 2, viewport.size.y - 20 * self.panel.ui_scale), (0.5, 1.0), 0.75)
 
     def show_message(self, text: str) -> None:
         """Show ``text`` over the view for MESSAGE_SECONDS and print it to stderr."""

@@ -19,6 +19,7 @@ from imgui_bundle import imgui
 
 from .files import OutputError, unique_path
 from .flythrough import FLIGHT_FOLDER, Flight, Player, Recorder, load_flight, new_flight_path, save_flight
+from .panel import overlay
 from .scene_file import SceneError
 from .settings import SceneSettings
 
@@ -282,14 +283,8 @@ class FlythroughControls:
         """A red REC m:ss in the top right corner while recording (visible with the panel hidden too)."""
         if self.recorder is None:
             return
-        viewport = imgui.get_main_viewport()
-        imgui.set_next_window_pos(imgui.ImVec2(viewport.size.x - 10, 10), imgui.Cond_.always, imgui.ImVec2(1, 0))
-        imgui.set_next_window_bg_alpha(0.6)
-        flags = (imgui.WindowFlags_.no_decoration | imgui.WindowFlags_.always_auto_resize
-                 | imgui.WindowFlags_.no_inputs | imgui.WindowFlags_.no_saved_settings)
-        imgui.begin("##recording", None, flags)
-        imgui.text_colored(REC_COLOR, f"REC {clock(self.recorder.seconds)}")
-        imgui.end()
+        overlay([f"REC {clock(self.recorder.seconds)}"], (imgui.get_main_viewport().size.x - 10, 10), (1.0, 0.0), 0.6,
+                REC_COLOR)
 
 
 def _even(size: tuple[int, int]) -> tuple[int, int]:

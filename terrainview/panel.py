@@ -345,6 +345,32 @@ class Panel:
         imgui.end()
 
 
+def overlay(lines: list[str], anchor: tuple[float, float], pivot: tuple[float, float], background_alpha: float,
+            color: imgui.ImVec4 | None = None) -> None:
+    """Lines of text on a box over everything ImGui draws, the panel included, whichever window has the focus.
+
+    Drawn on the foreground draw list: an ImGui window would go behind the panel as soon as the panel is clicked.
+    ``pivot`` is the point of the box placed at ``anchor`` ((0.5, 1): the middle of its bottom edge); the box has
+    a window's padding, background (with ``background_alpha``) and line spacing, the text ``color`` or the style's.
+    """
+    style = imgui.get_style()
+    padding, spacing = style.window_padding, style.item_spacing.y
+    sizes = [imgui.calc_text_size(line) for line in lines]
+    width = max(size.x for size in sizes) + 2 * padding.x
+    height = sum(size.y for size in sizes) + spacing * (len(lines) - 1) + 2 * padding.y
+    left, top = round(anchor[0] - pivot[0] * width), round(anchor[1] - pivot[1] * height)
+    red, green, blue, _ = imgui.get_style_color_vec4(imgui.Col_.window_bg)
+    draw_list = imgui.get_foreground_draw_list()
+    draw_list.add_rect_filled(imgui.ImVec2(left, top), imgui.ImVec2(left + width, top + height),
+                              imgui.get_color_u32(imgui.ImVec4(red, green, blue, background_alpha)),
+                              style.window_rounding)
+    text_color = imgui.get_color_u32(color or imgui.get_style_color_vec4(imgui.Col_.text))
+    y = top + padding.y
+    for line, size in zip(lines, sizes, strict=True):
+        draw_list.add_text(imgui.ImVec2(left + padding.x, y), text_color, line)
+        y += size.y + spacing
+
+
 def _keep_in_window() -> None:
     """Bring the current ImGui window back inside the main window.
 

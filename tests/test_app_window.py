@@ -411,6 +411,57 @@ class TestKeysInProcess:
         fresh.settings = fresh.settings.replace(iterations=4)
         settle(fresh)
 
+    def test_the_video_export_message_is_drawn_over_the_panel(self, fresh, tmp_path, monkeypatch):
+        """The message stays in front when the panel is clicked (it went behind it as the panel came forward)."""
+        from terrainview.flythrough import Flight, Keyframe, save_flight
+
+        monkeypatch.chdir(tmp_path)
+        flight_path = tmp_path / f"flight-{'long-name-' * 10}.toml"  # a message wider than the gap beside the panel
+        save_flight(Flight(fresh.settings, (Keyframe(0.0, {}), Keyframe(600.0, {"yrot": 90.0}))), flight_path)
+        fresh.message = ("", 0.0)
+
+        width, height = fresh.wnd.buffer_size
+        copy = fresh.ctx.framebuffer([fresh.ctx.texture((width, height), 3)])
+
+        def drawn() -> np.ndarray:
+            """A frame, copied out of the window (reading the window's own framebuffer is a GL error here)."""
+            fresh.on_render(0.0, 1 / 60)
+            fresh.ctx.copy_framebuffer(copy, fresh.wnd.fbo)
+            return np.frombuffer(copy.read(components=3), np.uint8).reshape(height, width, 3)[::-1]
+
+        try:
+            fresh.panel.visible = False
+            plain = drawn()
+            fresh.flythrough.start_export(flight_path, fresh.wnd.buffer_size)
+            drawn()  # an auto-sized ImGui window shows from its second frame
+            alone = drawn()
+            rows, columns = np.nonzero((alone != plain).any(axis=2))  # the message's box, over the scene alone
+            text = np.zeros(plain.shape[:2], bool)
+            text[rows.min():rows.max() + 1, columns.min():columns.max() + 1] = True
+            text &= (alone > 200).all(axis=2)
+            fresh.panel.visible = True
+            drawn()
+            left, top, right, bottom = fresh.panel.rect
+            x, y = right - 20, bottom - 10  # the status lines: a click there only brings the panel forward
+            fresh.on_mouse_position_event(x, y, 0, 0)
+            drawn()
+            fresh.on_mouse_press_event(x, y, fresh.wnd.mouse.left)
+            drawn()
+            fresh.on_mouse_release_event(x, y, fresh.wnd.mouse.left)
+            drawn()
+            shown = drawn()
+            assert fresh.message[0].startswith("Exporting videos/flight-long-name-")
+            text[:, round(right):] = False  # where the panel is
+            text[:, :round(left)] = False
+            assert text.sum() > 200, "the message's text reaches across the panel"
+            assert (shown[text] > 200).all(axis=1).mean() > 0.95, "the message's text shows over the panel"
+        finally:
+            copy.color_attachments[0].release()
+            copy.release()
+            fresh.flythrough.cancel_export()
+            fresh.flythrough.export.process.wait(timeout=60)
+            fresh.on_render(0.0, 1 / 60)  # reports the cancelled export gone
+
     def test_camera_section_draws_both_modes(self, fresh):
         from imgui_bundle import imgui
 
