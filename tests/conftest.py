@@ -1,13 +1,22 @@
-"""Helpers shared by the tests: run ``terrainview`` as a subprocess or in-process; the ``gl`` marker."""
+"""Helpers shared by the tests: run ``terrainview`` as a subprocess or in-process; the ``gl`` marker.
+
+tests/ goes on ``sys.path`` here, once, whatever pytest's import mode, so test modules import their siblings
+(``helpers``, ``hostile``, ``reference``, the ``gl_fixtures`` plugin) by name.
+"""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from terrainview.cli import main
+
+TESTS_DIR = Path(__file__).resolve().parent
+if str(TESTS_DIR) not in sys.path:
+    sys.path.insert(0, str(TESTS_DIR))
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """GL and Xvfb fixtures shared by the rendering, GPU-resource and window tests.
 
-Load it from a test module with ``pytest_plugins = ["gl_fixtures"]`` (tests/ is on ``sys.path`` under pytest's
-default import mode; the insert below covers the other modes too).
+Load it from a test module with ``pytest_plugins = ["gl_fixtures"]`` (tests/conftest.py puts tests/ on
+``sys.path``).
 
 - ``gl_ctx``: one headless (EGL) moderngl context for the whole session.
 - ``renderer``: a fresh ``Renderer`` per test, released afterwards; the test fails when it left a GL error.
@@ -16,17 +16,12 @@ import contextlib
 import os
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-TESTS_DIR = Path(__file__).resolve().parent
-if str(TESTS_DIR) not in sys.path:
-    sys.path.insert(0, str(TESTS_DIR))
 
 SMALL_SIZE = (160, 90)
 XVFB_SCREEN = "1600x1000x24"

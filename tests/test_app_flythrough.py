@@ -7,20 +7,13 @@ in-process headless render finds its default framebuffer incomplete (GL_INVALID_
 from __future__ import annotations
 
 import pytest
+from helpers import camera
 from test_app_window import app, modifiers, press, release, settle, tap  # noqa: F401 - app is a fixture
 
 from terrainview import flythrough
 from terrainview.flythrough import load_flight
-from terrainview.settings import SceneSettings
 
 pytest_plugins = ["gl_fixtures"]
-
-CAMERA = ("yrot", "ytrans", "ztrans", "pitch")
-
-
-def camera(settings: SceneSettings) -> tuple[float, ...]:
-    return tuple(getattr(settings, name) for name in CAMERA)
-
 
 # --- in the window -----------------------------------------------------------------------------------------
 

@@ -7,11 +7,11 @@ import io
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import names, wait_for
 from PIL import Image
 
 from terrainview.cli import main
@@ -273,9 +273,9 @@ class TestKeysInProcess:
             fresh.start_screenshot((64, 36), path=None)
             while fresh.shot is not None:
                 fresh.on_render(0.0, 1 / 60)
-        names = sorted(path.name for path in (tmp_path / "screenshots").iterdir())
-        assert len(names) == 2
-        assert all(name.startswith("terrainview-") and "-seed0" in name for name in names)
+        shots = names(tmp_path / "screenshots")
+        assert len(shots) == 2
+        assert all(name.startswith("terrainview-") and "-seed0" in name for name in shots)
 
     def test_panel_saves_and_loads_scenes(self, fresh, tmp_path):
         path = tmp_path / "saved.toml"
@@ -491,17 +491,6 @@ def grab(display: str, geometry: str = "1280x720+0+0") -> np.ndarray:
                             capture_output=True, timeout=30, check=True)
     with Image.open(io.BytesIO(result.stdout)) as image:
         return np.asarray(image.convert("RGB"))
-
-
-def wait_for(condition, timeout: float, what: str, interval: float = 0.2):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value is not None and value is not False:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(interval)
 
 
 def find_window(display: str, process: subprocess.Popen) -> str | None:

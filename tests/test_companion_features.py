@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import changed_fraction, correlation, names
 from PIL import Image
 from reference import ARTICLE_BAND_COLORS
 
@@ -31,22 +32,9 @@ RENDERED = SceneSettings(mode="rendered", iterations=5, teximage_iterations=6, s
 # Looking down at a 3 x 3 tiled surface that fills the frame: no sky, no bare fog.
 LOOKING_DOWN = {"pitch": 60.0, "ytrans": -0.2, "ztrans": -1.5, "tile": 3}
 FAULT = {"generator": "fault", "fault_iterations": 80, "blur": 1.0}
-# One tile seen from above, filling the frame.
-BASE_DOWN = RENDERED.replace(pitch=60.0, ytrans=-0.2, ztrans=-2.0)
 
 
 # --- helpers --------------------------------------------------------------------------------------------------
-
-
-def correlation(a: np.ndarray, b: np.ndarray) -> float:
-    a = np.asarray(a, dtype=float).ravel()
-    b = np.asarray(b, dtype=float).ravel()
-    a, b = a - a.mean(), b - b.mean()
-    return float(a @ b / np.sqrt((a @ a) * (b @ b)))
-
-
-def changed_fraction(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.any(a != b, axis=2).mean())
 
 
 def block_mean(values: np.ndarray, block: int) -> np.ndarray:
@@ -219,7 +207,7 @@ def test_missing_seed_image_is_one_line_exit_2(tmp_path, run_cli, usage_error):
     usage_error(result.returncode, result.stderr, "no-such-sketch.png")
     assert "Traceback" not in result.stderr
     assert result.stdout == ""
-    assert sorted(path.name for path in tmp_path.iterdir()) == []
+    assert names(tmp_path) == []
 
 
 # --- texture: blend -------------------------------------------------------------------------------------------
@@ -342,14 +330,17 @@ def test_slopes_facing_the_light_are_brighter(renderer, axis):
 # --- water ----------------------------------------------------------------------------------------------------
 
 
-def test_water_at_the_median_height_shows(renderer, frame):
+def test_water_at_the_median_height_shows_and_higher_water_covers_more(renderer, frame):
     base = RENDERED.replace(**LOOKING_DOWN)
     dry = frame(base)
     heights = renderer.arrays.surface.value
-    wet = frame(base.replace(water_level=float(np.median(heights))))
+    median = float(np.median(heights))
+    wet = frame(base.replace(water_level=median))
     assert bluish(dry).mean() < 0.01
     assert bluish(wet).mean() > 0.2, bluish(wet).mean()
     assert changed_fraction(dry, wet) > 0.2
+    higher = frame(base.replace(water_level=(median + float(heights.max())) / 2))  # halfway up to the top
+    assert bluish(higher).mean() > bluish(wet).mean() + 0.05, "more of the surface under water"
     # Below the lowest point the water is hidden under the surface; above the highest it covers everything.
     under = frame(base.replace(water_level=float(heights.min()) - 0.05))
     assert bluish(under).mean() < 0.01
@@ -396,20 +387,6 @@ def test_water_and_shading_round_trip_through_a_rendered_png(tmp_path, call_main
     assert bluish(wet).mean() > 0.1 > bluish(dry).mean()
     again = render_png(call_main, tmp_path / "again.png", "--scene", tmp_path / "wet.png", "--size", "160x90")
     np.testing.assert_array_equal(wet, again)
-
-
-def test_higher_water_covers_more_of_the_surface(frame, renderer):
-    renderer.update(BASE_DOWN)
-    level = float(np.median(renderer.arrays.surface.value))
-    dry = frame(BASE_DOWN, (200, 120)).astype(int)
-    wet = frame(BASE_DOWN.replace(water_level=level), (200, 120)).astype(int)
-
-    def bluish(pixels: np.ndarray) -> np.ndarray:
-        return (pixels[..., 2] > pixels[..., 0] + 40) & (pixels[..., 1] < 200)
-
-    assert bluish(wet).mean() > bluish(dry).mean() + 0.15
-    higher = frame(BASE_DOWN.replace(water_level=level + 0.3), (200, 120)).astype(int)
-    assert bluish(higher).mean() > bluish(wet).mean()  # more of the surface under water
 
 
 # --- regressions: textures made at another resolution than the surface --------------------------------------

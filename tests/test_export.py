@@ -9,6 +9,7 @@ import stat
 
 import numpy as np
 import pytest
+from helpers import names
 from PIL import Image
 
 from terrainview import export
@@ -31,10 +32,6 @@ def expected_uint16(heights: np.ndarray) -> np.ndarray:
     """min -> 0, max -> 65535, linear, rounded: computed here independently of terrainview.export."""
     low, high = float(heights.min()), float(heights.max())
     return np.round((heights.astype(np.float64) - low) / (high - low) * 65535).astype(np.uint16)
-
-
-def names(folder) -> list[str]:
-    return sorted(path.name for path in folder.iterdir())
 
 
 def export_ok(call_main, path, *options: str) -> str:

@@ -14,15 +14,12 @@ import tracemalloc
 import types
 
 import pytest
+from helpers import names
 
 from terrainview import files, mesh
 from terrainview.fractal import diamond_square
 
 pytest_plugins = ["gl_fixtures"]
-
-
-def names(folder) -> list[str]:
-    return sorted(path.name for path in folder.iterdir())
 
 
 # --- OBJ: streaming, constant memory, size checked up front ---------------------------------------------------

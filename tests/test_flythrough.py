@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 import os
-import time
 import tomllib
 from pathlib import Path
 
 import pytest
+from helpers import CAMERA, camera, wait_for
 
 from terrainview import flythrough, scene_reader
 from terrainview.files import OutputError
@@ -27,7 +27,6 @@ from terrainview.settings import SceneSettings, SettingsError
 
 pytest_plugins = ["gl_fixtures"]
 
-CAMERA = ("yrot", "ytrans", "ztrans", "pitch")
 START = SceneSettings(mode="lines", iterations=4, seed=3)
 
 TWO_KEYFRAMES = """\
@@ -49,10 +48,6 @@ yrot = 100
 ztrans = -2
 h = 0.4
 """
-
-
-def camera(settings: SceneSettings) -> tuple[float, ...]:
-    return tuple(getattr(settings, name) for name in CAMERA)
 
 
 def write(tmp_path, text: str, name: str = "flight.toml"):
@@ -342,13 +337,6 @@ def test_a_replay_pauses_at_its_end_and_space_plays_it_again():
 # --- the window's video export: a child process with progress, cancelled by Escape ---------------------------
 
 
-def wait_until(condition, seconds: float = 120.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
-
-
 @pytest.mark.gl
 def test_window_export_runs_aside_reports_progress_and_cancels_cleanly(tmp_path, monkeypatch):
     from terrainview.flythrough_ui import FlythroughControls
@@ -363,15 +351,17 @@ def test_window_export_runs_aside_reports_progress_and_cancels_cleanly(tmp_path,
     controls = FlythroughControls(messages.append)
 
     controls.start_export(long, (65, 37))  # the window's size, made even for H.264
-    wait_until(lambda: controls.export.done >= 2)
+    wait_for(lambda: controls.export.done >= 2, 120, "two frames exported", interval=0.05)
     assert controls.export.total == 18001 and 0.0 < controls.export.progress < 1.0
     assert controls.escape(), "Escape cancels the export"
-    wait_until(lambda: controls.advance(START, 0.0) is not None and controls.export is None)
+    wait_for(lambda: controls.advance(START, 0.0) is not None and controls.export is None, 120,
+             "the export to end", interval=0.05)
     assert messages[-1] == "Cancelled videos/long.mp4"
     assert list((tmp_path / "videos").iterdir()) == [], "no partial file"
 
     controls.start_export(short, (64, 36))
-    wait_until(lambda: controls.advance(START, 0.0) is not None and controls.export is None)
+    wait_for(lambda: controls.advance(START, 0.0) is not None and controls.export is None, 120,
+             "the export to end", interval=0.05)
     assert messages[-1] == "Exported videos/short.mp4"
     assert load_flight(tmp_path / "videos" / "short.mp4")[0].keyframes == load_flight(short)[0].keyframes
     assert not controls.escape(), "nothing left to cancel"

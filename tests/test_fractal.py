@@ -14,6 +14,7 @@ import math
 import numpy as np
 import pytest
 import reference
+from helpers import correlation
 from numba import get_num_threads, set_num_threads
 
 from terrainview.fractal import (
@@ -240,10 +241,6 @@ def test_offsets_are_uniform_1d():
     offsets = all_offsets_1d(midpoint_1d(16, 5, 0.0, 1.0))
     assert offsets.size == 2**16 - 1
     assert_uniform(offsets)
-
-
-def correlation(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.corrcoef(a.ravel(), b.ravel())[0, 1])
 
 
 def test_neighbouring_offsets_are_uncorrelated_in_a_map():

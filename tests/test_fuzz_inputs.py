@@ -6,20 +6,14 @@ from __future__ import annotations
 
 import json
 import random
-import sys
-import types
 from pathlib import Path
 
 import pytest
+from helpers import window_load
+from hostile import png_bytes
 
 from terrainview.scene_file import SceneError, load_scene
 from terrainview.settings import SceneSettings
-
-TESTS_DIR = Path(__file__).resolve().parent
-if str(TESTS_DIR) not in sys.path:
-    sys.path.insert(0, str(TESTS_DIR))
-
-from hostile import png_bytes  # noqa: E402
 
 PIECES = ["0", "1", "7", "9", "-", "+", ".", "e", "E", "x", "X", "_", " ", "\t", "３", "٣", "१", "½", "inf", "nan",
           "Infinity", "0x", "0b", "1e308", "1e-400", "--", "=", ",", "ｘ", "×", "\u200b", "'", '"', "[", "{", "é"]
@@ -158,14 +152,10 @@ def test_fuzzed_scene_files_raise_only_scene_errors(tmp_path):
 
 
 def test_fuzzed_scene_files_through_the_cli_and_the_window(tmp_path, call_main, no_display):
-    from terrainview.app import TerrainApp
-
     for path in scene_files(tmp_path, 120, seed=2):
         status, _, err = call_main("--scene", path)
         check_cli(status, err)
-        messages: list[str] = []
-        window = types.SimpleNamespace(settings=SceneSettings(seed=11), show_message=messages.append)
-        TerrainApp.load_scene_file(window, path)
+        _, messages = window_load(path, SceneSettings(seed=11))
         assert len(messages) == 1
         assert messages[0].startswith(("Loaded scene", f"Scene not loaded: {path}:"))
         assert not messages[0].endswith(("Error", "Exception")), messages  # only the generic catch ends so

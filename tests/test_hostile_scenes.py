@@ -4,21 +4,15 @@ CLI (``--scene``) and by the window's Load / drop path, which shows a message an
 from __future__ import annotations
 
 import os
-import sys
-import types
 from pathlib import Path
 
 import pytest
+from helpers import names, window_load
+from hostile import nested_json, png_bytes, scene_png, valid_json, write
 
 from terrainview import scene_reader
 from terrainview.scene_file import load_scene, load_scene_with_extras
 from terrainview.settings import SceneSettings
-
-TESTS_DIR = Path(__file__).resolve().parent
-if str(TESTS_DIR) not in sys.path:
-    sys.path.insert(0, str(TESTS_DIR))
-
-from hostile import nested_json, png_bytes, scene_png, valid_json, write  # noqa: E402
 
 pytest_plugins = ["gl_fixtures"]
 
@@ -148,16 +142,6 @@ def test_png_extras_are_the_picture_entries(tmp_path):
 # --- the window's Load / drop path ------------------------------------------------------------------------
 
 
-def window_load(path, settings: SceneSettings):
-    """TerrainApp.load_scene on a stand-in window: returns (settings afterwards, messages shown)."""
-    from terrainview.app import TerrainApp
-
-    messages: list[str] = []
-    stand_in = types.SimpleNamespace(settings=settings, show_message=messages.append)
-    TerrainApp.load_scene_file(stand_in, Path(path))
-    return stand_in.settings, messages
-
-
 def test_the_window_shows_a_message_and_keeps_its_settings_for_every_crafted_file(tmp_path):
     current = SceneSettings(seed=42)
     for name, (path, fragment) in crafted(tmp_path).items():
@@ -221,11 +205,7 @@ def test_a_png_scene_with_a_bad_picture_size_is_named(tmp_path, call_main, usage
     path.write_bytes(png_bytes(texts))
     status, _, err = call_main("render", "-o", tmp_path / "out.png", "--scene", path)
     usage_error(status, err, "odd.png", "picture size")
-    assert names_here(tmp_path) == ["odd.png"]
-
-
-def names_here(folder) -> list[str]:
-    return sorted(path.name for path in folder.iterdir())
+    assert names(tmp_path) == ["odd.png"]
 
 
 def test_a_megabyte_in_one_value_is_refused_in_a_short_line(tmp_path):
@@ -243,4 +223,4 @@ def test_a_hostile_flight_file_is_refused_in_one_line(tmp_path, call_main, usage
     path = write(tmp_path / "flight.toml", text)
     status, _, err = call_main("video", "-o", tmp_path / "v.gif", "--flight", path)
     usage_error(status, err, "flight.toml")
-    assert names_here(tmp_path) == ["flight.toml"]
+    assert names(tmp_path) == ["flight.toml"]

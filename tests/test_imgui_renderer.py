@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from imgui_bundle import imgui
 from PIL import Image
-from test_gpu_resources import GlNames
+from test_gpu_resources import GlNames, settle
 
 import terrainview.panel
 from terrainview.imgui_renderer import ImGuiRenderer, StyleScale, WindowInput
@@ -282,13 +282,6 @@ def test_vertex_and_index_offsets_index_the_right_vertices():
 
 
 # --- lifetime ---------------------------------------------------------------------------------------------
-
-
-def settle(renderer) -> None:
-    """Draw with another program, so the driver lets go of a deleted program that was still current."""
-    from gl_fixtures import render_frame
-
-    render_frame(renderer, SceneSettings(iterations=2), (16, 9))
 
 
 def test_500_changing_frames_keep_the_gl_objects_and_release_frees_them(imgui_context, renderer, target):

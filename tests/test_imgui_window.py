@@ -8,7 +8,8 @@ import sys
 import time
 
 import pytest
-from test_app_window import find_window, grab, key, wait_for, x_env
+from helpers import wait_for
+from test_app_window import find_window, grab, key, x_env
 
 from terrainview.panel import PANEL_WIDTH
 from terrainview.scene_file import load_scene

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import names
 from PIL import Image
 from reference import ARTICLE_BAND_COLORS
 
@@ -14,10 +15,6 @@ from terrainview.settings import SceneSettings
 from terrainview.terrain import surface_heights, teximage_heights
 
 pytestmark = pytest.mark.gl  # the teximage texture is drawn by GL (headless)
-
-
-def names(folder) -> list[str]:
-    return sorted(path.name for path in folder.iterdir())
 
 
 def parse_obj(path) -> dict:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import changed_fraction, correlation
 from reference import SPEC_TEXIMAGE_COLORS
 
 from terrainview.settings import SceneSettings
@@ -32,15 +33,6 @@ def extent(mask: np.ndarray) -> tuple[int, int, int, int]:
 def block_blur(mask: np.ndarray, block: int = 4) -> np.ndarray:
     height, width = (side // block * block for side in mask.shape)
     return mask[:height, :width].reshape(height // block, block, width // block, block).mean(axis=(1, 3))
-
-
-def correlation(a: np.ndarray, b: np.ndarray) -> float:
-    a, b = a.ravel() - a.mean(), b.ravel() - b.mean()
-    return float(a @ b / np.sqrt((a @ a) * (b @ b)))
-
-
-def changed_fraction(a: np.ndarray, b: np.ndarray) -> float:
-    return float(np.any(a != b, axis=2).mean())
 
 
 # --- lines ------------------------------------------------------------------------------------------------

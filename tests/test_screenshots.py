@@ -6,6 +6,7 @@ import tomllib
 
 import numpy as np
 import pytest
+from helpers import names
 from PIL import Image
 
 from terrainview.cli import main
@@ -28,10 +29,6 @@ def renderer():
     assert ctx.error == "GL_NO_ERROR"
     renderer.release()
     ctx.release()
-
-
-def leftovers(folder) -> list[str]:
-    return sorted(path.name for path in folder.iterdir())
 
 
 def test_render_writes_exact_size_with_scene(tmp_path):
@@ -128,7 +125,7 @@ def test_existing_file_is_not_overwritten(tmp_path, run_cli):
     assert "already exists" in result.stderr and "--force" in result.stderr
     assert main(["render", "-o", str(out), "--size", "32x32", "--force"]) == 0
     assert Image.open(out).size == (32, 32)
-    assert leftovers(tmp_path) == ["keep.png"]
+    assert names(tmp_path) == ["keep.png"]
 
 
 def _foreign_png(path):
@@ -159,12 +156,12 @@ def test_bad_input_is_one_line_exit_2_and_leaves_nothing(tmp_path, arguments, me
     (tmp_path / "bad_value.toml").write_text("version = 1\n[scene]\niterations = 40\n")
     arguments = [argument.format(tmp=tmp_path, foreign=foreign, bad_toml=tmp_path / "bad.toml",
                                  bad_value=tmp_path / "bad_value.toml") for argument in arguments]
-    before = leftovers(tmp_path)
+    before = names(tmp_path)
     result = run_cli("render", "-o", str(tmp_path / "out.png"), *arguments)
     assert result.returncode == 2
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
-    assert leftovers(tmp_path) == before
+    assert names(tmp_path) == before
 
 
 def test_unwritable_destination_is_refused(tmp_path, run_cli):
@@ -174,7 +171,7 @@ def test_unwritable_destination_is_refused(tmp_path, run_cli):
     assert result.returncode == 2 and "does not exist" in result.stderr
     result = run_cli("render", "-o", str(tmp_path / "out.jpg"), "--size", "16x16")
     assert result.returncode == 2 and "unknown file type" in result.stderr
-    assert leftovers(tmp_path) == ["a_file"]
+    assert names(tmp_path) == ["a_file"]
 
 
 def test_scene_files_tolerate_unknown_and_newer_keys(tmp_path):

@@ -10,6 +10,7 @@ import sys
 import av
 import numpy as np
 import pytest
+from helpers import names
 from PIL import Image
 
 from terrainview import offscreen, video
@@ -204,7 +205,7 @@ def test_sigterm_cancels_and_leaves_nothing(tmp_path):
                 process.kill()
         assert process.returncode == 130, err
         assert err.strip().splitlines()[-1] == "terrainview: interrupted" and "Traceback" not in err
-        assert sorted(path.name for path in tmp_path.iterdir()) == ["flight.toml"]
+        assert names(tmp_path) == ["flight.toml"]
 
 
 @pytest.mark.parametrize(("target", "sink"), [("clip.mp4", "Mp4Sink"), ("loop.gif", "GifSink"),
@@ -268,7 +269,7 @@ def test_never_overwrites_without_force(tmp_path, call_main, usage_error):
     assert len(decode(tmp_path / "clip.mp4")) == 4
     assert call_main("video", "--frames", tmp_path / "frames", *args, "--force")[0] == 0
     assert len(list((tmp_path / "frames").iterdir())) == 5
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["clip.mp4", "flight.toml", "frames"]
+    assert names(tmp_path) == ["clip.mp4", "flight.toml", "frames"]
 
 
 @pytest.mark.parametrize(("args", "fragments"), [
@@ -297,7 +298,7 @@ def test_bad_input_is_one_line_and_writes_nothing(tmp_path, monkeypatch, call_ma
     status, _, err = call_main("video", "-o", "clip.mp4", "--flight", "flight.toml", "--progress", "none",
                                "--size", "32x18", *args)
     usage_error(status, err, *fragments)
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["flight.toml"]
+    assert names(tmp_path) == ["flight.toml"]
 
 
 @pytest.mark.parametrize(("args", "fragments"), [
@@ -322,10 +323,10 @@ def test_bad_targets_and_flights(tmp_path, monkeypatch, call_main, usage_error, 
         stream.width, stream.height, stream.pix_fmt = 32, 18, "yuv420p"
         container.mux(stream.encode(av.VideoFrame.from_ndarray(np.zeros((18, 32, 3), np.uint8), format="rgb24")))
         container.mux(stream.encode(None))
-    before = sorted(path.name for path in tmp_path.iterdir())
+    before = names(tmp_path)
     status, _, err = call_main("video", "--progress", "none", *args)
     usage_error(status, err, *fragments)
-    assert sorted(path.name for path in tmp_path.iterdir()) == before
+    assert names(tmp_path) == before
 
 
 def test_supersampled_frames_equal_supersampled_render(tmp_path, call_main):

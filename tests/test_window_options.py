@@ -9,7 +9,8 @@ import sys
 import time
 
 import pytest
-from test_app_window import find_window, key, wait_for, x_env
+from helpers import wait_for
+from test_app_window import find_window, key, x_env
 
 pytest_plugins = ["gl_fixtures"]
 
