@@ -152,6 +152,8 @@ class _Derived:
     make: Callable[[SceneSettings], np.ndarray | None]
     key: tuple | None = None
     value: np.ndarray | None = None
+    # Arrays made in the same regeneration, by name (the teximage's flow map): they share this array's key.
+    companions: Callable[[], dict[str, np.ndarray | None]] = dict
 
     def update(self, settings: SceneSettings) -> bool:
         key = self.key_of(settings)
@@ -180,15 +182,13 @@ class DerivedArrays:
     surface_texture: _Derived = field(init=False)
     teximage_erosion: erosion.ErosionResult | None = field(default=None, init=False)
 
-    teximage_flow: _Derived = field(init=False)
-
-    # In dependency order; the teximage's flow map comes with it (None without a hydraulic pass).
-    NAMES = ("surface", "clouds", "teximage", "teximage_flow", "surface_texture")
+    # In dependency order; the teximage's flow map comes with it (``teximage_flow``, None without a hydraulic
+    # pass).
+    NAMES = ("surface", "clouds", "teximage", "surface_texture")
 
     def __post_init__(self) -> None:
         self.surface = _Derived(surface_key, lambda settings: surface_heights(settings, self.progress))
-        self.teximage = _Derived(teximage_key, self._make_teximage)
-        self.teximage_flow = _Derived(teximage_key, self._make_teximage_flow)
+        self.teximage = _Derived(teximage_key, self._make_teximage, companions=self._teximage_flow)
         self.surface_texture = _Derived(surface_texture_key, self._make_surface_texture)
 
     def _make_teximage(self, settings: SceneSettings) -> np.ndarray:
@@ -196,9 +196,9 @@ class DerivedArrays:
                                                         settings.teximage_h, self.progress)
         return heights
 
-    def _make_teximage_flow(self, settings: SceneSettings) -> np.ndarray | None:
-        """Where water ran over the teximage heightmap (made with it), None without a hydraulic pass."""
-        return None if self.teximage_erosion is None else self.teximage_erosion.flow
+    def _teximage_flow(self) -> dict[str, np.ndarray | None]:
+        """Where water ran over the teximage heightmap just made, None without a hydraulic pass."""
+        return {"teximage_flow": None if self.teximage_erosion is None else self.teximage_erosion.flow}
 
     def _make_surface_texture(self, settings: SceneSettings) -> np.ndarray | None:
         make = catalog.texture(settings).make
@@ -216,7 +216,7 @@ class DerivedArrays:
         return tuple(getattr(self, name).key_of(settings) for name in self.NAMES)
 
     def update(self, settings: SceneSettings) -> dict[str, np.ndarray | None]:
-        """Bring every array up to date; returns the regenerated ones by name.
+        """Bring every array up to date; returns the regenerated ones by name, with the arrays made with them.
 
         They are safe to hand to another thread: regeneration replaces arrays, it never writes into one it has
         returned. Raises GenerationError, carrying what was regenerated before the failure.
@@ -227,6 +227,7 @@ class DerivedArrays:
             try:
                 if derived.update(settings):
                     changed[name] = derived.value
+                    changed.update(derived.companions())
             except (ValueError, OSError, erosion.Cancelled) as error:
                 raise GenerationError(str(error), changed) from error
         return changed

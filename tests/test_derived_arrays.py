@@ -133,3 +133,15 @@ def test_a_failed_array_keeps_those_made_before_it(monkeypatch):
         assert set(raised.value.changed) == {"surface", "clouds", "teximage", "teximage_flow"}
     finally:
         worker.stop()
+
+
+def test_the_flow_map_comes_with_the_teximage():
+    """The flow map is made with the teximage heights: it goes to the GPU whenever they do (None once dry), and
+    never without them."""
+    arrays = DerivedArrays()
+    wet = SMALL_BLEND.replace(erosion="hydraulic", erosion_droplets=500.0)
+    changed = arrays.update(wet)
+    assert arrays.teximage_erosion is not None and changed["teximage_flow"] is arrays.teximage_erosion.flow
+    assert set(arrays.update(wet.replace(texture="bands"))) == {"surface_texture"}
+    changed = arrays.update(wet.replace(erosion="none"))
+    assert "teximage" in changed and changed["teximage_flow"] is None
