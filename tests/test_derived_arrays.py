@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from terrainview import catalog
+from terrainview import catalog, erosion
 from terrainview.settings import SceneSettings
 from terrainview.terrain import DerivedArrays, GenerationError
 from terrainview.worker import GenerationWorker
@@ -145,3 +145,52 @@ def test_the_flow_map_comes_with_the_teximage():
     assert set(arrays.update(wet.replace(texture="bands"))) == {"surface_texture"}
     changed = arrays.update(wet.replace(erosion="none"))
     assert "teximage" in changed and changed["teximage_flow"] is None
+
+
+@pytest.fixture
+def erosion_calls(monkeypatch) -> list[str]:
+    """The erosion passes run from now on, by name (each pass still runs)."""
+    calls: list[str] = []
+
+    def counted(name: str):
+        run = getattr(erosion, name)
+
+        def call(*arguments, **keywords):
+            calls.append(name)
+            return run(*arguments, **keywords)
+        return call
+
+    for name in ("hydraulic_erosion", "thermal_erosion"):
+        monkeypatch.setattr(erosion, name, counted(name))
+    return calls
+
+
+ERODED_ALIKE = SceneSettings(mode="rendered", iterations=4, teximage_iterations=4, cloud_iterations=3,
+                             texture="blend", erosion="both", erosion_droplets=500.0)
+
+
+def test_a_teximage_made_like_the_surface_is_eroded_once(erosion_calls):
+    arrays = DerivedArrays()
+    arrays.update(ERODED_ALIKE)
+    assert erosion_calls == ["hydraulic_erosion", "thermal_erosion"]
+    np.testing.assert_array_equal(arrays.teximage.value, arrays.surface.value)
+    assert arrays.teximage_erosion is not None
+    # The shared map is the one the teximage would have had on its own.
+    alone = DerivedArrays()
+    alone.update(ERODED_ALIKE.replace(iterations=5))
+    np.testing.assert_array_equal(alone.teximage.value, arrays.teximage.value)
+    np.testing.assert_array_equal(alone.teximage_erosion.flow, arrays.teximage_erosion.flow)
+    np.testing.assert_array_equal(alone.surface_texture.value, arrays.surface_texture.value)
+
+
+@pytest.mark.parametrize("change, eroded", [
+    ({"teximage_iterations": 5}, 4),  # another resolution
+    ({"teximage_h": 0.3}, 4),  # another roughness
+    ({"generator": "fault", "teximage_h": 0.3}, 2),  # fault formation ignores the roughness
+])
+def test_only_a_teximage_made_from_every_same_input_shares_the_surfaces_map(erosion_calls, change, eroded):
+    settings = ERODED_ALIKE.replace(**change)
+    arrays = DerivedArrays()
+    arrays.update(settings)
+    assert len(erosion_calls) == eroded
+    assert same(arrays.teximage.value, arrays.surface.value) == (eroded == 2)
