@@ -174,7 +174,8 @@ class _Derived:
 class DerivedArrays:
     """The surface and teximage heightmaps, the sky's cloud colours and the CPU-made surface texture.
 
-    Each is regenerated only when its own inputs change. ``surface_texture`` is None when the GPU-drawn
+    Each is regenerated only when its own inputs change, and all are kept current whatever the render type, so
+    the window switches modes without waiting for generation. ``surface_texture`` is None when the GPU-drawn
     teximage textures the surface.
 
     ``progress`` (optional) is passed to the erosion: called with the fraction done, False cancels it

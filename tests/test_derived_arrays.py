@@ -92,6 +92,15 @@ def test_settings_an_array_ignores_keep_its_key(sketch):
     assert DerivedArrays().keys(fault) == DerivedArrays().keys(fault.replace(h=0.2, teximage_h=0.2))
 
 
+def test_a_switch_between_2d_modes_regenerates_nothing(sketch):
+    """Every array is kept current in every mode, so a mode switch (P: rendered and lines) is drawn at once."""
+    modes = [name for name, entry in catalog.RENDER_TYPES.items() if entry.dimensions == 2]
+    for scene, base in base_scenes(sketch).items():
+        arrays = arrays_for(base.with_mode("lines"))
+        for mode in modes:
+            assert arrays.update(base.with_mode(mode)) == {}, f"{scene}: switching to {mode} regenerates"
+
+
 def test_a_result_nobody_took_still_reaches_the_gpu():
     """Two generations finish before the window takes either: the second result carries the first's arrays
     too, or the surface made first would never be uploaded."""
