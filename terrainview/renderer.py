@@ -72,11 +72,6 @@ def _count(value: int) -> str:
     return f"{value / 1e3:.0f}k" if value >= 10_000 else str(value)
 
 
-def view_matrix(settings: SceneSettings) -> glm.mat4:
-    """The camera's view (orbit: the original's translate * rotateX(pitch) * rotateY(yrot); see camera.py)."""
-    return camera.view_matrix(settings)
-
-
 def projection_matrix(aspect: float, field_of_view_y: float = FIELD_OF_VIEW_Y) -> glm.mat4:
     """The perspective projection for ``aspect`` and the vertical field of view in degrees, NEAR_PLANE..FAR_PLANE."""
     return glm.perspective(glm.radians(field_of_view_y), aspect, NEAR_PLANE, FAR_PLANE)
@@ -224,7 +219,7 @@ class Renderer:
 
     def draw_lines(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         """Draw the surface as grid lines: the full mesh's tiles, or the level-of-detail selection."""
-        view, projection = view_matrix(settings), frame.perspective()
+        view, projection = camera.view_matrix(settings), frame.perspective()
         selection = self._lod_selection(settings, view, projection, frame, lines=True)
         program = self.gpu.programs["grid_lines" if selection is None else "grid_lines_lod"]
         self._line_uniforms(program, settings, framebuffer, view, projection, frame)
@@ -266,7 +261,7 @@ class Renderer:
     def draw_rendered(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         """Draw the rendered scene: the sky pyramid, the textured and fogged surface, and the water if any."""
         ctx, gpu = self.ctx, self.gpu
-        view, projection = view_matrix(settings), frame.perspective()
+        view, projection = camera.view_matrix(settings), frame.perspective()
         framebuffer.clear(*FOG_COLOR, 1.0)
         filter_ = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR) if settings.linear else (
             moderngl.NEAREST, moderngl.NEAREST)

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from pyglm import glm
 
-from terrainview import fractal, lod, lod_draw
+from terrainview import camera, fractal, lod, lod_draw
 from terrainview.lod_draw import LodTerrain
-from terrainview.renderer import FIELD_OF_VIEW_Y, Frame, projection_matrix, view_matrix
+from terrainview.renderer import FIELD_OF_VIEW_Y, Frame, projection_matrix
 from terrainview.settings import SceneSettings
 
 pytest_plugins = ["gl_fixtures"]
@@ -29,7 +29,7 @@ def select(settings: SceneSettings, image_height: int = 720, lines: bool = False
     """The selection the renderer would make for ``settings`` in an image ``image_height`` tall."""
     terrain = LodTerrain()
     terrain.surface = surface(settings.iterations)
-    selection = terrain.select(settings, view_matrix(settings), projection_matrix(ASPECT), image_height,
+    selection = terrain.select(settings, camera.view_matrix(settings), projection_matrix(ASPECT), image_height,
                                FIELD_OF_VIEW_Y, lines)
     assert selection is not None
     return selection
@@ -72,14 +72,14 @@ def cells_outside(planes: np.ndarray, heights: np.ndarray, tiles: int) -> np.nda
 # --- selection (no GL) -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("camera", [{}, {"yrot": 37.0, "pitch": 25.0}, FROM_ABOVE])
-def test_selection_covers_the_visible_area_once(camera):
+@pytest.mark.parametrize("view_settings", [{}, {"yrot": 37.0, "pitch": 25.0}, FROM_ABOVE])
+def test_selection_covers_the_visible_area_once(view_settings):
     iterations, tiles = 8, 3
-    settings = SceneSettings(iterations=iterations, tile=tiles, **{"mode": "rendered", **camera})
+    settings = SceneSettings(iterations=iterations, tile=tiles, **{"mode": "rendered", **view_settings})
     selection = select(settings, image_height=360)
     count, level = cell_levels(selection, tiles, iterations)
     assert count.max() == 1, "no cell is drawn twice"
-    view, projection = view_matrix(settings), projection_matrix(ASPECT)
+    view, projection = camera.view_matrix(settings), projection_matrix(ASPECT)
     planes = lod.frustum_planes(np.array(projection * view), 7.0, np.array(view))
     heights = fractal.diamond_square(iterations, 0)
     outside = cells_outside(planes, heights, tiles)
@@ -112,7 +112,7 @@ def test_selection_covers_the_visible_area_once(camera):
 def test_fog_end_limits_rendered_mode_but_not_lines():
     settings = SceneSettings(mode="rendered", iterations=10, tile=8)
     rendered, lines = select(settings), select(settings, lines=True)
-    view = np.array(view_matrix(settings))
+    view = np.array(camera.view_matrix(settings))
 
     def nearest_depths(selection: lod.Selection) -> np.ndarray:
         rows = np.concatenate([selection.whole, selection.quarters])
@@ -177,7 +177,7 @@ def test_roots_around_the_eye_are_the_copies_within_reach():
             assert ([x, z] in roots.tolist()) == (np.hypot(*gap) <= 3.0)
     # Selection over them: every copy in view is covered as any tile is.
     settings = SceneSettings(mode="rendered", iterations=8, tile=1, ztrans=-5.2, yrot=0.0)
-    view, projection = view_matrix(settings), projection_matrix(ASPECT)
+    view, projection = camera.view_matrix(settings), projection_matrix(ASPECT)
     planes = lod.frustum_planes(np.array(projection * view), 7.0, np.array(view))
     selection = lod.select_nodes(surface(8), lod.roots_around(0.0, 5.2, 7.5), planes, np.array([0.0, 0.5, 5.2]),
                                  lod.lod_ranges(surface(8), 720, FIELD_OF_VIEW_Y, 8.0))
@@ -200,7 +200,7 @@ def test_pyramid_bounds_match_a_plain_reference():
 def test_full_mesh_is_used_within_budget_and_when_off():
     terrain = LodTerrain()
     terrain.surface = surface(8)
-    args = (view_matrix(SceneSettings()), projection_matrix(ASPECT), 720, FIELD_OF_VIEW_Y)
+    args = (camera.view_matrix(SceneSettings()), projection_matrix(ASPECT), 720, FIELD_OF_VIEW_Y)
     assert terrain.select(SceneSettings(mode="rendered", iterations=8, tile=1), *args, lines=False) is None
     assert terrain.select(SceneSettings(mode="rendered", iterations=8, tile=3), *args, lines=False) is not None
     assert terrain.select(SceneSettings(mode="rendered", iterations=8, tile=3, lod="off"), *args,
@@ -230,7 +230,7 @@ def test_no_cracks_between_levels(renderer):
     red[..., 0] = 255
     renderer.gpu.upload_surface_texture(red)  # one flat colour: any other pixel is the sky through a crack
     pixels, stats = draw(renderer, settings, size)
-    selection = renderer.lod.select(settings, view_matrix(settings), Frame(size).perspective(), size[1],
+    selection = renderer.lod.select(settings, camera.view_matrix(settings), Frame(size).perspective(), size[1],
                                     FIELD_OF_VIEW_Y, lines=False)
     levels = np.concatenate([selection.whole, selection.quarters])[:, 4]
     assert len(set(levels.tolist())) >= 2, "the view holds a transition between levels"
