@@ -10,7 +10,7 @@ from pyglm import glm
 
 from terrainview import camera, fractal, lod, lod_draw
 from terrainview.lod_draw import LodTerrain
-from terrainview.renderer import FIELD_OF_VIEW_Y, Frame, projection_matrix
+from terrainview.renderer import FIELD_OF_VIEW_Y, Frame, projection_matrix, tile_reach
 from terrainview.settings import SceneSettings
 
 pytest_plugins = ["gl_fixtures"]
@@ -29,8 +29,9 @@ def select(settings: SceneSettings, image_height: int = 720, lines: bool = False
     """The selection the renderer would make for ``settings`` in an image ``image_height`` tall."""
     terrain = LodTerrain()
     terrain.surface = surface(settings.iterations)
+    reach = tile_reach(lines)
     selection = terrain.select(settings, camera.view_matrix(settings), projection_matrix(ASPECT), image_height,
-                               FIELD_OF_VIEW_Y, lines)
+                               FIELD_OF_VIEW_Y, lines, camera.tile_layout(settings, reach)[0], reach=reach)
     assert selection is not None
     return selection
 
@@ -201,13 +202,17 @@ def test_full_mesh_is_used_within_budget_and_when_off():
     terrain = LodTerrain()
     terrain.surface = surface(8)
     args = (camera.view_matrix(SceneSettings()), projection_matrix(ASPECT), 720, FIELD_OF_VIEW_Y)
-    assert terrain.select(SceneSettings(mode="rendered", iterations=8, tile=1), *args, lines=False) is None
-    assert terrain.select(SceneSettings(mode="rendered", iterations=8, tile=3), *args, lines=False) is not None
-    assert terrain.select(SceneSettings(mode="rendered", iterations=8, tile=3, lod="off"), *args,
-                          lines=False) is None
+
+    def full_mesh(settings: SceneSettings) -> bool:
+        lines = settings.mode == "lines"
+        return terrain.select(settings, *args, lines, settings.tile, reach=tile_reach(lines)) is None
+
+    assert full_mesh(SceneSettings(mode="rendered", iterations=8, tile=1))
+    assert not full_mesh(SceneSettings(mode="rendered", iterations=8, tile=3))
+    assert full_mesh(SceneSettings(mode="rendered", iterations=8, tile=3, lod="off"))
     # The original's largest surface, iterations 8 on one tile, is drawn exactly in lines mode too.
-    assert terrain.select(SceneSettings(mode="lines", iterations=8, tile=1), *args, lines=True) is None
-    assert terrain.select(SceneSettings(mode="lines", iterations=8, tile=2), *args, lines=True) is not None
+    assert full_mesh(SceneSettings(mode="lines", iterations=8, tile=1))
+    assert not full_mesh(SceneSettings(mode="lines", iterations=8, tile=2))
 
 
 # --- frames ------------------------------------------------------------------------------------------------
@@ -231,12 +236,26 @@ def test_no_cracks_between_levels(renderer):
     renderer.gpu.upload_surface_texture(red)  # one flat colour: any other pixel is the sky through a crack
     pixels, stats = draw(renderer, settings, size)
     selection = renderer.lod.select(settings, camera.view_matrix(settings), Frame(size).perspective(), size[1],
-                                    FIELD_OF_VIEW_Y, lines=False)
+                                    FIELD_OF_VIEW_Y, False, settings.tile)
     levels = np.concatenate([selection.whole, selection.quarters])[:, 4]
     assert len(set(levels.tolist())) >= 2, "the view holds a transition between levels"
     assert stats.terrain < stats.terrain_full
     reddish = (pixels[..., 0] > 200) & (pixels[..., 1] < 60) & (pixels[..., 2] < 60)
     assert reddish.all(), f"{(~reddish).sum()} pixels show the background through the surface"
+
+
+@pytest.mark.parametrize("mode", ["rendered", "lines"])
+@pytest.mark.parametrize("tile", [3, "endless"])
+def test_a_frame_lays_out_its_tiles_once(renderer, monkeypatch, mode, tile):
+    """Selection, the full mesh's uniforms and the water share one camera.tile_layout a frame."""
+    settings = SceneSettings(**{**FROM_ABOVE, "mode": mode}, iterations=8, tile=tile, water_level=0.0)
+    renderer.update(settings)
+    calls = []
+    tile_layout = camera.tile_layout
+    monkeypatch.setattr(camera, "tile_layout", lambda *arguments: calls.append(arguments) or tile_layout(*arguments))
+    _, stats = draw(renderer, settings, (160, 90))
+    assert stats.terrain < stats.terrain_full, "drawn with level of detail"
+    assert calls == [(settings, tile_reach(mode == "lines"))]
 
 
 def node_set(selection: lod.Selection) -> set[tuple]:
