@@ -12,10 +12,9 @@ import numpy as np
 from pyglm import glm
 
 from . import camera, lod
-from .gpu import SURFACE_FOG, GpuResources, uniform
+from .gpu import MAX_LOD_LEVELS, SURFACE_FOG, GpuResources, uniform
 from .settings import ENDLESS, SceneSettings
 
-MAX_LOD_LEVELS = 16  # the size of the shaders' morph_zones array (lod.glsl)
 ERROR_GROWTH = 1.5  # a selection over budget is made again with this much more error, ...
 MAX_RETRIES = 8  # ... this many times at most
 
