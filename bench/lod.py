@@ -11,10 +11,9 @@ import time
 import numpy as np
 
 from bench import median_ms
-from terrainview import fractal, lod
-from terrainview.gpu import SURFACE_FOG
+from terrainview import camera, fractal, lod
 from terrainview.offscreen import TiledRender, create_headless_context, render_pixels
-from terrainview.renderer import FAR_PLANE, Frame, FrameStats, Renderer, view_matrix
+from terrainview.renderer import Frame, FrameStats, Renderer, tile_reach
 from terrainview.settings import SceneSettings
 
 SIZE = (1280, 720)
@@ -47,10 +46,11 @@ def _frame_ms(ctx, renderer: Renderer, settings: SceneSettings, framebuffer,
 
 def _selection_ms(renderer: Renderer, settings: SceneSettings, lines: bool) -> float:
     frame = Frame(SIZE)
-    view, projection = view_matrix(settings), frame.perspective()
-    reach = FAR_PLANE if lines else SURFACE_FOG[1]  # how far endless tiles reach, as the renderer asks
+    view, projection = camera.view_matrix(settings), frame.perspective()
+    reach = tile_reach(lines)
+    tiles = camera.tile_layout(settings, reach)[0]
     return median_ms(lambda: renderer.lod.select(settings, view, projection, SIZE[1], frame.field_of_view_y, lines,
-                                                 reach=reach), repeats=50)
+                                                 tiles, reach=reach), repeats=50)
 
 
 def _table(ctx, renderer: Renderer, framebuffer) -> None:

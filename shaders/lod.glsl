@@ -3,7 +3,7 @@
 // A level-k node's vertices are every 2**k-th cell, which is exactly diamond-square's coarser pass; in the
 // last part of the level's range its odd vertices slide vertically onto the next coarser level's surface.
 #include "grid.glsl"
-#define MAX_LOD_LEVELS 16
+#define MAX_LOD_LEVELS 0   // the size of morph_zones, set by gpu.py (left unset, the program does not compile)
 
 in vec4 node;        // tile centre x, z (world); first column, first row of the node (cells)
 in vec2 node_info;   // level; edge flags (lines: 1 = draw the last column, 2 = draw the last row)

@@ -33,6 +33,7 @@ CEILING = 2.5
 TILE_SIZE = 2.0  # one copy of the surface spans -1..1
 
 Vec3 = tuple[float, float, float]
+TileLayout = tuple[int, tuple[float, float]]  # tiles per side, the world (x, z) of the middle tile's centre
 Ground = Callable[[float, float], float]
 
 
@@ -122,7 +123,7 @@ def tile_shift(tile: int | str) -> float:
     return 1.0 if tile != ENDLESS and tile % 2 == 0 else 0.0
 
 
-def tile_layout(settings: SceneSettings, reach: float) -> tuple[int, tuple[float, float]]:
+def tile_layout(settings: SceneSettings, reach: float) -> TileLayout:
     """Tiles per side and the world (x, z) of the middle tile's centre.
 
     A fixed count centred on the origin, or for ``--tile endless`` an odd ring snapped to the tile grid

@@ -22,12 +22,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class RenderType:
-    """One render type: what it draws from and which ``Renderer`` method draws it."""
+    """One render type: the kind of surface it draws and which ``Renderer`` method draws it.
+
+    It names no arrays: ``DerivedArrays`` keeps every array current whatever the mode, so a mode switch (P) is
+    drawn at once instead of waiting for the arrays of the new mode.
+    """
 
     name: str
     label: str
     dimensions: int  # 1: a profile (midpoint displacement), 2: the heightmap surface
-    arrays: tuple[str, ...]  # the derived arrays a frame of it reads (see terrain.DerivedArrays)
     draw: str  # the Renderer method that draws a frame of it
     max_iterations: int
     toggle: str = "rendered"  # the render type P switches to (rendered and wireframe drawing of the surface)
@@ -86,14 +89,12 @@ def _fault(settings: SceneSettings, iterations: int, h: float) -> np.ndarray:
 
 
 RENDER_TYPES: dict[str, RenderType] = {entry.name: entry for entry in (
-    RenderType("1d", "1D midpoint displacement", 1, ("surface",), "draw_profile", fractal.MAX_ITERATIONS_1D),
-    RenderType("lines", "2D mesh / lines", 2, ("surface",), "draw_lines", fractal.MAX_ITERATIONS_2D,
+    RenderType("1d", "1D midpoint displacement", 1, "draw_profile", fractal.MAX_ITERATIONS_1D),
+    RenderType("lines", "2D mesh / lines", 2, "draw_lines", fractal.MAX_ITERATIONS_2D, level_of_detail=True),
+    RenderType("rendered", "2D mesh / rendered", 2, "draw_rendered", fractal.MAX_ITERATIONS_2D, toggle="lines",
                level_of_detail=True),
-    RenderType("rendered", "2D mesh / rendered", 2, ("surface", "clouds", "teximage", "surface_texture"),
-               "draw_rendered", fractal.MAX_ITERATIONS_2D, toggle="lines", level_of_detail=True),
-    RenderType("clouds", "2D mesh / clouds", 2, ("clouds",), "draw_clouds", fractal.MAX_ITERATIONS_2D),
-    RenderType("teximage", "2D mesh / teximage", 2, ("teximage", "surface_texture"), "draw_teximage",
-               fractal.MAX_ITERATIONS_2D),
+    RenderType("clouds", "2D mesh / clouds", 2, "draw_clouds", fractal.MAX_ITERATIONS_2D),
+    RenderType("teximage", "2D mesh / teximage", 2, "draw_teximage", fractal.MAX_ITERATIONS_2D),
 )}
 
 GENERATORS: dict[str, Generator] = {entry.name: entry for entry in (

@@ -45,6 +45,7 @@ HEIGHT_BAND_ROWS = 1024
 MAX_HEIGHT_BANDS = 4  # iterations 12: 4097 rows
 HEIGHT_UNIT = 4  # texture units HEIGHT_UNIT.. hold the bands; units below are the programs' other samplers
 SKY_EYE = (0.0, 0.5, 3.0)  # the original's eye, which the sky is drawn around (see shaders/sky.glsl)
+MAX_LOD_LEVELS = 16  # level-of-detail levels the programs take morph zones for (shaders/lod.glsl)
 
 
 def _glsl(value: float | Sequence[float]) -> str:
@@ -182,6 +183,7 @@ class GpuResources:
         self.max_texture_size = ctx.info["GL_MAX_TEXTURE_SIZE"]
         fog = {"FOG_COLOR": FOG_COLOR}
         bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS, "MAX_HEIGHT_BANDS": MAX_HEIGHT_BANDS}  # grid.glsl's
+        lod_levels = {"MAX_LOD_LEVELS": MAX_LOD_LEVELS}  # lod.glsl's
         surface: dict[str, float | Sequence[float] | int] = {
             **fog, **bands, "FOG_START": SURFACE_FOG[0], "FOG_END": SURFACE_FOG[1],
             "LIGHT_DIRECTION": LIGHT_DIRECTION, "SLOPE_AMBIENT": SLOPE_AMBIENT}
@@ -195,9 +197,9 @@ class GpuResources:
                                      BAND_HIGH_COLOR=TEXIMAGE_BAND_COLORS[2], LIGHT_DIRECTION=LIGHT_DIRECTION,
                                      LIGHT_AMBIENT=LIGHT_AMBIENT, LIGHT_DIFFUSE=LIGHT_DIFFUSE,
                                      WET_DARKENING=WET_DARKENING),
-            "terrain_lod": load_program(ctx, "terrain", **surface, LOD=1),
+            "terrain_lod": load_program(ctx, "terrain", **surface, **lod_levels, LOD=1),
             "grid_lines": load_program(ctx, "lines", **bands, PROFILE=2),
-            "grid_lines_lod": load_program(ctx, "lines", **bands, PROFILE=3),
+            "grid_lines_lod": load_program(ctx, "lines", **bands, **lod_levels, PROFILE=3),
             "polyline": load_program(ctx, "lines", PROFILE=1),
             "screen_quad": load_program(ctx, "screen_quad"),
         }

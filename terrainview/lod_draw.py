@@ -12,10 +12,9 @@ import numpy as np
 from pyglm import glm
 
 from . import camera, lod
-from .gpu import SURFACE_FOG, GpuResources, uniform
+from .gpu import MAX_LOD_LEVELS, SURFACE_FOG, GpuResources, uniform
 from .settings import ENDLESS, SceneSettings
 
-MAX_LOD_LEVELS = 16  # the size of the shaders' morph_zones array (lod.glsl)
 ERROR_GROWTH = 1.5  # a selection over budget is made again with this much more error, ...
 MAX_RETRIES = 8  # ... this many times at most
 
@@ -31,7 +30,7 @@ class LodTerrain:
         self.surface = lod.LodSurface.from_heights(heights) if heights.ndim == 2 else None
 
     def select(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, detail_height: int,
-               field_of_view_y: float, lines: bool, image_projection: glm.mat4 | None = None,
+               field_of_view_y: float, lines: bool, tiles: int, image_projection: glm.mat4 | None = None,
                reach: float = SURFACE_FOG[1]) -> lod.Selection | None:
         """The nodes to draw, or None when the full mesh is drawn.
 
@@ -39,13 +38,13 @@ class LodTerrain:
         (lod.FULL_MESH_TRIANGLES, FULL_MESH_SEGMENTS: the original's exact look). Rendered mode selects
         nothing beyond the fog's end. A view that would exceed the budget (an eye low over a large surface) is
         drawn with a larger error instead; when ``projection`` shows one tile of a larger image,
-        ``image_projection`` (the whole image's) decides that error, so every tile uses the same. ``--tile
-        endless`` selects over the copies of the map within ``reach`` of the eye.
+        ``image_projection`` (the whole image's) decides that error, so every tile uses the same. ``tiles`` is
+        the full mesh's tiles per side, camera.tile_layout's for ``reach`` (the renderer takes it once a frame);
+        ``--tile endless`` selects over the copies of the map within ``reach`` of the eye.
         """
         surface = self.surface
         if settings.lod == "off" or surface is None:
             return None
-        tiles = camera.tile_layout(settings, reach)[0]  # what the full mesh would draw
         if lines:
             budget, full = lod.SEGMENT_BUDGET, lod.full_mesh_segments(surface.iterations, tiles)
             if full <= lod.FULL_MESH_SEGMENTS:
@@ -62,7 +61,7 @@ class LodTerrain:
 
         eye = np.array(camera.eye_position(settings))
         roots = (lod.roots_around(eye[0], eye[2], reach) if settings.tile == ENDLESS
-                 else lod.tile_roots(camera.tile_layout(settings, reach)[0]))
+                 else lod.tile_roots(tiles))
         image_planes = planes(image_projection if image_projection is not None else projection)
         limit = budget * max(1.0, (detail_height / lod.BUDGET_HEIGHT) ** 2)
         error = settings.lod_error

@@ -72,9 +72,9 @@ def _count(value: int) -> str:
     return f"{value / 1e3:.0f}k" if value >= 10_000 else str(value)
 
 
-def view_matrix(settings: SceneSettings) -> glm.mat4:
-    """The camera's view (orbit: the original's translate * rotateX(pitch) * rotateY(yrot); see camera.py)."""
-    return camera.view_matrix(settings)
+def tile_reach(lines: bool) -> float:
+    """How far from the eye endless tiles reach: past the fog's end, or the far plane in lines mode (no fog)."""
+    return FAR_PLANE if lines else SURFACE_FOG[1]
 
 
 def projection_matrix(aspect: float, field_of_view_y: float = FIELD_OF_VIEW_Y) -> glm.mat4:
@@ -213,24 +213,29 @@ class Renderer:
                                             instances=tiles)
         return FrameStats((self.gpu.profile_length - 1) * tiles, "line segments")
 
-    def _lod_selection(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, frame: Frame,
-                       lines: bool) -> lod.Selection | None:
+    def _surface_layout(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, frame: Frame,
+                        lines: bool) -> tuple[camera.TileLayout, lod.Selection | None]:
+        """The frame's tile layout (camera.tile_layout's, taken once a frame) and level-of-detail selection.
+
+        The selection is None when the full mesh is drawn.
+        """
+        reach = tile_reach(lines)
+        layout = camera.tile_layout(settings, reach)
         detail_height = frame.detail_height or frame.image_size[1]
         image_projection = projection_matrix(frame.aspect, frame.field_of_view_y)
-        # Endless tiles reach past the fog's end (rendered) or the far plane (lines: no fog).
-        reach = FAR_PLANE if lines else SURFACE_FOG[1]
-        return self.lod.select(settings, view, projection, detail_height, frame.field_of_view_y, lines,
-                               image_projection, reach)
+        selection = self.lod.select(settings, view, projection, detail_height, frame.field_of_view_y, lines,
+                                    layout[0], image_projection, reach)
+        return layout, selection
 
     def draw_lines(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         """Draw the surface as grid lines: the full mesh's tiles, or the level-of-detail selection."""
-        view, projection = view_matrix(settings), frame.perspective()
-        selection = self._lod_selection(settings, view, projection, frame, lines=True)
+        view, projection = camera.view_matrix(settings), frame.perspective()
+        layout, selection = self._surface_layout(settings, view, projection, frame, lines=True)
         program = self.gpu.programs["grid_lines" if selection is None else "grid_lines_lod"]
         self._line_uniforms(program, settings, framebuffer, view, projection, frame)
         size = self.gpu.surface_grid_size
-        # No fog in lines mode: endless tiles reach as far as the far plane.
-        tiles = self._bind_tiles(program, self.gpu.get("heights:surface"), size, settings, FAR_PLANE, selection)
+        self._bind_tiles(program, self.gpu.get("heights:surface"), size, layout, selection)
+        tiles = layout[0]
         full = lod.full_mesh_segments(_iterations_of(size), tiles)
         if selection is None:
             self.gpu.get("vao:grid_lines").render(moderngl.LINE_STRIP, vertices=size, instances=2 * size * tiles ** 2)
@@ -254,19 +259,15 @@ class Renderer:
             uniform(program, "tile_origin").value = origin
 
     def _bind_tiles(self, program: moderngl.Program, heights: HeightBands, grid_size: int,
-                    settings: SceneSettings, reach: float, selection: lod.Selection | None) -> int:
-        """Bind the heightmap and the settings' tile layout; returns the tiles per side of the full mesh.
-
-        The layout is camera.tile_layout's: a ring around the eye when endless.
-        """
-        tiles, origin = camera.tile_layout(settings, reach)
+                    layout: camera.TileLayout, selection: lod.Selection | None) -> None:
+        """Bind the heightmap and, for the full mesh (no ``selection``), the frame's tile layout."""
+        tiles, origin = layout
         self._bind_grid(program, heights, grid_size, tiles if selection is None else None, origin)
-        return tiles
 
     def draw_rendered(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         """Draw the rendered scene: the sky pyramid, the textured and fogged surface, and the water if any."""
         ctx, gpu = self.ctx, self.gpu
-        view, projection = view_matrix(settings), frame.perspective()
+        view, projection = camera.view_matrix(settings), frame.perspective()
         framebuffer.clear(*FOG_COLOR, 1.0)
         filter_ = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR) if settings.linear else (
             moderngl.NEAREST, moderngl.NEAREST)
@@ -284,14 +285,14 @@ class Renderer:
 
         # The tiled surface: depth test and back-face culling, textured, fogged.
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
-        selection = self._lod_selection(settings, view, projection, frame, lines=False)
+        layout, selection = self._surface_layout(settings, view, projection, frame, lines=False)
         terrain = gpu.programs["terrain" if selection is None else "terrain_lod"]
         uniform(terrain, "view").write(view)
         uniform(terrain, "projection").write(projection)
         uniform(terrain, "slope_shading").value = settings.shading == "slope"
         size = gpu.surface_grid_size
-        # Past the fog's end nothing can be seen: endless tiles reach that far.
-        tiles = self._bind_tiles(terrain, gpu.get("heights:surface"), size, settings, SURFACE_FOG[1], selection)
+        self._bind_tiles(terrain, gpu.get("heights:surface"), size, layout, selection)
+        tiles, origin = layout
         texture = gpu.surface_texture()
         texture.filter = filter_
         texture.use(1)
@@ -315,7 +316,7 @@ class Renderer:
             uniform(water, "projection").write(projection)
             uniform(water, "level").value = settings.water_level
             uniform(water, "half_extent").value = float(tiles)
-            uniform(water, "centre").value = camera.tile_layout(settings, SURFACE_FOG[1])[1]
+            uniform(water, "centre").value = origin
             gpu.get("vao:water").render(moderngl.TRIANGLE_STRIP, vertices=4)
             ctx.depth_mask = True  # type: ignore[attr-defined]  # moderngl has it; its stub does not
             triangles += 2

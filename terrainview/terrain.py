@@ -18,9 +18,9 @@ Progress = Callable[[float], bool]  # progress(fraction) -> False to cancel (rai
 
 # The settings each array is made from; a change anywhere else leaves the array as it is. The generator's own
 # settings join in only while that generator is chosen (see generator_inputs).
-SURFACE_INPUTS = ("iterations", "seed", "height_scale")
+PROFILE_INPUTS = ("iterations", "seed", "h", "height_scale")  # the 1D surface
+MAP_INPUTS = ("seed", "height_scale")  # a 2D map's (surface or teximage), besides its iterations and roughness
 CLOUD_INPUTS = ("seed", "cloud_iterations", "cloud_h")
-TEXIMAGE_INPUTS = ("seed", "teximage_iterations", "height_scale")
 MIN_TEXIMAGE_SIZE = 256
 MAX_CPU_TEXTURE_SIZE = 4096  # CPU-made textures (blend, bands) stop here; every GL 3.3 driver takes 4096
 
@@ -111,12 +111,20 @@ def _values(settings: SceneSettings, names: tuple[str, ...]) -> tuple:
     return tuple(getattr(settings, name) for name in names)
 
 
+def map_key(settings: SceneSettings, iterations: str, h: str) -> tuple:
+    """The values a 2D map is made from at the iterations and roughness settings named (surface's or teximage's).
+
+    Surface and teximage run the same generator and erosion on the same settings, so equal keys are equal maps.
+    """
+    names = (iterations,) + MAP_INPUTS + _roughness(settings, h) + generator_inputs(settings) + erosion_inputs(settings)
+    return _values(settings, names)
+
+
 def surface_key(settings: SceneSettings) -> tuple:
     """The surface's key: the values of the settings it is made from (1D profile or 2D heightmap)."""
     if catalog.render_type(settings).dimensions == 1:
-        return ("1d",) + _values(settings, SURFACE_INPUTS + ("h",))
-    return ("2d",) + _values(settings, SURFACE_INPUTS + _roughness(settings, "h") + generator_inputs(settings)
-                             + erosion_inputs(settings))
+        return ("1d",) + _values(settings, PROFILE_INPUTS)
+    return ("2d",) + map_key(settings, "iterations", "h")
 
 
 def cloud_key(settings: SceneSettings) -> tuple:
@@ -126,8 +134,7 @@ def cloud_key(settings: SceneSettings) -> tuple:
 
 def teximage_key(settings: SceneSettings) -> tuple:
     """The teximage heightmap's key: the values of the settings it is made from."""
-    return _values(settings, TEXIMAGE_INPUTS + _roughness(settings, "teximage_h") + generator_inputs(settings)
-                   + erosion_inputs(settings))
+    return map_key(settings, "teximage_iterations", "teximage_h")
 
 
 def surface_texture_key(settings: SceneSettings) -> tuple:
@@ -152,6 +159,8 @@ class _Derived:
     make: Callable[[SceneSettings], np.ndarray | None]
     key: tuple | None = None
     value: np.ndarray | None = None
+    # Arrays made in the same regeneration, by name (the teximage's flow map): they share this array's key.
+    companions: Callable[[], dict[str, np.ndarray | None]] = dict
 
     def update(self, settings: SceneSettings) -> bool:
         key = self.key_of(settings)
@@ -165,7 +174,8 @@ class _Derived:
 class DerivedArrays:
     """The surface and teximage heightmaps, the sky's cloud colours and the CPU-made surface texture.
 
-    Each is regenerated only when its own inputs change. ``surface_texture`` is None when the GPU-drawn
+    Each is regenerated only when its own inputs change, and all are kept current whatever the render type, so
+    the window switches modes without waiting for generation. ``surface_texture`` is None when the GPU-drawn
     teximage textures the surface.
 
     ``progress`` (optional) is passed to the erosion: called with the fraction done, False cancels it
@@ -179,26 +189,41 @@ class DerivedArrays:
     teximage: _Derived = field(init=False)
     surface_texture: _Derived = field(init=False)
     teximage_erosion: erosion.ErosionResult | None = field(default=None, init=False)
+    # The eroded 2D maps made by the running update, by map_key: a teximage made like the surface takes the
+    # surface's. Emptied when the update ends, so the surface's erosion maps are not kept.
+    _maps: dict[tuple, tuple[np.ndarray, erosion.ErosionResult | None]] = field(default_factory=dict, init=False,
+                                                                                repr=False)
 
-    teximage_flow: _Derived = field(init=False)
-
-    # In dependency order; the teximage's flow map comes with it (None without a hydraulic pass).
-    NAMES = ("surface", "clouds", "teximage", "teximage_flow", "surface_texture")
+    # In dependency order; the teximage's flow map comes with it (``teximage_flow``, None without a hydraulic
+    # pass).
+    NAMES = ("surface", "clouds", "teximage", "surface_texture")
 
     def __post_init__(self) -> None:
-        self.surface = _Derived(surface_key, lambda settings: surface_heights(settings, self.progress))
-        self.teximage = _Derived(teximage_key, self._make_teximage)
-        self.teximage_flow = _Derived(teximage_key, self._make_teximage_flow)
+        self.surface = _Derived(surface_key, self._make_surface)
+        self.teximage = _Derived(teximage_key, self._make_teximage, companions=self._teximage_flow)
         self.surface_texture = _Derived(surface_texture_key, self._make_surface_texture)
 
+    def _eroded_map(self, settings: SceneSettings, iterations: str,
+                    h: str) -> tuple[np.ndarray, erosion.ErosionResult | None]:
+        """``eroded_heights`` at the iterations and roughness settings named, made once per update and key."""
+        key = map_key(settings, iterations, h)
+        if key not in self._maps:
+            self._maps[key] = eroded_heights(settings, getattr(settings, iterations), getattr(settings, h),
+                                             self.progress)
+        return self._maps[key]
+
+    def _make_surface(self, settings: SceneSettings) -> np.ndarray:
+        if catalog.render_type(settings).dimensions == 1:
+            return surface_heights(settings)  # a profile: no map to share
+        return self._eroded_map(settings, "iterations", "h")[0]
+
     def _make_teximage(self, settings: SceneSettings) -> np.ndarray:
-        heights, self.teximage_erosion = eroded_heights(settings, settings.teximage_iterations,
-                                                        settings.teximage_h, self.progress)
+        heights, self.teximage_erosion = self._eroded_map(settings, "teximage_iterations", "teximage_h")
         return heights
 
-    def _make_teximage_flow(self, settings: SceneSettings) -> np.ndarray | None:
-        """Where water ran over the teximage heightmap (made with it), None without a hydraulic pass."""
-        return None if self.teximage_erosion is None else self.teximage_erosion.flow
+    def _teximage_flow(self) -> dict[str, np.ndarray | None]:
+        """Where water ran over the teximage heightmap just made, None without a hydraulic pass."""
+        return {"teximage_flow": None if self.teximage_erosion is None else self.teximage_erosion.flow}
 
     def _make_surface_texture(self, settings: SceneSettings) -> np.ndarray | None:
         make = catalog.texture(settings).make
@@ -216,17 +241,20 @@ class DerivedArrays:
         return tuple(getattr(self, name).key_of(settings) for name in self.NAMES)
 
     def update(self, settings: SceneSettings) -> dict[str, np.ndarray | None]:
-        """Bring every array up to date; returns the regenerated ones by name.
+        """Bring every array up to date; returns the regenerated ones by name, with the arrays made with them.
 
         They are safe to hand to another thread: regeneration replaces arrays, it never writes into one it has
         returned. Raises GenerationError, carrying what was regenerated before the failure.
         """
         changed: dict[str, np.ndarray | None] = {}
-        for name in self.NAMES:
-            derived = getattr(self, name)
-            try:
+        try:
+            for name in self.NAMES:
+                derived = getattr(self, name)
                 if derived.update(settings):
                     changed[name] = derived.value
-            except (ValueError, OSError, erosion.Cancelled) as error:
-                raise GenerationError(str(error), changed) from error
+                    changed.update(derived.companions())
+        except (ValueError, OSError, erosion.Cancelled) as error:
+            raise GenerationError(str(error), changed) from error
+        finally:
+            self._maps.clear()
         return changed

@@ -178,6 +178,22 @@ class TestKeysInProcess:
         settle(fresh)
         assert fresh.frame_stats.kind == "line segments"
 
+    def test_p_after_a_change_in_lines_mode_draws_the_new_terrain_at_once(self, fresh):
+        # Lines mode keeps the arrays of the other modes current too: P needs no generation.
+        seed = fresh.settings.seed
+        fresh.settings = fresh.settings.replace(seed=seed + 1)
+        settle(fresh)
+        requested = fresh.requested_key
+        try:
+            tap(fresh, fresh.wnd.keys.P)
+            fresh.on_render(0.0, 1 / 60)
+            assert fresh.drawn_settings == fresh.settings and fresh.settings.mode == "rendered"
+            assert fresh.frame_stats.kind == "triangles"
+            assert fresh.requested_key == requested, "the switch asked for a generation"
+        finally:
+            fresh.settings = fresh.settings.replace(seed=seed)
+            settle(fresh)
+
     def test_ctrl_o_toggles_the_panel(self, fresh):
         keys = fresh.wnd.keys
         assert fresh.panel.visible

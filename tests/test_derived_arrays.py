@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from terrainview import catalog
+from terrainview import catalog, erosion
 from terrainview.settings import SceneSettings
 from terrainview.terrain import DerivedArrays, GenerationError
 from terrainview.worker import GenerationWorker
@@ -92,6 +92,15 @@ def test_settings_an_array_ignores_keep_its_key(sketch):
     assert DerivedArrays().keys(fault) == DerivedArrays().keys(fault.replace(h=0.2, teximage_h=0.2))
 
 
+def test_a_switch_between_2d_modes_regenerates_nothing(sketch):
+    """Every array is kept current in every mode, so a mode switch (P: rendered and lines) is drawn at once."""
+    modes = [name for name, entry in catalog.RENDER_TYPES.items() if entry.dimensions == 2]
+    for scene, base in base_scenes(sketch).items():
+        arrays = arrays_for(base.with_mode("lines"))
+        for mode in modes:
+            assert arrays.update(base.with_mode(mode)) == {}, f"{scene}: switching to {mode} regenerates"
+
+
 def test_a_result_nobody_took_still_reaches_the_gpu():
     """Two generations finish before the window takes either: the second result carries the first's arrays
     too, or the surface made first would never be uploaded."""
@@ -133,3 +142,64 @@ def test_a_failed_array_keeps_those_made_before_it(monkeypatch):
         assert set(raised.value.changed) == {"surface", "clouds", "teximage", "teximage_flow"}
     finally:
         worker.stop()
+
+
+def test_the_flow_map_comes_with_the_teximage():
+    """The flow map is made with the teximage heights: it goes to the GPU whenever they do (None once dry), and
+    never without them."""
+    arrays = DerivedArrays()
+    wet = SMALL_BLEND.replace(erosion="hydraulic", erosion_droplets=500.0)
+    changed = arrays.update(wet)
+    assert arrays.teximage_erosion is not None and changed["teximage_flow"] is arrays.teximage_erosion.flow
+    assert set(arrays.update(wet.replace(texture="bands"))) == {"surface_texture"}
+    changed = arrays.update(wet.replace(erosion="none"))
+    assert "teximage" in changed and changed["teximage_flow"] is None
+
+
+@pytest.fixture
+def erosion_calls(monkeypatch) -> list[str]:
+    """The erosion passes run from now on, by name (each pass still runs)."""
+    calls: list[str] = []
+
+    def counted(name: str):
+        run = getattr(erosion, name)
+
+        def call(*arguments, **keywords):
+            calls.append(name)
+            return run(*arguments, **keywords)
+        return call
+
+    for name in ("hydraulic_erosion", "thermal_erosion"):
+        monkeypatch.setattr(erosion, name, counted(name))
+    return calls
+
+
+ERODED_ALIKE = SceneSettings(mode="rendered", iterations=4, teximage_iterations=4, cloud_iterations=3,
+                             texture="blend", erosion="both", erosion_droplets=500.0)
+
+
+def test_a_teximage_made_like_the_surface_is_eroded_once(erosion_calls):
+    arrays = DerivedArrays()
+    arrays.update(ERODED_ALIKE)
+    assert erosion_calls == ["hydraulic_erosion", "thermal_erosion"]
+    np.testing.assert_array_equal(arrays.teximage.value, arrays.surface.value)
+    assert arrays.teximage_erosion is not None
+    # The shared map is the one the teximage would have had on its own.
+    alone = DerivedArrays()
+    alone.update(ERODED_ALIKE.replace(iterations=5))
+    np.testing.assert_array_equal(alone.teximage.value, arrays.teximage.value)
+    np.testing.assert_array_equal(alone.teximage_erosion.flow, arrays.teximage_erosion.flow)
+    np.testing.assert_array_equal(alone.surface_texture.value, arrays.surface_texture.value)
+
+
+@pytest.mark.parametrize("change, eroded", [
+    ({"teximage_iterations": 5}, 4),  # another resolution
+    ({"teximage_h": 0.3}, 4),  # another roughness
+    ({"generator": "fault", "teximage_h": 0.3}, 2),  # fault formation ignores the roughness
+])
+def test_only_a_teximage_made_from_every_same_input_shares_the_surfaces_map(erosion_calls, change, eroded):
+    settings = ERODED_ALIKE.replace(**change)
+    arrays = DerivedArrays()
+    arrays.update(settings)
+    assert len(erosion_calls) == eroded
+    assert same(arrays.teximage.value, arrays.surface.value) == (eroded == 2)

@@ -185,3 +185,19 @@ def test_teximage_texture_stops_at_the_gl_limit(renderer):
     pixels = render_pixels(renderer, SceneSettings(mode="teximage", iterations=2, cloud_iterations=2,
                                                    teximage_iterations=10), (160, 90))
     assert np.any(pixels[13:77, 48:112] > 0)
+
+
+def test_the_level_of_detail_programs_are_sized_by_pythons_max_lod_levels(gl_ctx, monkeypatch):
+    """MAX_LOD_LEVELS is written once, in gpu.py: the programs' morph_zones array (lod.glsl) follows it."""
+    from terrainview import gpu, lod_draw
+
+    assert lod_draw.MAX_LOD_LEVELS == gpu.MAX_LOD_LEVELS
+    for levels in (gpu.MAX_LOD_LEVELS, 11):
+        monkeypatch.setattr(gpu, "MAX_LOD_LEVELS", levels)
+        with gl_ctx:
+            resources = gpu.GpuResources(gl_ctx)
+            try:
+                for name in ("terrain_lod", "grid_lines_lod"):
+                    assert gpu.uniform(resources.programs[name], "morph_zones").array_length == levels
+            finally:
+                resources.release()

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from pyglm import glm
 
-from terrainview import fractal, lod, lod_draw
+from terrainview import camera, fractal, lod, lod_draw
 from terrainview.lod_draw import LodTerrain
-from terrainview.renderer import FIELD_OF_VIEW_Y, Frame, projection_matrix, view_matrix
+from terrainview.renderer import FIELD_OF_VIEW_Y, Frame, projection_matrix, tile_reach
 from terrainview.settings import SceneSettings
 
 pytest_plugins = ["gl_fixtures"]
@@ -29,8 +29,9 @@ def select(settings: SceneSettings, image_height: int = 720, lines: bool = False
     """The selection the renderer would make for ``settings`` in an image ``image_height`` tall."""
     terrain = LodTerrain()
     terrain.surface = surface(settings.iterations)
-    selection = terrain.select(settings, view_matrix(settings), projection_matrix(ASPECT), image_height,
-                               FIELD_OF_VIEW_Y, lines)
+    reach = tile_reach(lines)
+    selection = terrain.select(settings, camera.view_matrix(settings), projection_matrix(ASPECT), image_height,
+                               FIELD_OF_VIEW_Y, lines, camera.tile_layout(settings, reach)[0], reach=reach)
     assert selection is not None
     return selection
 
@@ -72,14 +73,14 @@ def cells_outside(planes: np.ndarray, heights: np.ndarray, tiles: int) -> np.nda
 # --- selection (no GL) -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("camera", [{}, {"yrot": 37.0, "pitch": 25.0}, FROM_ABOVE])
-def test_selection_covers_the_visible_area_once(camera):
+@pytest.mark.parametrize("view_settings", [{}, {"yrot": 37.0, "pitch": 25.0}, FROM_ABOVE])
+def test_selection_covers_the_visible_area_once(view_settings):
     iterations, tiles = 8, 3
-    settings = SceneSettings(iterations=iterations, tile=tiles, **{"mode": "rendered", **camera})
+    settings = SceneSettings(iterations=iterations, tile=tiles, **{"mode": "rendered", **view_settings})
     selection = select(settings, image_height=360)
     count, level = cell_levels(selection, tiles, iterations)
     assert count.max() == 1, "no cell is drawn twice"
-    view, projection = view_matrix(settings), projection_matrix(ASPECT)
+    view, projection = camera.view_matrix(settings), projection_matrix(ASPECT)
     planes = lod.frustum_planes(np.array(projection * view), 7.0, np.array(view))
     heights = fractal.diamond_square(iterations, 0)
     outside = cells_outside(planes, heights, tiles)
@@ -112,7 +113,7 @@ def test_selection_covers_the_visible_area_once(camera):
 def test_fog_end_limits_rendered_mode_but_not_lines():
     settings = SceneSettings(mode="rendered", iterations=10, tile=8)
     rendered, lines = select(settings), select(settings, lines=True)
-    view = np.array(view_matrix(settings))
+    view = np.array(camera.view_matrix(settings))
 
     def nearest_depths(selection: lod.Selection) -> np.ndarray:
         rows = np.concatenate([selection.whole, selection.quarters])
@@ -177,7 +178,7 @@ def test_roots_around_the_eye_are_the_copies_within_reach():
             assert ([x, z] in roots.tolist()) == (np.hypot(*gap) <= 3.0)
     # Selection over them: every copy in view is covered as any tile is.
     settings = SceneSettings(mode="rendered", iterations=8, tile=1, ztrans=-5.2, yrot=0.0)
-    view, projection = view_matrix(settings), projection_matrix(ASPECT)
+    view, projection = camera.view_matrix(settings), projection_matrix(ASPECT)
     planes = lod.frustum_planes(np.array(projection * view), 7.0, np.array(view))
     selection = lod.select_nodes(surface(8), lod.roots_around(0.0, 5.2, 7.5), planes, np.array([0.0, 0.5, 5.2]),
                                  lod.lod_ranges(surface(8), 720, FIELD_OF_VIEW_Y, 8.0))
@@ -200,14 +201,18 @@ def test_pyramid_bounds_match_a_plain_reference():
 def test_full_mesh_is_used_within_budget_and_when_off():
     terrain = LodTerrain()
     terrain.surface = surface(8)
-    args = (view_matrix(SceneSettings()), projection_matrix(ASPECT), 720, FIELD_OF_VIEW_Y)
-    assert terrain.select(SceneSettings(mode="rendered", iterations=8, tile=1), *args, lines=False) is None
-    assert terrain.select(SceneSettings(mode="rendered", iterations=8, tile=3), *args, lines=False) is not None
-    assert terrain.select(SceneSettings(mode="rendered", iterations=8, tile=3, lod="off"), *args,
-                          lines=False) is None
+    args = (camera.view_matrix(SceneSettings()), projection_matrix(ASPECT), 720, FIELD_OF_VIEW_Y)
+
+    def full_mesh(settings: SceneSettings) -> bool:
+        lines = settings.mode == "lines"
+        return terrain.select(settings, *args, lines, settings.tile, reach=tile_reach(lines)) is None
+
+    assert full_mesh(SceneSettings(mode="rendered", iterations=8, tile=1))
+    assert not full_mesh(SceneSettings(mode="rendered", iterations=8, tile=3))
+    assert full_mesh(SceneSettings(mode="rendered", iterations=8, tile=3, lod="off"))
     # The original's largest surface, iterations 8 on one tile, is drawn exactly in lines mode too.
-    assert terrain.select(SceneSettings(mode="lines", iterations=8, tile=1), *args, lines=True) is None
-    assert terrain.select(SceneSettings(mode="lines", iterations=8, tile=2), *args, lines=True) is not None
+    assert full_mesh(SceneSettings(mode="lines", iterations=8, tile=1))
+    assert not full_mesh(SceneSettings(mode="lines", iterations=8, tile=2))
 
 
 # --- frames ------------------------------------------------------------------------------------------------
@@ -230,13 +235,27 @@ def test_no_cracks_between_levels(renderer):
     red[..., 0] = 255
     renderer.gpu.upload_surface_texture(red)  # one flat colour: any other pixel is the sky through a crack
     pixels, stats = draw(renderer, settings, size)
-    selection = renderer.lod.select(settings, view_matrix(settings), Frame(size).perspective(), size[1],
-                                    FIELD_OF_VIEW_Y, lines=False)
+    selection = renderer.lod.select(settings, camera.view_matrix(settings), Frame(size).perspective(), size[1],
+                                    FIELD_OF_VIEW_Y, False, settings.tile)
     levels = np.concatenate([selection.whole, selection.quarters])[:, 4]
     assert len(set(levels.tolist())) >= 2, "the view holds a transition between levels"
     assert stats.terrain < stats.terrain_full
     reddish = (pixels[..., 0] > 200) & (pixels[..., 1] < 60) & (pixels[..., 2] < 60)
     assert reddish.all(), f"{(~reddish).sum()} pixels show the background through the surface"
+
+
+@pytest.mark.parametrize("mode", ["rendered", "lines"])
+@pytest.mark.parametrize("tile", [3, "endless"])
+def test_a_frame_lays_out_its_tiles_once(renderer, monkeypatch, mode, tile):
+    """Selection, the full mesh's uniforms and the water share one camera.tile_layout a frame."""
+    settings = SceneSettings(**{**FROM_ABOVE, "mode": mode}, iterations=8, tile=tile, water_level=0.0)
+    renderer.update(settings)
+    calls = []
+    tile_layout = camera.tile_layout
+    monkeypatch.setattr(camera, "tile_layout", lambda *arguments: calls.append(arguments) or tile_layout(*arguments))
+    _, stats = draw(renderer, settings, (160, 90))
+    assert stats.terrain < stats.terrain_full, "drawn with level of detail"
+    assert calls == [(settings, tile_reach(mode == "lines"))]
 
 
 def node_set(selection: lod.Selection) -> set[tuple]:
