@@ -26,7 +26,8 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import types  # noqa: E402
-from collections.abc import Callable  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+from contextlib import contextmanager  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -149,6 +150,23 @@ def free_threads() -> int:
     return max(1, min(threads, idle_cores))
 
 
+_every_call_parallel = False  # set by every_call_parallel
+
+
+@contextmanager
+def every_call_parallel() -> Iterator[None]:
+    """Within the block, every ``run_rows`` call runs the parallel build, whatever its work and the machine's load.
+
+    Warm-up so compiles the parallel builds, which its tiny maps would otherwise never reach.
+    """
+    global _every_call_parallel
+    _every_call_parallel = True
+    try:
+        yield
+    finally:
+        _every_call_parallel = False
+
+
 def run_rows(kernels: tuple[Callable, Callable], rows: int, work: int, *args: Any) -> Any:
     """Run a ``row_kernels`` pair on ``args``, serially or in parallel.
 
@@ -157,7 +175,7 @@ def run_rows(kernels: tuple[Callable, Callable], rows: int, work: int, *args: An
     kept off its core would hold up the whole call).
     """
     serial, parallel = kernels
-    threads = free_threads() if work >= PARALLEL_MIN_WORK else 1
+    threads = get_num_threads() if _every_call_parallel else free_threads() if work >= PARALLEL_MIN_WORK else 1
     if threads == 1:
         return serial(*args)
     with parallel_chunksize(max(1, rows // parallel_bands(threads))):

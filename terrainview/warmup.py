@@ -112,12 +112,9 @@ def warm_up() -> float:
     for settings in warm_up_settings():
         DerivedArrays().update(settings)
     # The small maps above take the serial builds of the row kernels; once more with every call in parallel.
-    minimum, kernel_common.PARALLEL_MIN_WORK = kernel_common.PARALLEL_MIN_WORK, 0
-    try:
+    with kernel_common.every_call_parallel():
         for settings in warm_up_settings():
             DerivedArrays().update(settings)
-    finally:
-        kernel_common.PARALLEL_MIN_WORK = minimum
     _select_level_of_detail()
     return time.perf_counter() - started
 
