@@ -149,31 +149,25 @@ def _inflate(data: bytes) -> bytes:
 
 
 def parse_toml(path: Path, text: str) -> dict[str, Any]:
-    """The TOML document in ``text``; SceneError naming ``path`` when it is not valid TOML or exceeds the limits.
-
-    The limits (nesting depth, token length, integer size) are checked before and after parsing.
-    """
-    _prescan(path, text, toml=True)
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise SceneError(f"{path}: not valid TOML ({error})") from None
-    _check_document(path, document)
-    return document
+    """The TOML document in ``text``; SceneError naming ``path`` when it is not valid TOML or exceeds the limits."""
+    return _parse(path, text, toml=True)
 
 
 def parse_json(path: Path, text: str) -> Any:
-    """The JSON document in ``text``; SceneError naming ``path`` when it is damaged or exceeds the limits.
+    """The JSON document in ``text``; SceneError naming ``path`` when it is damaged or exceeds the limits."""
+    return _parse(path, text, toml=False)
 
-    The limits (nesting depth, token length, integer size) are checked before and after parsing.
-    """
-    _prescan(path, text, toml=False)
+
+def _parse(path: Path, text: str, toml: bool) -> Any:
+    """Parse TOML or JSON with the limits (nesting depth, token length, integer size) checked before and after."""
+    _prescan(path, text, toml=toml)
     try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise SceneError(f"{path}: its terrainview scene is damaged ({error.msg})") from None
-    except ValueError as error:  # a number json cannot convert
-        raise SceneError(f"{path}: its terrainview scene is damaged ({error})") from None
+        document = tomllib.loads(text) if toml else json.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise SceneError(f"{path}: not valid TOML ({error})") from None
+    except ValueError as error:  # json's decode errors, and a number it cannot convert
+        detail = error.msg if isinstance(error, json.JSONDecodeError) else error
+        raise SceneError(f"{path}: its terrainview scene is damaged ({detail})") from None
     _check_document(path, document)
     return document
 
