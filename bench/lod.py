@@ -47,10 +47,9 @@ def _frame_ms(ctx, renderer: Renderer, settings: SceneSettings, framebuffer,
 def _selection_ms(renderer: Renderer, settings: SceneSettings, lines: bool) -> float:
     frame = Frame(SIZE)
     view, projection = camera.view_matrix(settings), frame.perspective()
-    reach = tile_reach(lines)
-    tiles = camera.tile_layout(settings, reach)[0]
+    layout = camera.tile_layout(settings, tile_reach(lines))
     return median_ms(lambda: renderer.lod.select(settings, view, projection, SIZE[1], frame.field_of_view_y, lines,
-                                                 tiles, reach=reach), repeats=50)
+                                                 layout), repeats=50)
 
 
 def _table(ctx, renderer: Renderer, framebuffer) -> None:

@@ -63,21 +63,6 @@ def tile_roots(tiles: int) -> np.ndarray:
     return np.column_stack([x.ravel(), z.ravel()])
 
 
-def roots_around(eye_x: float, eye_z: float, radius: float) -> np.ndarray:
-    """World centres of the copies of the map within ``radius`` of the eye horizontally.
-
-    These are the roots of an endless surface; the copies are centred on even coordinates, like an odd
-    ``--tile``.
-    """
-    columns = np.arange(math.floor((eye_x - radius - 1.0) / 2.0), math.ceil((eye_x + radius + 1.0) / 2.0) + 1)
-    rows = np.arange(math.floor((eye_z - radius - 1.0) / 2.0), math.ceil((eye_z + radius + 1.0) / 2.0) + 1)
-    x, z = np.meshgrid(2.0 * columns, 2.0 * rows)
-    centres = np.column_stack([x.ravel(), z.ravel()])
-    # The horizontal distance from the eye to each copy's square.
-    gap = np.maximum(np.abs(centres - [eye_x, eye_z]) - 1.0, 0.0)
-    return centres[np.hypot(gap[:, 0], gap[:, 1]) <= radius]
-
-
 @njit(cache=True, nogil=True)
 def _pyramid_kernel(heights, patch, levels):
     """Per-node minimum and maximum heights, every level in one flat array (level 0 first), edges included."""

@@ -13,7 +13,7 @@ from pyglm import glm
 
 from . import camera, lod
 from .gpu import MAX_LOD_LEVELS, SURFACE_FOG, GpuResources, uniform
-from .settings import ENDLESS, SceneSettings
+from .settings import SceneSettings
 
 ERROR_GROWTH = 1.5  # a selection over budget is made again with this much more error, ...
 MAX_RETRIES = 8  # ... this many times at most
@@ -30,21 +30,22 @@ class LodTerrain:
         self.surface = lod.LodSurface.from_heights(heights) if heights.ndim == 2 else None
 
     def select(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, detail_height: int,
-               field_of_view_y: float, lines: bool, tiles: int, image_projection: glm.mat4 | None = None,
-               reach: float = SURFACE_FOG[1]) -> lod.Selection | None:
+               field_of_view_y: float, lines: bool, layout: camera.TileLayout,
+               image_projection: glm.mat4 | None = None) -> lod.Selection | None:
         """The nodes to draw, or None when the full mesh is drawn.
 
         The full mesh is drawn with level of detail off, or with the full mesh small enough
         (lod.FULL_MESH_TRIANGLES, FULL_MESH_SEGMENTS: the original's exact look). Rendered mode selects
         nothing beyond the fog's end. A view that would exceed the budget (an eye low over a large surface) is
         drawn with a larger error instead; when ``projection`` shows one tile of a larger image,
-        ``image_projection`` (the whole image's) decides that error, so every tile uses the same. ``tiles`` is
-        the full mesh's tiles per side, camera.tile_layout's for ``reach`` (the renderer takes it once a frame);
-        ``--tile endless`` selects over the copies of the map within ``reach`` of the eye.
+        ``image_projection`` (the whole image's) decides that error, so every tile uses the same. The quadtrees'
+        roots are the tiles of ``layout`` (camera.tile_layout's, which the renderer takes once a frame), the same
+        tiles the full mesh draws: for ``--tile endless`` the ring around the eye, which frustum culling trims.
         """
         surface = self.surface
         if settings.lod == "off" or surface is None:
             return None
+        tiles, origin = layout
         if lines:
             budget, full = lod.SEGMENT_BUDGET, lod.full_mesh_segments(surface.iterations, tiles)
             if full <= lod.FULL_MESH_SEGMENTS:
@@ -60,8 +61,7 @@ class LodTerrain:
             return lod.frustum_planes(view_projection, None if lines else SURFACE_FOG[1], view_rows)
 
         eye = np.array(camera.eye_position(settings))
-        roots = (lod.roots_around(eye[0], eye[2], reach) if settings.tile == ENDLESS
-                 else lod.tile_roots(tiles))
+        roots = lod.tile_roots(tiles) + origin
         image_planes = planes(image_projection if image_projection is not None else projection)
         limit = budget * max(1.0, (detail_height / lod.BUDGET_HEIGHT) ** 2)
         error = settings.lod_error

@@ -219,12 +219,11 @@ class Renderer:
 
         The selection is None when the full mesh is drawn.
         """
-        reach = tile_reach(lines)
-        layout = camera.tile_layout(settings, reach)
+        layout = camera.tile_layout(settings, tile_reach(lines))
         detail_height = frame.detail_height or frame.image_size[1]
         image_projection = projection_matrix(frame.aspect, frame.field_of_view_y)
         selection = self.lod.select(settings, view, projection, detail_height, frame.field_of_view_y, lines,
-                                    layout[0], image_projection, reach)
+                                    layout, image_projection)
         return layout, selection
 
     def draw_lines(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:

@@ -29,9 +29,8 @@ def select(settings: SceneSettings, image_height: int = 720, lines: bool = False
     """The selection the renderer would make for ``settings`` in an image ``image_height`` tall."""
     terrain = LodTerrain()
     terrain.surface = surface(settings.iterations)
-    reach = tile_reach(lines)
     selection = terrain.select(settings, camera.view_matrix(settings), projection_matrix(ASPECT), image_height,
-                               FIELD_OF_VIEW_Y, lines, camera.tile_layout(settings, reach)[0], reach=reach)
+                               FIELD_OF_VIEW_Y, lines, camera.tile_layout(settings, tile_reach(lines)))
     assert selection is not None
     return selection
 
@@ -169,22 +168,6 @@ def test_ranges_double_per_level_and_morph_in_the_last_part():
     assert np.all(zones[finite, 1] < selection.ranges[finite])
 
 
-def test_roots_around_the_eye_are_the_copies_within_reach():
-    roots = lod.roots_around(0.3, 5.2, 3.0)
-    assert np.all(np.mod(roots, 2.0) == 0.0), "copies sit on the same lattice as an odd --tile"
-    for x in range(-10, 12, 2):
-        for z in range(-4, 16, 2):
-            gap = np.maximum(np.abs(np.array([x, z]) - [0.3, 5.2]) - 1.0, 0.0)
-            assert ([x, z] in roots.tolist()) == (np.hypot(*gap) <= 3.0)
-    # Selection over them: every copy in view is covered as any tile is.
-    settings = SceneSettings(mode="rendered", iterations=8, tile=1, ztrans=-5.2, yrot=0.0)
-    view, projection = camera.view_matrix(settings), projection_matrix(ASPECT)
-    planes = lod.frustum_planes(np.array(projection * view), 7.0, np.array(view))
-    selection = lod.select_nodes(surface(8), lod.roots_around(0.0, 5.2, 7.5), planes, np.array([0.0, 0.5, 5.2]),
-                                 lod.lod_ranges(surface(8), 720, FIELD_OF_VIEW_Y, 8.0))
-    assert len(np.unique(selection.whole[:, 1])) >= 3, "copies at several distances are drawn"
-
-
 def test_pyramid_bounds_match_a_plain_reference():
     heights = fractal.diamond_square(7, 3)
     pyramid = lod.LodSurface.from_heights(heights)
@@ -205,7 +188,7 @@ def test_full_mesh_is_used_within_budget_and_when_off():
 
     def full_mesh(settings: SceneSettings) -> bool:
         lines = settings.mode == "lines"
-        return terrain.select(settings, *args, lines, settings.tile, reach=tile_reach(lines)) is None
+        return terrain.select(settings, *args, lines, camera.tile_layout(settings, tile_reach(lines))) is None
 
     assert full_mesh(SceneSettings(mode="rendered", iterations=8, tile=1))
     assert not full_mesh(SceneSettings(mode="rendered", iterations=8, tile=3))
@@ -236,7 +219,7 @@ def test_no_cracks_between_levels(renderer):
     renderer.gpu.upload_surface_texture(red)  # one flat colour: any other pixel is the sky through a crack
     pixels, stats = draw(renderer, settings, size)
     selection = renderer.lod.select(settings, camera.view_matrix(settings), Frame(size).perspective(), size[1],
-                                    FIELD_OF_VIEW_Y, False, settings.tile)
+                                    FIELD_OF_VIEW_Y, False, camera.tile_layout(settings, tile_reach(False)))
     levels = np.concatenate([selection.whole, selection.quarters])[:, 4]
     assert len(set(levels.tolist())) >= 2, "the view holds a transition between levels"
     assert stats.terrain < stats.terrain_full
@@ -319,6 +302,21 @@ def test_finest_level_lines_are_the_full_grid_pixel_for_pixel(renderer, monkeypa
     finest, stats = draw(renderer, settings.replace(lod_error=0.01), size)
     assert 0 < stats.terrain <= full_stats.terrain == lod.full_mesh_segments(7, 1)
     assert np.abs(finest.astype(int) - full.astype(int)).max() <= 1
+
+
+@pytest.mark.parametrize("mode", ["lines", "rendered"])
+def test_endless_finest_level_draws_every_tile_the_full_mesh_draws(renderer, monkeypatch, mode):
+    # Tiles at the corners of the view lie farther than the fog's end or the far plane in plain distance, yet
+    # are on screen: selection must take the same ring of tiles as the full mesh.
+    monkeypatch.setattr(lod_draw, "MAX_RETRIES", 1)
+    monkeypatch.setattr(lod, "FULL_MESH_SEGMENTS", 0)
+    monkeypatch.setattr(lod, "FULL_MESH_TRIANGLES", 0)
+    settings = SceneSettings(mode=mode, iterations=4, tile="endless", camera="fly", antialias=False)
+    size = (320, 180)
+    full, _ = draw(renderer, settings.replace(lod="off"), size)
+    finest, stats = draw(renderer, settings.replace(lod_error=0.01), size)
+    assert 0 < stats.terrain < stats.terrain_full
+    assert np.array_equal(finest, full)
 
 
 def test_lines_mode_draws_the_same_surface_with_fewer_segments(renderer):
