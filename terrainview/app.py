@@ -77,7 +77,6 @@ class TerrainApp(mglw.WindowConfig):
         self.uploaded_key: tuple | None = None  # arrays.keys() of the terrain on the GPU
         self.staging: tuple | None = None  # (a generation result, its slice-by-slice upload under way)
         self.changed_since: float | None = time.perf_counter()  # the oldest change not on screen yet (the start)
-        self.ground_source: tuple | None = None  # (heightmap, tile) flight.ground was made from
         self.drawn_settings: SceneSettings | None = None  # the last settings a frame was drawn with
         self.flight = flight.Flight()
         # Key presses are timed against the frames' time steps (tests that give frame times drive their own).
@@ -157,7 +156,7 @@ class TerrainApp(mglw.WindowConfig):
             if time.perf_counter() >= deadline:
                 return
         self.staging = None
-        self.renderer.upload(result.changed)
+        self.renderer.upload(result.changed, result.lod_surface)
         self.status.error = result.error
         if result.error is None:
             self.uploaded_key = self.renderer.arrays.keys(result.settings)
@@ -177,10 +176,7 @@ class TerrainApp(mglw.WindowConfig):
 
     def _update_ground(self) -> None:
         """Terrain following needs the surface under the eye: the CPU copy of the heightmap being drawn."""
-        heights = self.renderer.arrays.surface.value
-        source = (heights, camera.tile_shift(self.settings.tile))
-        if self.ground_source is None or self.ground_source[0] is not heights or self.ground_source[1] != source[1]:
-            self.flight.ground, self.ground_source = camera.ground_height(heights, self.settings.tile), source
+        self.flight.ground = camera.ground_height(self.renderer.surface_heights, self.settings.tile)
         if self.flythrough.player is None:  # a replay is drawn as recorded, as its video export is
             self.settings, moved = camera.given_fly_eye_in_bounds(self.settings, self.flight.ground)
             if moved:

@@ -114,7 +114,7 @@ def heading(settings: SceneSettings) -> tuple[float, float]:
 
 # --- tiles ----------------------------------------------------------------------------------------------------
 
-def tile_shift(tile: int | str) -> float:
+def _tile_shift(tile: int | str) -> float:
     """Where the tile grid's lines are.
 
     Copies are centred on the origin, so an odd count (and endless, which continues the single tile) puts a
@@ -150,7 +150,7 @@ def ground_height(heights: np.ndarray | None, tile: int | str) -> Ground | None:
         return None
     heights = np.asarray(heights)  # no copy: the ground samples a few points per step
     cells = heights.shape[0] - 1
-    shift = tile_shift(tile)
+    shift = _tile_shift(tile)
 
     def height(x: float, z: float) -> float:
         column, row = (((x + 1.0 + shift) % TILE_SIZE) / TILE_SIZE * cells,

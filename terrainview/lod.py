@@ -121,6 +121,11 @@ class LodSurface:
     top: float
 
     @classmethod
+    def of(cls, heights: np.ndarray) -> LodSurface | None:
+        """The pyramid of a 2D heightmap; None for a 1D profile, which is drawn without level of detail."""
+        return cls.from_heights(heights) if heights.ndim == 2 else None
+
+    @classmethod
     def from_heights(cls, heights: np.ndarray) -> LodSurface:
         """Build the min/max pyramid of a (2**n + 1) x (2**n + 1) heightmap."""
         if heights.ndim != 2 or heights.shape[0] != heights.shape[1] or heights.shape[0] < 3:

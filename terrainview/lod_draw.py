@@ -25,9 +25,6 @@ class LodTerrain:
     def __init__(self) -> None:
         self.surface: lod.LodSurface | None = None
 
-    def set_surface(self, heights: np.ndarray) -> None:
-        """Rebuild the pyramid for a newly uploaded surface (a 1D profile has none)."""
-        self.surface = lod.LodSurface.from_heights(heights) if heights.ndim == 2 else None
 
     def select(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, detail_height: int,
                field_of_view_y: float, lines: bool, layout: camera.TileLayout,

@@ -118,6 +118,7 @@ class Renderer:
         self.arrays = DerivedArrays()
         self.teximage_band_limits = (0.0, 0.0)  # heights splitting the teximage's range in thirds
         self.lod = LodTerrain()
+        self.surface_heights: np.ndarray | None = None  # the surface on the GPU: what frames draw
 
     def update(self, settings: SceneSettings) -> list[str]:
         """Regenerate what the settings changed and upload it, all on this thread; returns what changed."""
@@ -125,8 +126,11 @@ class Renderer:
         self.upload(changed)
         return list(changed)
 
-    def upload(self, changed: dict[str, np.ndarray | None]) -> None:
-        """Move regenerated arrays (from ``DerivedArrays.update``, maybe on another thread) to the GPU."""
+    def upload(self, changed: dict[str, np.ndarray | None], lod_surface: lod.LodSurface | None = None) -> None:
+        """Move regenerated arrays (from ``DerivedArrays.update``, maybe on another thread) to the GPU.
+
+        A new surface's level-of-detail pyramid is built here unless given (the window's worker builds it).
+        """
         # The teximage's flow map goes up before the teximage is drawn with it.
         uploads: dict[str, Callable[[Any], None]] = {
             "surface": self.gpu.upload_surface, "clouds": self.gpu.upload_clouds,
@@ -137,7 +141,8 @@ class Renderer:
                 upload(changed[name])
         surface = changed.get("surface")
         if surface is not None:
-            self.lod.set_surface(surface)
+            self.surface_heights = surface
+            self.lod.surface = lod_surface or lod.LodSurface.of(surface)
 
     def release(self) -> None:
         """Release the GPU objects."""

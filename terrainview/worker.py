@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .lod import LodSurface
 from .settings import SceneSettings
 from .terrain import DerivedArrays, GenerationError
 from .warmup import announce_compile
@@ -27,6 +28,13 @@ class Generated:
     changed: dict[str, np.ndarray | None]
     seconds: float
     error: str | None = None
+    lod_surface: LodSurface | None = None  # the new surface's level-of-detail pyramid, made here too
+
+
+def _pyramid(changed: dict[str, np.ndarray | None]) -> LodSurface | None:
+    """The level-of-detail pyramid of a new surface, off the UI thread (about 9 ms at iterations 12)."""
+    surface = changed.get("surface")
+    return None if surface is None else LodSurface.of(surface)
 
 
 class GenerationWorker:
@@ -97,8 +105,9 @@ class GenerationWorker:
             self.erosion_progress = None
             with self._condition:
                 if self._result is not None:  # an untaken result's arrays still need uploading
+                    lod_surface = result.lod_surface if "surface" in result.changed else self._result.lod_surface
                     result = Generated(result.settings, {**self._result.changed, **result.changed},
-                                       result.seconds, result.error)
+                                       result.seconds, result.error, lod_surface)
                 self._result, self._busy_since = result, None
                 self._condition.notify_all()
             self.first_done.set()
@@ -115,7 +124,8 @@ class GenerationWorker:
         try:
             changed = self.arrays.update(settings)
         except GenerationError as error:  # a bad seed image, say: report it; what was made still counts
-            return Generated(settings, error.changed, time.perf_counter() - started, str(error))
+            return Generated(settings, error.changed, time.perf_counter() - started, str(error),
+                             _pyramid(error.changed))
         except Exception as error:  # anything else must not kill the thread and leave the UI waiting
             return Generated(settings, {}, time.perf_counter() - started, f"{type(error).__name__}: {error}")
-        return Generated(settings, changed, time.perf_counter() - started)
+        return Generated(settings, changed, time.perf_counter() - started, lod_surface=_pyramid(changed))

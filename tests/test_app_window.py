@@ -158,6 +158,19 @@ class TestKeysInProcess:
         fresh.on_render(0.0, 1 / 60)
         assert fresh.message[0] == "", "once in bounds it stays, with no more messages"
 
+    def test_the_ground_is_the_terrain_drawn_until_the_new_one_is_adopted(self, fresh):
+        from terrainview import camera
+
+        drawn = fresh.renderer.surface_heights
+        fresh.settings = fresh.settings.replace(h=0.2)
+        fresh._request_generation()
+        assert fresh.worker.wait_idle(60.0) and fresh.renderer.arrays.surface.value is not drawn
+        fresh._update_ground()  # the new map is generated but not taken yet
+        assert fresh.flight.ground(0.3, 0.1) == camera.ground_height(drawn, fresh.settings.tile)(0.3, 0.1)
+        settle(fresh)
+        new = fresh.renderer.surface_heights
+        assert new is not drawn and fresh.flight.ground(0.3, 0.1) == camera.ground_height(new, 1)(0.3, 0.1)
+
     def test_home_resets_the_camera(self, fresh):
         keys = fresh.wnd.keys
         tap(fresh, keys.LEFT, times=3)

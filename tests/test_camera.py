@@ -353,6 +353,19 @@ def test_heightmaps_go_up_in_slices_while_the_old_terrain_stays(renderer, monkey
 
 
 @pytest.mark.gl
+def test_the_surface_drawn_and_its_pyramid_change_only_on_upload(renderer):
+    from terrainview.lod import LodSurface
+
+    renderer.update(SceneSettings(mode="lines", iterations=9))
+    drawn = renderer.surface_heights
+    changed = renderer.arrays.update(SceneSettings(mode="lines", iterations=9, h=0.3))  # as the worker does
+    assert renderer.surface_heights is drawn, "terrain following uses the terrain on screen"
+    pyramid = LodSurface.of(changed["surface"])
+    renderer.upload(changed, pyramid)
+    assert renderer.surface_heights is changed["surface"] and renderer.lod.surface is pyramid
+
+
+@pytest.mark.gl
 def test_an_unfinished_staged_copy_is_never_adopted(renderer):
     settings = SceneSettings(mode="lines", iterations=4)
     changed = renderer.arrays.update(settings)

@@ -120,6 +120,9 @@ def test_a_result_nobody_took_still_reaches_the_gpu():
     expected = arrays_for(second)
     for name in ("surface", "clouds", "teximage"):
         np.testing.assert_array_equal(result.changed[name], getattr(expected, name).value)
+    # The first generation's surface comes with the pyramid the worker built for it (not on the UI thread).
+    assert result.lod_surface is not None and result.lod_surface.iterations == 3
+    assert result.lod_surface.high[-1] == result.changed["surface"].max()
 
 
 SMALL_BLEND = SceneSettings(mode="rendered", iterations=3, cloud_iterations=3, teximage_iterations=3, texture="blend")

@@ -53,7 +53,7 @@ def render_command(args: argparse.Namespace, settings: SceneSettings) -> int:
     try:
         announce_compile(settings)
         renderer.update(settings)
-        ground = camera.ground_height(renderer.arrays.surface.value, settings.tile)
+        ground = camera.ground_height(renderer.surface_heights, settings.tile)
         settings, moved = camera.given_fly_eye_in_bounds(settings, ground)
         if moved:
             print(f"terrainview: warning: {moved}", file=sys.stderr)
