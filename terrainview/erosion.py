@@ -319,19 +319,16 @@ def _wrap_border(padded):
     padded[:, size + 1] = padded[:, 1]
 
 
-def _thermal_share_rows(padded, limits, share, loss, total, largest):
+def _thermal_share_rows(padded, limits, share, loss):
     """One thermal pass's first half: every cell's share (what it moves per unit of excess) and its loss.
 
     ``padded`` is the (size + 2)**2 torus with a wrapped one-cell border; ``limits[k]`` is the largest stable
     height difference towards neighbour k (``_NEIGHBOUR_ROWS``, ``_NEIGHBOUR_COLUMNS``). Rows are independent:
-    each has its own row of the scratch arrays ``total`` and ``largest``, and the inner loops run along
-    contiguous columns, so they vectorise.
+    each sums into scratch rows of its own, and the inner loops run along contiguous columns, so they vectorise.
     """
     size = padded.shape[0] - 2
     for row in prange(1, size + 1):
-        row_total, row_largest = total[row - 1], largest[row - 1]
-        row_total[:] = 0.0
-        row_largest[:] = 0.0
+        row_total, row_largest = np.zeros(size), np.zeros(size)
         for k in range(8):
             above, across, limit = row + _NEIGHBOUR_ROWS[k], 1 + _NEIGHBOUR_COLUMNS[k], limits[k]
             for column in range(size):
@@ -345,7 +342,7 @@ def _thermal_share_rows(padded, limits, share, loss, total, largest):
     return share
 
 
-def _thermal_apply_rows(padded, limits, share, loss, out, change):
+def _thermal_apply_rows(padded, limits, share, loss, out):
     """One thermal pass's second half: every cell's new height.
 
     That is what the cell keeps plus what its higher neighbours pass to it (``share`` with its border wrapped);
@@ -353,8 +350,7 @@ def _thermal_apply_rows(padded, limits, share, loss, out, change):
     """
     size = padded.shape[0] - 2
     for row in prange(1, size + 1):
-        row_change = change[row - 1]
-        row_change[:] = -loss[row - 1]
+        row_change = -loss[row - 1]  # a new row: the cell's own loss, then what it receives
         for k in range(8):
             above, across, limit = row + _NEIGHBOUR_ROWS[k], 1 + _NEIGHBOUR_COLUMNS[k], limits[k]
             for column in range(size):
@@ -371,25 +367,22 @@ _THERMAL_APPLY = row_kernels(_thermal_apply_rows)
 _THERMAL_NS_PER_CELL = 20.0  # both halves of a pass, one thread (bench/erosion.py)
 
 
-def _thermal_passes(padded: np.ndarray, passes: int, limits: np.ndarray) -> np.ndarray:
-    """Run ``passes`` thermal passes over the torus held in ``padded``; returns the padded result.
+def _thermal_passes(padded: np.ndarray, out: np.ndarray, share: np.ndarray, loss: np.ndarray, passes: int,
+                    limits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Run ``passes`` thermal passes over the torus held in ``padded``; returns (the result, the other buffer).
 
-    Every cell moves material from the same snapshot, so the rows of each half-pass are independent and run in
-    parallel with a result identical to one thread's.
+    ``out``, ``share`` and ``loss`` are the passes' scratch buffers. Every cell moves material from the same
+    snapshot, so the rows of each half-pass are independent and run in parallel with a result identical to one thread's.
     """
     size = padded.shape[0] - 2
-    share = np.zeros_like(padded)
-    out = padded.copy()
-    total, largest, change = (np.empty((size, size)) for _ in range(3))
-    loss = np.empty((size, size))
-    work = int(_THERMAL_NS_PER_CELL * size * size * passes)  # the whole call decides serial or parallel
+    work = int(_THERMAL_NS_PER_CELL / 2 * size * size)  # one half-pass: each run_rows call decides for itself
     for _ in range(passes):
         _wrap_border(padded)
-        run_rows(_THERMAL_SHARES, size, work, padded, limits, share, loss, total, largest)
+        run_rows(_THERMAL_SHARES, size, work, padded, limits, share, loss)
         _wrap_border(share)
-        run_rows(_THERMAL_APPLY, size, work, padded, limits, share, loss, out, change)
+        run_rows(_THERMAL_APPLY, size, work, padded, limits, share, loss, out)
         padded, out = out, padded
-    return padded
+    return padded, out
 
 
 def thermal_erosion(heights: np.ndarray, talus: float = TALUS, passes: int = THERMAL_PASSES,
@@ -406,10 +399,12 @@ def thermal_erosion(heights: np.ndarray, talus: float = TALUS, passes: int = THE
     cell = SURFACE_SIZE / size
     limits = math.tan(math.radians(talus)) * cell * np.hypot(_NEIGHBOUR_ROWS, _NEIGHBOUR_COLUMNS)
     padded = np.pad(torus, 1, mode="wrap")
+    # The passes' buffers, made once: at iterations 12 each is 134 MB.
+    out, share, loss = padded.copy(), np.zeros_like(padded), np.empty((size, size))
     # A few passes per call: the progress callback stays responsive and the kernel call overhead negligible.
     batch = max(1, passes // _BATCHES)
     for done in range(0, passes, batch):
-        padded = _thermal_passes(padded, min(batch, passes - done), limits)
+        padded, out = _thermal_passes(padded, out, share, loss, min(batch, passes - done), limits)
         _report(progress, min(passes, done + batch) / passes)
     torus = padded[1:-1, 1:-1]
     return _closed(torus)

@@ -32,17 +32,14 @@ def kernel_cases():
     share = np.pad(np.random.default_rng(1).random((size, size)), 1, mode="wrap")
     loss = np.random.default_rng(2).random((size, size))
 
-    def scratch() -> np.ndarray:
-        return np.empty((size, size))
-
     return {
         "blend": (texturing._BLEND, (HEIGHTS, rows, fractions, rows, fractions, low, band, tiles,
                                      tiles.reshape(tiles.shape[0], -1, 3).mean(axis=1), flow, flow, True)),
         "bands": (texturing._BANDS, (HEIGHTS, rows, fractions, rows, fractions, thresholds, colors, flow, True)),
         "fault": (generators._FAULT, (6, *lines, generators._fault_deltas(50), 0.0, 1.0)),
         "blur": (generators._PERIODIC_BLUR, (HEIGHTS, generators._gaussian_weights(1.5))),
-        "thermal shares": (erosion._THERMAL_SHARES, (padded, limits, share, loss, scratch(), scratch())),
-        "thermal apply": (erosion._THERMAL_APPLY, (padded, limits, share, loss, np.zeros_like(padded), scratch())),
+        "thermal shares": (erosion._THERMAL_SHARES, (padded, limits, share, loss)),
+        "thermal apply": (erosion._THERMAL_APPLY, (padded, limits, share, loss, np.zeros_like(padded))),
     }
 
 
