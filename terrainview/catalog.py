@@ -67,6 +67,9 @@ class Generator:
     make: Callable[[SceneSettings, int, float], np.ndarray]
     widgets: tuple[Widget, ...]
     uses_roughness: bool = True  # the surface and teximage H settings shape its heights
+    # Settings of ``reads`` that these settings leave without effect (the seed-image passes without an image):
+    # changing them regenerates nothing, though the panel still shows them, ready for an image.
+    idle: Callable[[SceneSettings], tuple[str, ...]] = lambda settings: ()
     resolution_dependent: Callable[[SceneSettings], bool] = lambda settings: False
     # The kernel modules ``make`` runs for these settings (the set-up's warm-up compiles them).
     kernels: Callable[[SceneSettings], tuple[ModuleType, ...]] = lambda settings: (fractal,)
@@ -100,6 +103,7 @@ RENDER_TYPES: dict[str, RenderType] = {entry.name: entry for entry in (
 GENERATORS: dict[str, Generator] = {entry.name: entry for entry in (
     Generator("diamond-square", "Diamond-square", ("seed_image", "seed_passes"), _diamond_square,
               (Widget("seed_image", "Seed image", kind="path"), Widget("seed_passes", "Seed-image passes")),
+              idle=lambda settings: () if settings.seed_image else ("seed_passes",),
               resolution_dependent=lambda settings: bool(settings.seed_image),
               kernels=lambda settings: (fractal, generators) if settings.seed_image else (fractal,)),
     Generator("fault", "Fault formation", ("fault_iterations", "blur"), _fault,

@@ -38,7 +38,9 @@ def generator_inputs(settings: SceneSettings) -> tuple[str, ...]:
     follows them too.
     """
     entry = catalog.generator(settings)
-    return ("generator",) + entry.reads + (("iterations",) if entry.resolution_dependent(settings) else ())
+    idle = entry.idle(settings)
+    reads = tuple(name for name in entry.reads if name not in idle)
+    return ("generator",) + reads + (("iterations",) if entry.resolution_dependent(settings) else ())
 
 
 def _roughness(settings: SceneSettings, name: str) -> tuple[str, ...]:

@@ -90,6 +90,8 @@ def test_settings_an_array_ignores_keep_its_key(sketch):
             assert DerivedArrays().keys(base) == DerivedArrays().keys(base.replace(**{name: OTHER_VALUES[name]}))
     fault = base_scenes(sketch)["fault without blur"]
     assert DerivedArrays().keys(fault) == DerivedArrays().keys(fault.replace(h=0.2, teximage_h=0.2))
+    plain = base_scenes(sketch)["diamond-square"]  # the seed-image passes without a seed image
+    assert DerivedArrays().keys(plain) == DerivedArrays().keys(plain.replace(seed_passes=3))
 
 
 def test_a_switch_between_2d_modes_regenerates_nothing(sketch):
