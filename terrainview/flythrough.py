@@ -216,11 +216,11 @@ def new_flight_path(folder: Path = FLIGHT_FOLDER) -> Path:
     return unique_path(folder, datetime.now().strftime("flight-%Y%m%d-%H%M%S"), ".toml")
 
 
-def load_flight(path: str | Path) -> tuple[Flight, list[str]]:
+def load_flight(source: str | Path) -> tuple[Flight, list[str]]:
     """Read a flight from its TOML file or from a video terrainview exported; returns it and any warnings."""
-    path = Path(path)
+    path = Path(source)
     try:
-        kind, text = read_scene_source(path, what="flight file", limit=MAX_FLIGHT_BYTES,
+        kind, text = read_scene_source(source, what="flight file", limit=MAX_FLIGHT_BYTES,
                                        neither=FLIGHT_FORMATS, sniff=_video_kind)
         if kind == "png":
             raise SceneError(f"{path}: not a flight file (neither {FLIGHT_FORMATS})")

@@ -57,15 +57,15 @@ def load_scene(path: str | Path, base: SceneSettings | None = None) -> tuple[Sce
     return settings, warnings
 
 
-def load_scene_with_extras(path: str | Path,
+def load_scene_with_extras(source: str | Path,
                            base: SceneSettings | None = None) -> tuple[SceneSettings, list[str], dict[str, str]]:
     """``load_scene``'s settings and warnings, and the PNG's ``terrainview.<key>`` entries that are not settings.
 
     Such entries are, for example, a picture's size and supersampling; a TOML scene has none. The file is read
     once for all three.
     """
-    path = Path(path)
-    kind, content = read_scene_source(path)
+    kind, content = read_scene_source(source)
+    path = Path(source)
     if kind == "toml":
         document = parse_toml(path, content)
     elif PNG_SCENE_KEY not in content:

@@ -39,7 +39,7 @@ class SceneError(Exception):
     """A scene file that cannot be read; the message names the file and the problem."""
 
 
-def read_scene_source(path: Path, *, what: str = "scene file", limit: int = MAX_TOML_BYTES,
+def read_scene_source(source: str | Path, *, what: str = "scene file", limit: int = MAX_TOML_BYTES,
                       neither: str = "a PNG nor a TOML text file",
                       sniff: Callable[[bytes], str | None] | None = None) -> tuple[str, Any]:
     """('png', {keyword: text}) for a PNG, ('toml', text) otherwise.
@@ -48,8 +48,9 @@ def read_scene_source(path: Path, *, what: str = "scene file", limit: int = MAX_
     a ``what`` and say what it is ``neither`` of when it is not text. ``sniff`` may name, from the first
     ``HEAD_BYTES``, a format its caller reads itself (a video): (that name, None) comes back, nothing more read.
     """
-    if str(path) == "":
+    if str(source) == "":  # checked before Path(), which makes "" the current folder
         raise SceneError(f"no {what} name given")
+    path = Path(source)
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below without reading.
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))

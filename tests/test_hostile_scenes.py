@@ -76,6 +76,16 @@ def test_empty_scene_name_is_refused(call_main, usage_error, tmp_path):
     usage_error(status, err, "--scene", "no file name")
 
 
+def test_an_empty_file_name_is_no_file_not_the_current_folder():
+    from terrainview.flythrough import FlightError, load_flight
+    from terrainview.scene_file import SceneError, load_scene
+
+    with pytest.raises(FlightError, match="^no flight file name given$"):
+        load_flight("")
+    with pytest.raises(SceneError, match="^no scene file name given$"):
+        load_scene("")
+
+
 def test_a_huge_sparse_toml_is_refused_without_reading_it(tmp_path):
     path = tmp_path / "huge.toml"
     with open(path, "wb") as stream:
@@ -179,7 +189,7 @@ def test_render_reads_a_png_scene_once_for_its_settings_and_size(tmp_path, call_
     shot.write_bytes(png_bytes({"terrainview-scene": valid_json(), "terrainview.size": "0x5"}))
     status, _, err = call_main("render", "-o", tmp_path / "out.png", "--scene", shot)
     usage_error(status, err, "shot.png", "its picture size cannot be used", "width")
-    assert reads == [shot]
+    assert [Path(read) for read in reads] == [shot]
 
 
 @pytest.mark.gl
