@@ -220,7 +220,6 @@ class TerrainApp(mglw.WindowConfig):
         self._draw_overlay()
         self.flythrough.draw_badge()
         imgui.render()
-        self.wnd.fbo.use()  # a screenshot's tile drawn this frame left its own framebuffer bound
         self.imgui.render(imgui.get_draw_data(), self.wnd.fbo)
 
     def _draw_overlay(self) -> None:

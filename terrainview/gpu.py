@@ -350,19 +350,19 @@ class GpuResources:
         """Upload the sky's cloud colours as its texture."""
         self._color_texture("texture:clouds", colors)
 
-    def upload_teximage_heights(self, heights: np.ndarray) -> tuple[HeightBands, moderngl.Framebuffer]:
-        """Upload the teximage heightmap; returns it with the framebuffer it is drawn into.
+    def upload_teximage_heights(self, heights: np.ndarray) -> moderngl.Framebuffer:
+        """Upload the teximage heightmap; returns the framebuffer it is drawn into.
 
         That framebuffer's teximage texture is ``teximage_size`` square, kept while the size holds.
         """
         size = teximage_size(int(np.log2(heights.shape[0] - 1)), self.max_texture_size)
-        heights_texture = self._height_bands("heights:teximage", heights)
+        self._height_bands("heights:teximage", heights)
         texture = self._objects.get("texture:teximage")
         if texture is None or texture.size != (size, size):
             texture = self._own("texture:teximage", self.ctx.texture((size, size), 3))
             texture.repeat_x = texture.repeat_y = True
             self._own("framebuffer:teximage", self.ctx.framebuffer([texture]))
-        return heights_texture, self._objects["framebuffer:teximage"]
+        return self._objects["framebuffer:teximage"]
 
     def upload_teximage_flow(self, flow: np.ndarray | None) -> None:
         """The hydraulic erosion's flow map of the teximage heightmap (None: dry, no map)."""
@@ -385,9 +385,11 @@ class GpuResources:
 
     # --- level of detail -----------------------------------------------------------------------------------
 
-    def lod_vertex_array(self, program: str, part: str, rows: np.ndarray, quads: int) -> moderngl.VertexArray:
+    def lod_vertex_array(self, program: str, part: str, rows: np.ndarray, quads: int,
+                         lines: bool) -> moderngl.VertexArray:
         """The vertex array that draws ``program``'s level-of-detail patches of ``quads`` quads per side.
 
+        Its index buffer joins the patch's vertices into line segments (``lines``) or triangles.
         One instance per row of ``rows`` (float32, N x 6, see terrainview/lod.py); ``part`` names the instance
         buffer ("whole" or "quarters"), which is rewritten in place and grows when needed.
         """
@@ -402,8 +404,7 @@ class GpuResources:
         vao_name = f"vao:lod_{program}_{quads}_{part}"
         if vao_name not in self._objects:
             content = [(buffer, "4f 2f/i", "node", "node_info")]
-            kind, make_indices = ("lines", patch_line_indices) if program.startswith("grid_lines") else (
-                "triangles", patch_triangle_indices)
+            kind, make_indices = ("lines", patch_line_indices) if lines else ("triangles", patch_triangle_indices)
             index_name = f"buffer:lod_{kind}_{quads}"
             index = self._objects.get(index_name) or self._own(index_name, self.ctx.buffer(make_indices(quads)))
             self._own(vao_name, self.ctx.vertex_array(self.programs[program], content, index, index_element_size=4))

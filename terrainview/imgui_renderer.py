@@ -73,9 +73,9 @@ class ImGuiRenderer:
 
     # --- textures -------------------------------------------------------------------------------------------
 
-    def update_textures(self, textures: Iterable[imgui.ImTextureData] | None = None) -> None:
-        """Answer ImGui's texture requests (create, update, destroy); ``textures`` defaults to all of ImGui's."""
-        for texture in imgui.get_platform_io().textures if textures is None else textures:
+    def update_textures(self, textures: Iterable[imgui.ImTextureData]) -> None:
+        """Answer ImGui's texture requests (create, update, destroy) for ``textures``."""
+        for texture in textures:
             if texture.status == Status.want_create:
                 self._create(texture)
             elif texture.status == Status.want_updates:

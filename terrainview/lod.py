@@ -12,9 +12,9 @@ Ranges come from a screen-space error in pixels of the output image: at ``ranges
 seen face-on spans ``error_pixels`` pixels. They are raised where needed so that each node is small against
 its range (``MAX_NODE_EXTENT``), which keeps neighbours within one level of each other.
 
-The distance that picks a level (here and in the vertex shader, lod.glsl) is ``lod_distance``: the horizontal
-distance combined with the eye's height above (or below) the slab of all heights. It never exceeds the true distance,
-and it makes a node's extent its horizontal size alone, whatever its cliffs.
+The distance that picks a level (here and in the vertex shader, lod.glsl) is the horizontal distance combined
+with the eye's height above (or below) the slab of all heights (``LodSurface.eye_height``). It never exceeds
+the true distance, and it makes a node's extent its horizontal size alone, whatever its cliffs.
 """
 
 from __future__ import annotations
@@ -147,16 +147,6 @@ class LodSurface:
     def eye_height(self, eye_y: float) -> float:
         """The eye's vertical distance to the slab of all the map's heights (0 inside it)."""
         return max(0.0, eye_y - self.top, self.bottom - eye_y)
-
-
-def lod_distance(surface: LodSurface, eye: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """The distance that picks the level of detail at world points (N, 3).
-
-    It combines the horizontal distance and the eye's height above the slab of heights (the vertex shader
-    computes the same).
-    """
-    horizontal = np.asarray(points, dtype=np.float64)[:, [0, 2]] - np.asarray(eye, dtype=np.float64)[[0, 2]]
-    return np.sqrt((horizontal ** 2).sum(axis=1) + surface.eye_height(float(eye[1])) ** 2)
 
 
 def lod_ranges(surface: LodSurface, image_height: int, field_of_view_y: float, error_pixels: float) -> np.ndarray:
@@ -293,7 +283,7 @@ class Selection:
     quarters: np.ndarray
     patch: int
     ranges: np.ndarray  # per level, as lod_ranges gave them
-    eye: np.ndarray  # eye x, height above the slab of heights, eye z: what lod_distance measures from
+    eye: np.ndarray  # eye x, height above the slab of heights, eye z: what the level distance is measured from
 
     def morph_zones(self) -> np.ndarray:
         """Per level, the lod distances where morphing toward the next coarser level starts and ends.

@@ -73,24 +73,24 @@ class LodTerrain:
         return lod.select_nodes(surface, roots, planes(projection), eye, ranges)
 
 
-def draw_selection(gpu: GpuResources, program_name: str, selection: lod.Selection) -> int:
-    """Draw the selected nodes with a level-of-detail program whose other uniforms are set.
+def draw_selection(gpu: GpuResources, selection: lod.Selection, lines: bool) -> int:
+    """Draw the selected nodes as grid lines or triangles; the level-of-detail program's other uniforms are set.
 
     Returns the triangles or line segments drawn.
     """
+    program_name = "grid_lines_lod" if lines else "terrain_lod"
     program = gpu.programs[program_name]
     zones = np.zeros((MAX_LOD_LEVELS, 2), dtype="f4")
     morph = selection.morph_zones()
     zones[:len(morph)] = morph
     uniform(program, "morph_zones").write(zones.tobytes())
     uniform(program, "lod_eye").value = tuple(float(value) for value in selection.eye)
-    lines = program_name.startswith("grid_lines")
     for part, rows, quads in (("whole", selection.whole, selection.patch),
                               ("quarters", selection.quarters, selection.patch // 2)):
         if not len(rows):
             continue
         uniform(program, "patch_quads").value = quads
-        vertex_array = gpu.lod_vertex_array(program_name, part, rows, quads)
+        vertex_array = gpu.lod_vertex_array(program_name, part, rows, quads, lines)
         if lines:
             vertex_array.render(moderngl.LINES, vertices=4 * quads * (quads + 1), instances=len(rows))
         else:

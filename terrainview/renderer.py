@@ -19,7 +19,7 @@ from pyglm import glm
 from . import camera, catalog, lod
 from .gpu import FOG_COLOR, SURFACE_FOG, GpuResources, HeightBands, uniform
 from .lod_draw import LodTerrain, draw_selection
-from .settings import ENDLESS, SceneSettings
+from .settings import SceneSettings
 from .terrain import DerivedArrays
 
 FIELD_OF_VIEW_Y = 60.0
@@ -150,7 +150,7 @@ class Renderer:
 
     def _draw_teximage_texture(self, heights: np.ndarray) -> None:
         """Draw the teximage heightmap top-down into the teximage texture (the original's glCopyTexImage)."""
-        _, framebuffer = self.gpu.upload_teximage_heights(heights)
+        framebuffer = self.gpu.upload_teximage_heights(heights)
         low, high = float(heights.min()), float(heights.max())
         self.teximage_band_limits = (low + (high - low) / 3.0, low + 2.0 * (high - low) / 3.0)
         with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
@@ -211,7 +211,7 @@ class Renderer:
         projection = camera.compose(frame.ndc_window, glm.ortho(-frame.aspect, frame.aspect, -1.0, 1.0, -1.0, 1.0))
         self._line_uniforms(program, settings, framebuffer, glm.mat4(1.0), projection, frame)
         # Endless: enough copies to fill the image's width (the profile view does not move).
-        tiles = 2 * math.ceil(frame.aspect / 2.0) + 1 if settings.tile == ENDLESS else int(settings.tile)
+        tiles = camera.tile_layout(settings, frame.aspect)[0]
         uniform(program, "tiles").value = tiles
         uniform(program, "tile_spacing").value = 2.0
         self.gpu.get("vao:polyline").render(moderngl.LINE_STRIP, vertices=self.gpu.profile_length,
@@ -245,7 +245,7 @@ class Renderer:
             self.gpu.get("vao:grid_lines").render(moderngl.LINE_STRIP, vertices=size, instances=2 * size * tiles ** 2)
             segments = full
         else:
-            segments = draw_selection(self.gpu, "grid_lines_lod", selection)
+            segments = draw_selection(self.gpu, selection, lines=True)
         return FrameStats(segments, "line segments", segments, full)
 
     @staticmethod
@@ -306,7 +306,7 @@ class Renderer:
             gpu.get("vao:terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size, instances=(size - 1) * tiles ** 2)
             surface_triangles = full
         else:
-            surface_triangles = draw_selection(gpu, "terrain_lod", selection)
+            surface_triangles = draw_selection(gpu, selection, lines=False)
         triangles = 8 + surface_triangles
 
         if settings.water_level is not None:

@@ -35,6 +35,12 @@ def select(settings: SceneSettings, image_height: int = 720, lines: bool = False
     return selection
 
 
+def lod_distance(pyramid: lod.LodSurface, eye: np.ndarray, x: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """The distance that picks the level at world (x, z), as lod.py and lod.glsl define it: horizontal, with the
+    eye's height above the slab of heights."""
+    return np.sqrt((x - eye[0]) ** 2 + (z - eye[2]) ** 2 + pyramid.eye_height(float(eye[1])) ** 2)
+
+
 def cell_levels(selection: lod.Selection, tiles: int, iterations: int) -> tuple[np.ndarray, np.ndarray]:
     """Per tile and finest cell: how many selected regions cover it (count) and the level drawn there."""
     cells = 1 << iterations
@@ -104,7 +110,7 @@ def test_selection_covers_the_visible_area_once(view_settings):
         for corner in (0, 1):  # both ends of each shared cell edge
             along, across = -tiles + (rows + corner) * cell, -tiles + (columns + 1) * cell
             x, z = (across, along) if levels is grid else (along, across)
-            distance = lod.lod_distance(surface(iterations), eye, np.column_stack([x, np.zeros(len(x)), z]))
+            distance = lod_distance(surface(iterations), eye, x, z)
             assert np.all(distance >= zones[finer, 1]) and np.all(distance <= zones[finer + 1, 0])
     assert borders > 0
 
