@@ -32,13 +32,13 @@ class SurfaceGrid:
 
     @property
     def vertex_count(self) -> int:
-        """Vertices of all the tiles: side² per tile."""
-        return self.tile * self.tile * self.side * self.side
+        """Vertices of all the tiles."""
+        return vertex_count(self.side, self.tile)
 
     @property
     def face_count(self) -> int:
-        """Triangles of all the tiles: two per cell."""
-        return self.tile * self.tile * 2 * (self.side - 1) ** 2
+        """Triangles of all the tiles."""
+        return face_count(self.side, self.tile)
 
     def tile_offsets(self) -> Iterator[tuple[float, float]]:
         """(x, z) offset of each tile, rows of tiles along Z, in vertex-index order."""
@@ -51,9 +51,19 @@ class SurfaceGrid:
         return ((start, min(start + step, rows)) for start in range(0, rows, step))
 
 
+def vertex_count(side: int, tile: int) -> int:
+    """Vertices of a side² heightmap's mesh in tile² copies: side² per copy."""
+    return tile * tile * side * side
+
+
+def face_count(side: int, tile: int) -> int:
+    """Triangles of a side² heightmap's mesh in tile² copies: two per cell."""
+    return tile * tile * 2 * (side - 1) ** 2
+
+
 def obj_size_estimate(side: int, tile: int) -> int:
     """About how many bytes ``write_obj`` writes for a side² heightmap in tile² copies (from its line formats)."""
-    vertices, faces = tile * tile * side * side, tile * tile * 2 * (side - 1) ** 2
+    vertices, faces = vertex_count(side, tile), face_count(side, tile)
     per_vertex = len("v -1.000000 -1.000000 -1.000000\n") + len("vn -0.000000 1.000000 -0.000000\n") \
         + len("vt 0.000000 0.000000\n")
     per_face = len("f ///// ///// /////\n") + 9 * len(str(vertices))

@@ -92,21 +92,21 @@ def eroded_heights(settings: SceneSettings, iterations: int, h: float,
     return eroded(catalog.generator(settings).make(settings, iterations, h), settings, progress)
 
 
-def surface_heights(settings: SceneSettings, progress: Progress | None = None) -> np.ndarray:
+def profile_heights(settings: SceneSettings) -> np.ndarray:
+    """The 1D render type's surface: a midpoint-displacement profile."""
+    return fractal.midpoint_1d(settings.iterations, settings.seed, settings.h, settings.height_scale)
+
+
+def surface_heights(settings: SceneSettings) -> np.ndarray:
     """The surface: a 1D profile for a 1D render type, else the chosen generator's heightmap (eroded when asked)."""
     if catalog.render_type(settings).dimensions == 1:
-        return fractal.midpoint_1d(settings.iterations, settings.seed, settings.h, settings.height_scale)
-    return eroded_heights(settings, settings.iterations, settings.h, progress)[0]
+        return profile_heights(settings)
+    return eroded_heights(settings, settings.iterations, settings.h)[0]
 
 
 def cloud_colors(settings: SceneSettings) -> np.ndarray:
     """The sky's RGB texture: the cloud heightmap coloured as the original does."""
     return fractal.cloud_colors(fractal.diamond_square(settings.cloud_iterations, settings.seed, settings.cloud_h))
-
-
-def teximage_heights(settings: SceneSettings) -> np.ndarray:
-    """The teximage heightmap: the generator's at the teximage iterations and roughness, eroded when erosion is on."""
-    return eroded_heights(settings, settings.teximage_iterations, settings.teximage_h)[0]
 
 
 def _values(settings: SceneSettings, names: tuple[str, ...]) -> tuple:
@@ -216,7 +216,7 @@ class DerivedArrays:
 
     def _make_surface(self, settings: SceneSettings) -> np.ndarray:
         if catalog.render_type(settings).dimensions == 1:
-            return surface_heights(settings)  # a profile: no map to share
+            return profile_heights(settings)  # no map to share
         return self._eroded_map(settings, "iterations", "h")[0]
 
     def _make_teximage(self, settings: SceneSettings) -> np.ndarray:

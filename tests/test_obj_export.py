@@ -12,7 +12,7 @@ from terrainview import mesh as mesh_module
 from terrainview import texturing
 from terrainview.scene_file import load_scene
 from terrainview.settings import SceneSettings
-from terrainview.terrain import surface_heights, teximage_heights
+from terrainview.terrain import eroded_heights, surface_heights
 
 pytestmark = pytest.mark.gl  # the teximage texture is drawn by GL (headless)
 
@@ -140,7 +140,8 @@ def test_bands_texture_has_only_the_four_colours_and_fits_the_mesh(tmp_path, cal
     colours = {tuple(c) for c in np.unique(texture.reshape(-1, 3), axis=0).tolist()}
     assert colours == set(ARTICLE_BAND_COLORS)
     settings = SceneSettings(iterations=5, seed=6, teximage_iterations=8, texture="bands")
-    np.testing.assert_array_equal(texture, texturing.bands_texture(teximage_heights(settings), 256))
+    np.testing.assert_array_equal(texture, texturing.bands_texture(
+        eroded_heights(settings, settings.teximage_iterations, settings.teximage_h)[0], 256))
 
     obj = parse_obj(tmp_path / "X.obj")
     band = colour_index(texture, ARTICLE_BAND_COLORS)
