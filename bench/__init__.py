@@ -1,11 +1,30 @@
 """terrainview's benchmarks: ``make bench`` runs ``python -m bench``."""
 
+import contextlib
 import shutil
 import statistics
 import subprocess
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+
+def verdict(ok: bool) -> str:
+    """A target's verdict as the tables print it."""
+    return "ok" if ok else "MISSED"
+
+
+@contextlib.contextmanager
+def busy(count: int) -> Iterator[None]:
+    """``count`` processes spinning on a core each while the block runs: the busy machine of the figures."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
 
 
 def median_ms(call: Callable[[], object], repeats: int, warmups: int = 3) -> float:

@@ -1,5 +1,5 @@
 """Kernels on a busy machine: each kernel's median time with one and with every numba thread, on a quiet
-machine and with two busy processes (``python -c "while 1: pass"``) beside it.
+machine and with two busy processes (``bench.busy``) beside it.
 
 The calls run on a background thread, as the viewer's generation worker makes them (the case where GNU
 OpenMP's spinning barriers collapsed: see terrainview/kernel_common.py). Targets: busy, every kernel stays
@@ -9,8 +9,6 @@ within 2x of its quiet single-thread time and is not slower than one thread on t
 from __future__ import annotations
 
 import statistics
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -18,6 +16,7 @@ from typing import TypeVar
 
 from numba import get_num_threads, set_num_threads
 
+from bench import busy as busy_machine
 from terrainview.fractal import cloud_colors, diamond_square
 from terrainview.generators import fault_formation
 from terrainview.texturing import bands_texture, blend_texture
@@ -78,13 +77,8 @@ def run() -> None:
     threads = get_num_threads()
     kernels = _kernels()
     quiet = _times(kernels, (1, threads))
-    spinners = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(BUSY_PROCESSES)]
-    try:
+    with busy_machine(BUSY_PROCESSES):
         busy = _times(kernels, (1, threads))
-    finally:
-        for process in spinners:
-            process.kill()
-            process.wait()
     print(f"kernels on a worker thread, median ms; busy = {BUSY_PROCESSES} spinning processes beside it")
     print(f"  {'kernel':30s} {'quiet 1t':>9s} {f'quiet {threads}t':>9s} {'busy 1t':>9s} {f'busy {threads}t':>9s}"
           f"  busy {threads}t vs quiet 1t / busy 1t")

@@ -4,20 +4,18 @@ their targets, droplets per second, and a plain single-threaded C run of the sam
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from bench import compile_c
+from bench import busy, compile_c, verdict
 from terrainview import erosion
 from terrainview.fractal import diamond_square
 from terrainview.kernel_common import stream_key
@@ -30,11 +28,6 @@ THERMAL_TARGET_S = {10: 0.2}
 REPEATS = {9: 5, 10: 3}
 C_REPEATS = 3
 REFERENCE_C = Path(__file__).with_name("erosion_reference.c")
-BUSY_LOOP = "while True: pass"
-
-
-def _verdict(seconds: float, target: float) -> str:
-    return "ok" if seconds <= target else "MISSED"
 
 
 def _median_seconds(call: Callable[[], object], repeats: int) -> tuple[float, float]:
@@ -47,18 +40,6 @@ def _median_seconds(call: Callable[[], object], repeats: int) -> tuple[float, fl
         cpus.append(time.thread_time() - cpu)
         walls.append(time.perf_counter() - wall)
     return statistics.median(walls), statistics.median(cpus)
-
-
-@contextlib.contextmanager
-def _busy(count: int) -> Iterator[None]:
-    """``count`` processes spinning on a core each while the block runs."""
-    spinners = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(count)]
-    try:
-        yield
-    finally:
-        for spinner in spinners:
-            spinner.kill()
-            spinner.wait()
 
 
 def _c_binary(folder: str) -> str | None:
@@ -100,12 +81,12 @@ def _figures(label: str, binary: str | None, folder: str) -> None:
         seconds, cpu = _median_seconds(functools.partial(erosion.hydraulic_erosion, heights), REPEATS[n])
         numba_s[n] = seconds
         print(f"  hydraulic n={n:<2} {(1 << n) + 1:>4}^2  {seconds:6.3f} s (CPU {cpu:.3f} s)  "
-              f"{count / seconds / 1e3:6.1f} k droplets/s   target <= {target:g} s  {_verdict(seconds, target)}")
+              f"{count / seconds / 1e3:6.1f} k droplets/s   target <= {target:g} s  {verdict(seconds <= target)}")
     for n, target in THERMAL_TARGET_S.items():
         heights = diamond_square(n, 0)
         seconds, cpu = _median_seconds(functools.partial(erosion.thermal_erosion, heights), 5)
         print(f"  thermal   n={n:<2} {(1 << n) + 1:>4}^2  {seconds:6.3f} s (CPU {cpu:.3f} s)  "
-              f"{erosion.THERMAL_PASSES} passes          target <= {target:g} s  {_verdict(seconds, target)}")
+              f"{erosion.THERMAL_PASSES} passes          target <= {target:g} s  {verdict(seconds <= target)}")
     if binary is None:
         print("  C reference: skipped, gcc not found")
         return
@@ -119,7 +100,7 @@ def run() -> None:
     with tempfile.TemporaryDirectory() as folder:
         binary = _c_binary(folder)
         _figures("quiet", binary, folder)
-        with _busy(2):
+        with busy(2):
             _figures("with two busy processes", binary, folder)
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from numba import get_num_threads
 
-from bench import compile_c, median_ms
+from bench import compile_c, median_ms, verdict
 from terrainview.fractal import diamond_square, midpoint_1d
 
 # Median after warm-up, including the array's allocation.
@@ -25,10 +25,6 @@ REPEATS = {8: 200, 10: 100, 12: 21}
 C_REPEATS = {10: 21, 12: 5}
 REFERENCE_C = Path(__file__).with_name("reference.c")
 FIRST_MAP = "import terrainview.fractal as f; f.diamond_square(10)"
-
-
-def _verdict(value: float, target: float) -> str:
-    return "ok" if value <= target else "MISSED"
 
 
 def _process_seconds(code: str, env: dict[str, str] | None = None) -> float:
@@ -62,7 +58,7 @@ def run() -> None:
     numba_ms = {}
     for n, repeats in REPEATS.items():
         numba_ms[n] = ms = median_ms(functools.partial(diamond_square, n), repeats)
-        target = f"target <= {TARGET_MS[n]:g} ms  {_verdict(ms, TARGET_MS[n])}" if n in TARGET_MS else ""
+        target = f"target <= {TARGET_MS[n]:g} ms  {verdict(ms <= TARGET_MS[n])}" if n in TARGET_MS else ""
         print(f"  n={n:<2}  {(1 << n) + 1:>4}^2  {ms:8.2f} ms   {target}".rstrip())
     print(f"midpoint_1d n=16: {median_ms(lambda: midpoint_1d(16), 100):.3f} ms")
 
@@ -70,7 +66,7 @@ def run() -> None:
     start = statistics.median(_process_seconds(FIRST_MAP) for _ in range(5))
     imported = statistics.median(_process_seconds("import terrainview.fractal") for _ in range(5))
     print(f"process start -> first n=10 heightmap, warm cache: {start:.2f} s (target <= {TARGET_START_S:g} s "
-          f"{_verdict(start, TARGET_START_S)}); import alone {imported:.2f} s")
+          f"{verdict(start <= TARGET_START_S)}); import alone {imported:.2f} s")
     with tempfile.TemporaryDirectory() as cache:
         cold = _process_seconds(FIRST_MAP, env={**os.environ, "NUMBA_CACHE_DIR": cache})
     print(f"cold compile, same with an empty numba cache: {cold:.1f} s")

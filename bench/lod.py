@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from bench import median_ms
+from bench import median_ms, verdict
 from terrainview import camera, fractal, lod
 from terrainview.offscreen import TiledRender, create_headless_context, render_pixels
 from terrainview.renderer import Frame, FrameStats, Renderer, tile_reach
@@ -21,10 +21,6 @@ CASES = tuple((iterations, tile) for iterations in (8, 10, 12) for tile in (1, 3
 FULL_MESH_LIMIT = 5_000_000  # the full mesh is timed up to this many primitives (about a second a frame)
 FRAME_TARGET_MS = 50.0
 SHOT_SIZE, SHOT_SUPERSAMPLE = (3840, 2160), 2
-
-
-def _verdict(ok: bool) -> str:
-    return "ok" if ok else "MISSED"
 
 
 def _frame_ms(ctx, renderer: Renderer, settings: SceneSettings, framebuffer,
@@ -72,13 +68,13 @@ def _table(ctx, renderer: Renderer, framebuffer) -> None:
                 full_ms = f"{_frame_ms(ctx, renderer, settings.replace(lod='off'), framebuffer, 1)[0]:8.0f}"
             elif uses_lod:
                 full_ms = f"{'-':>8s}"
-            targets = (f"frame<={FRAME_TARGET_MS:g} {_verdict(ms <= FRAME_TARGET_MS)}, "
-                       f"drawn<={budget // 1000}k {_verdict(stats.terrain <= budget)}")
+            targets = (f"frame<={FRAME_TARGET_MS:g} {verdict(ms <= FRAME_TARGET_MS)}, "
+                       f"drawn<={budget // 1000}k {verdict(stats.terrain <= budget)}")
             print(f"  {mode:8s} {iterations:4d} {tile!s:>7s} {ms:9.1f} {cpu_ms:7.1f} {stats.terrain:8d} "
                   f"{stats.terrain_full:10d} {select_ms} {full_ms}  {targets}", flush=True)
         ratio = frame_ms[12, 8] / frame_ms[8, 1]
         print(f"  {mode}: iterations 12 tile 8 takes {ratio:.2f}x the frame time of iterations 8 tile 1 "
-              f"(target <= 1.5x: {_verdict(ratio <= 1.5)})")
+              f"(target <= 1.5x: {verdict(ratio <= 1.5)})")
 
 
 def _difference(renderer: Renderer) -> None:
@@ -89,7 +85,7 @@ def _difference(renderer: Renderer) -> None:
         full = render_pixels(renderer, settings.replace(lod="off"), size).astype(np.int16)
         difference = float(np.abs(detailed - full).mean())
         print(f"level of detail against the full mesh, rendered, iterations 10, tile 1, {size[0]}x{size[1]}: "
-              f"mean absolute difference {difference:.2f}/255 (target <= 2: {_verdict(difference <= 2.0)})",
+              f"mean absolute difference {difference:.2f}/255 (target <= 2: {verdict(difference <= 2.0)})",
               flush=True)
 
 
