@@ -29,7 +29,7 @@ void main() {
 flat out int inner_edges;   // 1: on the last column, not an outer edge; 2: on the last row, not an outer edge
 
 void main() {
-    ivec2 index = ivec2(gl_VertexID % (patch_quads + 1), gl_VertexID / (patch_quads + 1));
+    ivec2 index = lod_patch_index();
     int flags = int(node_info.y);
     inner_edges = (index.x == patch_quads && (flags & 1) == 0 ? 1 : 0)
                 | (index.y == patch_quads && (flags & 2) == 0 ? 2 : 0);

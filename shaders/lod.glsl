@@ -11,6 +11,12 @@ uniform int patch_quads;
 uniform vec3 lod_eye;                          // eye x, height above the slab of all heights, eye z
 uniform vec2 morph_zones[MAX_LOD_LEVELS];      // per level: distance where morphing starts, where it ends
 
+// The patch vertex this vertex shader invocation shades: the patch's (patch_quads + 1)**2 vertices run row by
+// row, and an index buffer joins them into triangles or line segments (terrainview/gpu.py).
+ivec2 lod_patch_index() {
+    return ivec2(gl_VertexID % (patch_quads + 1), gl_VertexID / (patch_quads + 1));
+}
+
 struct LodVertex {
     vec3 world;     // morphed position
     vec2 local;     // the map's own x, z (-1..1), for texture coordinates

@@ -34,8 +34,7 @@ vec3 slope_normal(int column, int row) {
 
 void main() {
 #if LOD
-    // The patch's vertices row by row; the index buffer makes the triangles.
-    LodVertex vertex = lod_vertex(ivec2(gl_VertexID % (patch_quads + 1), gl_VertexID / (patch_quads + 1)), true);
+    LodVertex vertex = lod_vertex(lod_patch_index(), true);
     vec3 world = vertex.world;
     vec2 xz = vertex.local;
     normal = vec3(0.0, 1.0, 0.0);

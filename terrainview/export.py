@@ -96,9 +96,7 @@ def surface_texture_rgb(settings: SceneSettings) -> np.ndarray:
     renderer = Renderer(ctx)
     try:
         renderer.update(settings)
-        texture = renderer.gpu.surface_texture()
-        pixels = np.frombuffer(texture.read(alignment=1), dtype=np.uint8)
-        return pixels.reshape(texture.height, texture.width, 3)[::-1].copy()  # GL's first row is v = 0
+        return renderer.gpu.surface_texture_rgb()
     finally:
         renderer.release()
         ctx.release()

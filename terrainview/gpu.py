@@ -383,6 +383,12 @@ class GpuResources:
         """The texture on the surface: the CPU-made one if uploaded, else the teximage."""
         return self._objects.get("texture:surface_image") or self._objects["texture:teximage"]
 
+    def surface_texture_rgb(self) -> np.ndarray:
+        """The texture on the surface read back as RGB uint8 rows in the heightmap's order (row 0 at z = -1)."""
+        texture = self.surface_texture()
+        pixels = np.frombuffer(texture.read(alignment=1), dtype=np.uint8)
+        return pixels.reshape(texture.height, texture.width, 3)[::-1].copy()  # GL's first row is v = 0
+
     # --- level of detail -----------------------------------------------------------------------------------
 
     def lod_vertex_array(self, program: str, part: str, rows: np.ndarray, quads: int,

@@ -53,13 +53,6 @@ def range_fraction(heights: np.ndarray) -> np.ndarray:
     return (heights - low) / (high - low)
 
 
-def surface_texture_rgb(renderer) -> np.ndarray:
-    """The texture on the surface as RGB rows in the heightmap's order (row 0 at z = -1)."""
-    texture = renderer.gpu.surface_texture()
-    pixels = np.frombuffer(texture.read(alignment=1), dtype=np.uint8)
-    return pixels.reshape(texture.height, texture.width, 3)[::-1]
-
-
 def teximage_green(rgb: np.ndarray) -> np.ndarray:
     """Texels of the teximage's lowest band: SPEC_TEXIMAGE_COLORS[0], lit."""
     rgb = rgb.astype(int)
@@ -144,7 +137,7 @@ def test_fault_scene_round_trips_through_a_rendered_png(tmp_path, call_main):
 def test_fault_teximage_fits_the_fault_surface(renderer):
     settings = RENDERED.replace(teximage_iterations=8, seed=0, **FAULT)
     renderer.update(settings)
-    texture = surface_texture_rgb(renderer)
+    texture = renderer.gpu.surface_texture_rgb()
     assert texture.shape == (256, 256, 3)
     surface = renderer.arrays.surface.value  # 33 x 33, rows are Z from -1
     cells = cell_heights(surface)  # 32 x 32
@@ -218,7 +211,7 @@ def test_blend_texture_is_dirt_low_and_snow_high(renderer, frame):
     blended = frame(settings)
     cpu = renderer.arrays.surface_texture.value
     assert cpu.shape == (256, 256, 3) and cpu.dtype == np.uint8
-    np.testing.assert_array_equal(surface_texture_rgb(renderer), cpu)  # uploaded in the heightmap's order
+    np.testing.assert_array_equal(renderer.gpu.surface_texture_rgb(), cpu)  # uploaded in the heightmap's order
     fraction = range_fraction(cell_heights(renderer.arrays.teximage.value))  # 256 x 256, one per texel
     dirt = np.asarray(texturing.TILE_COLORS[texturing.TILE_NAMES.index("dirt")], dtype=float)
     snow = np.asarray(texturing.TILE_COLORS[texturing.TILE_NAMES.index("snow")], dtype=float)
