@@ -6,13 +6,14 @@ command line override the scene file. Bad input ends with one line on stderr and
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
 
 from . import __version__
 from .files import OutputError
-from .options import OneLineParser, add_scene_arguments, settings_from_args
+from .options import add_scene_arguments, one_line_errors, settings_from_args
 from .scene_file import SceneError
 
 # What bad input raises (SettingsError and the kernels' argument checks are ValueErrors): one line, exit 2.
@@ -27,7 +28,7 @@ def _subcommand(name: str, description: str, module: str) -> Callable[[Sequence[
     """
     def run(argv: Sequence[str]) -> int:
         implementation = importlib.import_module(module, __package__)
-        parser = OneLineParser(prog=f"terrainview {name}", description=description)
+        parser = one_line_errors(argparse.ArgumentParser(prog=f"terrainview {name}", description=description))
         getattr(implementation, f"add_{name}_arguments")(parser)
         add_scene_arguments(parser)
         args = parser.parse_args(argv)

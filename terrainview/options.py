@@ -14,25 +14,16 @@ from .scene_file import SceneError, load_scene_with_extras
 from .settings import SceneSettings
 
 
-class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage error is a single line (``terrainview: error: ...``) and exit status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        """Exit with status 2 after one line: ``PROG: error: MESSAGE``."""
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-    def parse_known_args(self, args=None, namespace=None):
-        """Values starting with '-' reach their option (``join_option_values``)."""
-        argv = sys.argv[1:] if args is None else list(args)
-        return super().parse_known_args(join_option_values(self, argv), namespace)
-
-
 def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Give an existing parser (moderngl-window's) OneLineParser's error behaviour and value handling."""
+    """``parser`` (a new one, or moderngl-window's) with one-line usage errors and '-' values kept.
+
+    A usage error is one line, ``PROG: error: MESSAGE``, with exit status 2; values that start with '-' reach
+    their option (``join_option_values``).
+    """
     def error(message: str) -> NoReturn:
         parser.exit(2, f"{parser.prog}: error: {message}\n")
 
-    parser.error = error  # type: ignore[method-assign]  # this parser's own handler, as OneLineParser's
+    parser.error = error  # type: ignore[method-assign]  # this parser's own handler
     parse_known = parser.parse_known_args
     parser.parse_known_args = lambda args=None, namespace=None: parse_known(  # type: ignore[method-assign,assignment]
         join_option_values(parser, sys.argv[1:] if args is None else list(args)), namespace)

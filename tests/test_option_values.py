@@ -8,8 +8,8 @@ import argparse
 import pytest
 
 from terrainview import cli
-from terrainview.cli import OneLineParser, add_scene_arguments
 from terrainview.image_size import parse_size
+from terrainview.options import add_scene_arguments, one_line_errors
 from terrainview.settings import SceneSettings, SettingsError
 from terrainview.window_options import parse_window_size
 
@@ -17,7 +17,7 @@ LONG = "1" * 4300
 
 
 def parse(*argv: str) -> SceneSettings:
-    parser = OneLineParser(prog="terrainview")
+    parser = one_line_errors(argparse.ArgumentParser(prog="terrainview"))
     add_scene_arguments(parser)
     return SceneSettings.from_namespace(parser.parse_args(list(argv)))
 
