@@ -23,7 +23,7 @@ from typing import Any
 import tomli_w
 
 from .files import atomic_output, check_output_path, unique_path
-from .scene_file import scene_document, scene_from_document
+from .scene_file import SETTING_FIELDS, file_value, scene_document, scene_from_document
 from .scene_reader import SceneError, parse_toml, read_scene_source
 from .settings import SceneSettings, SettingsError, base_type
 
@@ -280,15 +280,14 @@ def flight_from_document(path: Path, document: dict[str, Any]) -> tuple[Flight, 
         raise FlightError(f"{path}: no [[keyframe]] tables; a flight needs at least one")
     if len(tables) > MAX_KEYFRAMES:
         raise FlightError(f"{path}: {len(tables)} keyframes; the most is {MAX_KEYFRAMES}")
-    specs = SceneSettings.__dataclass_fields__
     keyframes: list[Keyframe] = []
     unknown: dict[str, list[int]] = {}  # an unknown setting -> the keyframes naming it
     for number, table in enumerate(tables, 1):
         time = table.get("time")  # checked by Flight, with the others
         values = {}
         for name, value in table.items():
-            if name in specs:
-                values[name] = _coerce(specs[name], value)
+            if name in SETTING_FIELDS:
+                values[name] = _keyframe_value(SETTING_FIELDS[name], value)
             elif name != "time":
                 unknown.setdefault(name, []).append(number)
         keyframes.append(Keyframe(float(time) if type(time) is int else time, values))
@@ -301,13 +300,9 @@ def flight_from_document(path: Path, document: dict[str, Any]) -> tuple[Flight, 
         raise FlightError(f"{path}: {error}") from None
 
 
-def _coerce(spec: dataclasses.Field, value: Any) -> Any:
-    """TOML's 1 is 1.0 for a number setting; false turns an optional setting off (TOML has no null)."""
-    if spec.metadata.get("optional") and value is False:
-        return None
-    if base_type(spec) == "float" and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    return value
+def _keyframe_value(spec: dataclasses.Field, value: Any) -> Any:
+    """A keyframe's setting as the settings take it; false turns an optional setting off (TOML has no null)."""
+    return None if spec.metadata.get("optional") and value is False else file_value(spec, value)
 
 
 # --- recording and replay -------------------------------------------------------------------------------

@@ -78,10 +78,22 @@ def load_scene_with_extras(source: str | Path,
     return settings, warnings, _png_extras(content) if kind == "png" else {}
 
 
+SETTING_FIELDS = {spec.name: spec for spec in dataclasses.fields(SceneSettings)}
+
+
+def file_value(spec: dataclasses.Field, value: Any) -> Any:
+    """A setting's value from a scene file, as the settings take it: 1 is 1.0 for a number setting.
+
+    TOML and JSON make no distinction between them that matters here.
+    """
+    if base_type(spec) == "float" and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
 def _png_extras(texts: dict[str, str]) -> dict[str, str]:
-    known = {spec.name for spec in dataclasses.fields(SceneSettings)}
     return {key[len(PNG_KEY_PREFIX):]: value for key, value in texts.items()
-            if key.startswith(PNG_KEY_PREFIX) and key[len(PNG_KEY_PREFIX):] not in known}
+            if key.startswith(PNG_KEY_PREFIX) and key[len(PNG_KEY_PREFIX):] not in SETTING_FIELDS}
 
 
 def scene_from_document(source: str | Path, document: dict[str, Any]) -> tuple[SceneSettings, list[str]]:
@@ -110,17 +122,13 @@ def _settings_from_document(path: Path, document: dict[str, Any],
     values = document.get("scene", {})
     if not isinstance(values, dict):
         raise SceneError(f"{path}: 'scene' must be a table of settings")
-    known = {spec.name for spec in dataclasses.fields(SceneSettings)}
-    warnings += _ignored(path, "setting", sorted(set(values) - known))
-    given = {key: value for key, value in values.items() if key in known}
-    # TOML and JSON have no distinction that matters between 1 and 1.0 for float settings.
-    for spec in dataclasses.fields(SceneSettings):
-        value = given.get(spec.name)
-        if isinstance(value, int) and not isinstance(value, bool) and base_type(spec) == "float":
-            given[spec.name] = float(given[spec.name])
-    for spec in dataclasses.fields(SceneSettings):
-        if spec.metadata.get("optional") and spec.name not in given:
-            given[spec.name] = spec.default  # written as absent (TOML has no null): off, whatever the base says
+    warnings += _ignored(path, "setting", sorted(set(values) - set(SETTING_FIELDS)))
+    given = {}
+    for name, spec in SETTING_FIELDS.items():
+        if name in values:
+            given[name] = file_value(spec, values[name])
+        elif spec.metadata.get("optional"):
+            given[name] = spec.default  # written as absent (TOML has no null): off, whatever the base says
     try:
         return base.replace(**given), warnings
     except SettingsError as error:
