@@ -182,20 +182,23 @@ def base_type(spec: dataclasses.Field) -> str:
     return type(spec.default).__name__ if spec.default is not None else "float"
 
 
+def _expected(spec: dataclasses.Field) -> str:
+    """What a number setting takes, in words: its range, and its one word if it has one."""
+    meta = spec.metadata
+    expected = describe_range(meta["low"], meta["high"], integer=base_type(spec) == "int",
+                              low_exclusive=bool(meta.get("low_exclusive")))
+    return f"{meta['word']!r} or {expected}" if meta.get("word") else expected
+
+
 def _argument_type(spec: dataclasses.Field) -> Any:
     """The argparse type of a setting: text, or a number by the one rule of ``parsing`` with its range.
 
     A number option may also take one word, such as ``--tile endless``.
     """
-    kind, meta = base_type(spec), spec.metadata
+    kind, word = base_type(spec), spec.metadata.get("word")
     if kind == "str":
         return str
-    expected = describe_range(meta["low"], meta["high"], integer=kind == "int",
-                              low_exclusive=bool(meta.get("low_exclusive")))
-    word = meta.get("word")
-    if word:
-        expected = f"{word!r} or {expected}"
-    parse = argument_type(parse_integer if kind == "int" else parse_real, expected)
+    parse = argument_type(parse_integer if kind == "int" else parse_real, _expected(spec))
     return parse if not word else lambda text: word if text.strip().lower() == word else parse(text)
 
 
@@ -230,10 +233,7 @@ def _validate(spec: dataclasses.Field, value: Any) -> None:
     if valid:
         valid = (value > low if meta.get("low_exclusive") else value >= low) and value <= high
     if not valid:
-        expected = describe_range(low, high, integer=kind == "int", low_exclusive=bool(meta.get("low_exclusive")))
-        if meta.get("word"):
-            expected = f"{meta['word']!r} or {expected}"
-        raise SettingsError(f"{name}: expected {expected}, got {_short(value)}")
+        raise SettingsError(f"{name}: expected {_expected(spec)}, got {_short(value)}")
 
 
 @functools.cache  # the panel asks for every widget on every frame
