@@ -14,10 +14,8 @@ import mmap
 import multiprocessing
 import os
 import queue
-import shutil
 import signal
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -26,7 +24,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from .files import OutputError, atomic_output
+from .files import OutputError, atomic_folder, atomic_output
 from .flythrough import VIDEO_FLIGHT_KEY, Flight, flight_text
 from .offscreen import create_headless_context, reduce, render_pixels, save_png
 from .renderer import Renderer
@@ -150,7 +148,7 @@ def export(flight: Flight, path: Path, size: tuple[int, int], *, fps: int, super
     count = frame_count(flight, fps, speed)
     with _progress(count, progress, on_frame) as advance:
         if frames:
-            with _atomic_folder(path, force) as folder:
+            with atomic_folder(path, force) as folder:
                 _run(flight, partial(FramesSink, folder, size, fps, count, supersample), size, fps,
                      supersample, speed, count, advance)
             return
@@ -320,29 +318,3 @@ def _progress(count: int, style: str, on_frame: Callable[[], None] | None) -> It
                 on_frame()
 
         yield advance
-
-
-@contextlib.contextmanager
-def _atomic_folder(folder: Path, force: bool) -> Iterator[Path]:
-    """Frames go into a hidden folder beside ``folder``; on success it becomes ``folder``, on failure it is removed.
-
-    When ``folder`` already exists with files, the frames move into it instead.
-    """
-    parent = folder.parent if str(folder.parent) else Path(".")
-    temporary = Path(tempfile.mkdtemp(dir=parent, prefix=f".{folder.name}.", suffix=".part"))
-    try:
-        yield temporary
-        if folder.is_dir() and not any(folder.iterdir()):
-            folder.rmdir()
-        if not folder.exists():
-            os.chmod(temporary, 0o755)
-            os.replace(temporary, folder)
-            return
-        if not force:
-            raise OutputError(f"{folder} filled up while the frames were drawn; pass --force to write into it")
-        for frame in sorted(temporary.iterdir()):
-            os.replace(frame, folder / frame.name)
-        temporary.rmdir()
-    except BaseException:
-        shutil.rmtree(temporary, ignore_errors=True)
-        raise

@@ -209,3 +209,68 @@ def test_all_or_none_when_a_destination_appears_at_the_end(tmp_path):
             temporary.write_text("new")
         taken.write_text("someone else's")
     assert names(tmp_path) == ["b.txt"] and taken.read_text() == "someone else's"
+
+
+# --- part folders (a video's frames) --------------------------------------------------------------------------
+
+
+def dead_pid() -> int:
+    """The id of a process that has ended (and been reaped)."""
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def test_a_part_folder_of_a_killed_writer_is_removed_with_what_it_holds(tmp_path):
+    stale = tmp_path / f".frames.{dead_pid()}.abc123.part"
+    (stale / "inner").mkdir(parents=True)
+    (stale / "frame-00000.png").write_bytes(b"half")
+    (stale / "inner" / "deeper.png").write_bytes(b"half")
+    alive = tmp_path / f".other.{os.getppid()}.abc123.part"  # a writer that is still running
+    alive.mkdir()
+    files.remove_stale_parts(tmp_path)
+    assert names(tmp_path) == [alive.name]
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_remove_a_part_folder_with_what_it_holds(tmp_path, signal_number):
+    script = ("import pathlib, time; from terrainview import files\n"
+              "with files.atomic_folder(pathlib.Path('frames'), False) as folder:\n"
+              "    (folder / 'frame-00000.png').write_bytes(b'drawn')\n"
+              "    print(folder.name, flush=True)\n"
+              "    time.sleep(60)\n")
+    process = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
+    try:
+        part = process.stdout.readline().strip()
+        assert names(tmp_path) == [part] and names(tmp_path / part) == ["frame-00000.png"]
+        process.send_signal(signal_number)
+        status = process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert status == -signal_number
+    assert names(tmp_path) == []
+
+
+def test_a_part_folder_is_removed_on_failure_and_named_like_a_part(tmp_path):
+    with pytest.raises(RuntimeError), files.atomic_folder(tmp_path / "frames", False) as folder:
+        assert re.fullmatch(rf"\.frames\.{os.getpid()}\.\w+\.part", folder.name), folder.name
+        (folder / "frame-00000.png").write_bytes(b"drawn")
+        raise RuntimeError
+    assert names(tmp_path) == []
+
+
+def test_a_new_frames_folder_honours_the_umask_and_an_empty_one_keeps_its_mode(tmp_path):
+    previous = os.umask(0o027)
+    try:
+        with files.atomic_folder(tmp_path / "new", False) as folder:
+            (folder / "a.png").write_bytes(b"a")
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "new").stat().st_mode) == 0o750
+    (tmp_path / "empty").mkdir(mode=0o700)
+    with files.atomic_folder(tmp_path / "empty", False) as folder:
+        (folder / "b.png").write_bytes(b"b")
+    assert stat.S_IMODE((tmp_path / "empty").stat().st_mode) == 0o700
+    assert names(tmp_path / "empty") == ["b.png"] and names(tmp_path) == ["empty", "new"]

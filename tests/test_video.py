@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -187,10 +188,12 @@ def test_progress_bar_and_lines(tmp_path, run_cli):
 # --- nothing left behind -----------------------------------------------------------------------------------
 
 
-def test_sigterm_cancels_and_leaves_nothing(tmp_path):
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_cancel_and_leave_nothing(tmp_path, signal_number):
+    """The window cancels with SIGTERM, a closed terminal sends SIGHUP: no video, no part file or part folder."""
     flight_path = tmp_path / "flight.toml"
     save_flight(Flight(SCENE, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(60.0, {"yrot": 360.0}))), flight_path)
-    for target in (["-o", "long.mp4"], ["--frames", "long"]):
+    for target, part in ((["-o", "long.mp4"], r"\.long\.mp4"), (["--frames", "long"], r"\.long")):
         process = subprocess.Popen([sys.executable, "-m", "terrainview.cli", "video", *target, "--flight",
                                     "flight.toml", "--size", "64x36", "--fps", "30", "--progress", "lines"],
                                    cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -198,7 +201,9 @@ def test_sigterm_cancels_and_leaves_nothing(tmp_path):
             for line in process.stdout:
                 if line.startswith("frame 3/"):
                     break
-            process.send_signal(signal.SIGTERM)
+            hidden = [name for name in names(tmp_path) if name != "flight.toml"]
+            assert len(hidden) == 1 and re.fullmatch(rf"{part}\.{process.pid}\.\w+\.part", hidden[0]), hidden
+            process.send_signal(signal_number)
             _, err = process.communicate(timeout=60)
         finally:
             if process.poll() is None:
