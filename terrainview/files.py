@@ -237,7 +237,8 @@ def _install_signal_handlers() -> None:
     if _previous_handlers or threading.current_thread() is not threading.main_thread():
         return  # signal handlers can only be set from the main thread; the window writes there too
     for number in CLEANUP_SIGNALS:
-        _previous_handlers[number] = signal.signal(number, _remove_parts_and_resignal)
+        if signal.getsignal(number) != signal.SIG_IGN:  # under nohup a hangup must not take the parts away
+            _previous_handlers[number] = signal.signal(number, _remove_parts_and_resignal)
 
 
 def _restore_signal_handlers() -> None:
@@ -255,8 +256,6 @@ def _remove_parts_and_resignal(number: int, frame) -> None:
     previous = _previous_handlers.get(number, signal.SIG_DFL)
     if callable(previous):
         previous(number, frame)
-        return
-    if previous == signal.SIG_IGN:
         return
     signal.signal(number, signal.SIG_DFL)
     os.kill(os.getpid(), number)

@@ -200,6 +200,29 @@ def test_parts_of_a_killed_writer_are_removed_by_the_next_write(tmp_path, call_m
     assert names(tmp_path) == [alive.name, "small.npy"]
 
 
+def test_an_ignored_sighup_stays_ignored(tmp_path):
+    """Under nohup a hangup neither ends the writer nor takes its part away: the output still appears."""
+    script = ("import pathlib, signal, sys; from terrainview import files\n"
+              "signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as nohup leaves it\n"
+              "with files.atomic_output(pathlib.Path('out.txt'), False) as part:\n"
+              "    part.write_text('written')\n"
+              "    print(part.name, flush=True)\n"
+              "    sys.stdin.readline()\n")
+    process = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        part = process.stdout.readline().strip()
+        assert names(tmp_path) == [part]
+        process.send_signal(signal.SIGHUP)
+        _, err = process.communicate("go on\n", timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, err
+    assert names(tmp_path) == ["out.txt"] and (tmp_path / "out.txt").read_text() == "written"
+
+
 def test_all_or_none_when_a_destination_appears_at_the_end(tmp_path):
     """The xfail of test_obj_export, at the files level: nothing is renamed when any destination is taken."""
     taken = tmp_path / "b.txt"
