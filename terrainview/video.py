@@ -191,7 +191,9 @@ class _Encoder:
     """The child process that filters and encodes.
 
     Frames go through ``SLOTS`` shared-memory slots; the child answers ("done", slot) per frame, ("closed", None)
-    once the sink is finished, or the error it met.
+    once the sink is finished, or the error it met. Stopping is an event the child checks between frames, not a
+    job: a KeyboardInterrupt inside the job queue's put can leave the queue's feeder thread asleep, and a job
+    sent after it would never arrive.
     """
 
     SLOTS = 2  # one frame being encoded while the next is drawn
@@ -201,11 +203,12 @@ class _Encoder:
         self.memory = mmap.mmap(-1, full[0] * full[1] * 3 * self.SLOTS)  # anonymous, shared with the child
         # fork: the child starts at once, with nothing to import, and only ever runs the sink's code.
         context = multiprocessing.get_context("fork")
-        self.jobs, self.results = context.Queue(), context.Queue()
+        self.jobs, self.results, self.stopping = context.Queue(), context.Queue(), context.Event()
         self.free = list(range(self.SLOTS))
         self.pending = 0
         self.child = context.Process(target=_encode_frames, name="terrainview-encoder", daemon=True,
-                                     args=(make_sink, self.memory, full, size, self.jobs, self.results))
+                                     args=(make_sink, self.memory, full, size, self.jobs, self.results,
+                                           self.stopping))
         self.child.start()
 
     def submit(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray,
@@ -245,11 +248,12 @@ class _Encoder:
     def stop(self) -> None:
         """End the child: after ``finish`` it has left; otherwise it drops its sink and leaves."""
         if self.child.is_alive():
-            self.jobs.put("abort")
+            self.stopping.set()
             self.child.join(timeout=30)
         if self.child.is_alive():
             self.child.kill()
         self.child.join()
+        self.jobs.cancel_join_thread()  # jobs left unsent (see above) are for no one now: the exit must not wait
         self.jobs.close()
         self.results.close()
         self.memory.close()
@@ -261,23 +265,20 @@ def _slot(memory: mmap.mmap, slot: int, full: tuple[int, int]) -> np.ndarray:
 
 
 def _encode_frames(make_sink: Callable[[], Any], memory: mmap.mmap, full: tuple[int, int], size: tuple[int, int],
-                   jobs: Any, results: Any) -> None:
-    """The encoder process: filter supersampled frames down, hand them to the sink, answer per frame."""
+                   jobs: Any, results: Any, stopping: Any) -> None:
+    """The encoder process: filter supersampled frames down, hand them to the sink, answer per frame.
+
+    Runs until the drawing process sends None (the sink is closed), sets ``stopping`` or is gone (it is dropped).
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the drawing process's to handle; it stops us
     parent, sink = os.getppid(), None
     try:
         sink = make_sink()
-        while True:
+        while not stopping.is_set() and os.getppid() == parent:
             try:
-                item = jobs.get(timeout=1.0)
+                item = jobs.get(timeout=0.2)
             except queue.Empty:
-                if os.getppid() != parent:  # the drawing process is gone
-                    sink.abort()
-                    return
                 continue
-            if item == "abort":
-                sink.abort()
-                return
             if item is None:
                 sink.close()
                 results.put(("closed", None))

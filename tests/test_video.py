@@ -243,6 +243,28 @@ def test_a_crashing_encoder_is_one_error_and_leaves_nothing(tmp_path, monkeypatc
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_stuck_job_queue_holds_neither_the_encoders_stop_nor_the_exit(tmp_path):
+    """A KeyboardInterrupt (Ctrl+C; SIGTERM or SIGHUP in the command) inside the job queue's put can leave the
+    queue's feeder thread asleep, jobs unsent (CPython's Condition.notify is not safe against it): stopping the
+    encoder must not wait for a job, nor the process's exit for that thread. Here every wake-up is lost."""
+    script = ("import time; from functools import partial; from pathlib import Path; import numpy as np\n"
+              "from terrainview import video; from terrainview.settings import SceneSettings\n"
+              "encoder = video._Encoder(partial(video.FramesSink, Path('.'), (8, 8), 4, 2, 1), (8, 8), (8, 8))\n"
+              "frame = np.zeros((8, 8, 3), np.uint8)\n"
+              "encoder.submit(0, 0.0, SceneSettings(), frame, print)\n"
+              "encoder._answer(print)  # the feeder has sent frame 0 and sleeps\n"
+              "encoder.jobs._notempty.notify = lambda n=1: None\n"
+              "encoder.submit(1, 0.25, SceneSettings(), frame, print)\n"
+              "start = time.monotonic()\n"
+              "encoder.stop()\n"
+              "print(f'stopped in {time.monotonic() - start:.1f} s')\n")
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert float(result.stdout.split()[-2]) < 5, result.stdout
+    assert names(tmp_path) == [video.frame_name(0, 5)], "frame 1 never reached the encoder"
+
+
 def test_an_interrupted_export_leaves_nothing(tmp_path, monkeypatch):
     original = offscreen.TiledRender.step
 
