@@ -1,9 +1,10 @@
 """Safe output files: never overwrite without force, never leave a half-written file behind.
 
-Each output is written to a hidden ``.NAME.PID.XXXX.part`` beside it and renamed when complete. Several files
-written together (an OBJ and its companions) are renamed only after every destination has been checked, so
-they appear all or none. SIGTERM and SIGHUP remove the parts before the process ends; parts left by a process
-that is gone (SIGKILL, a crash) are removed by the next write into the same folder.
+Each output is written to a hidden ``.NAME.PID.XXXX.part`` beside it and renamed when complete; a folder of
+outputs (a video's frames) is filled as a hidden part folder of the same name. Several files written together
+(an OBJ and its companions) are renamed only after every destination has been checked, so they appear all or
+none. SIGTERM and SIGHUP remove the parts before the process ends; parts left by a process that is gone
+(SIGKILL, a crash) are removed by the next write into the same folder.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ class OutputError(Exception):
 
 
 _PART = re.compile(r"\..+\.(\d+)\.[A-Za-z0-9_]+\.part")
-_CLEANUP_SIGNALS = (signal.SIGTERM, signal.SIGHUP) if hasattr(signal, "SIGHUP") else (signal.SIGTERM,)
+# the signals that end a writer, removing its parts first
+CLEANUP_SIGNALS = (signal.SIGTERM, signal.SIGHUP) if hasattr(signal, "SIGHUP") else (signal.SIGTERM,)
 _live_parts: set[Path] = set()
 _previous_handlers: dict[int, object] = {}
 _lock = threading.Lock()
@@ -99,7 +101,7 @@ def atomic_outputs(paths: Mapping[Path, str], force: bool) -> Iterator[dict[Path
                 raise OutputError(f"{final}{_role(paths[final])} appeared while it was being written; "
                                   "pass --force to overwrite it")
         for final in finals:
-            os.chmod(temporaries[final], _mode_for(final))
+            os.chmod(temporaries[final], _mode_for(final, 0o666))
         for final in finals:
             os.replace(temporaries[final], final)
             _forget(temporaries[final])
@@ -116,6 +118,33 @@ def atomic_output(path: Path, force: bool) -> Iterator[Path]:
         yield temporaries[path]
 
 
+@contextlib.contextmanager
+def atomic_folder(folder: Path, force: bool) -> Iterator[Path]:
+    """Yield a hidden part folder beside ``folder`` to fill; on success it becomes ``folder``, on failure it goes.
+
+    An empty ``folder`` is replaced, keeping its mode (a new one gets the umask's). One that holds files (which
+    only ``force`` allows) receives the new files instead, replacing those of the same names.
+    """
+    remove_stale_parts(folder.parent)
+    temporary = _new_part(folder, is_folder=True)
+    try:
+        yield temporary
+        mode = _mode_for(folder, 0o777)
+        if folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+        if not folder.exists():
+            os.chmod(temporary, mode)
+            os.replace(temporary, folder)
+        elif not force:
+            raise OutputError(f"{folder} filled up while it was being written; pass --force to write into it")
+        else:
+            for entry in sorted(temporary.iterdir()):
+                os.replace(entry, folder / entry.name)
+    finally:
+        _remove_part(temporary)
+        _forget(temporary)
+
+
 def _naming_the_file(error: OSError, temporaries: dict[Path, Path]) -> OSError | OutputError:
     """A write error (a full disk, say) reported with the file being written, not its temporary name."""
     by_temporary = {str(temporary): final for final, temporary in temporaries.items()}
@@ -127,12 +156,12 @@ def _naming_the_file(error: OSError, temporaries: dict[Path, Path]) -> OSError |
     return OutputError(f"{final}: not written: {error.strerror or error}")
 
 
-def _mode_for(final: Path) -> int:
-    """The mode of the file being replaced, else what a new file gets under the current umask."""
+def _mode_for(final: Path, new: int) -> int:
+    """The mode of the file or folder being replaced, else ``new`` (0o666, 0o777) under the current umask."""
     try:
         return os.stat(final).st_mode & 0o7777
     except OSError:
-        return 0o666 & ~_umask()
+        return new & ~_umask()
 
 
 def _umask() -> int:
@@ -149,10 +178,15 @@ def _umask() -> int:
     return mask
 
 
-def _new_part(final: Path) -> Path:
-    descriptor, name = tempfile.mkstemp(dir=final.parent, prefix=f".{final.name}.{os.getpid()}.", suffix=".part")
-    os.close(descriptor)
-    part = Path(name)
+def _new_part(final: Path, is_folder: bool = False) -> Path:
+    """A new hidden part file (or folder) beside ``final``, named with this process so that it can be told stale."""
+    prefix = f".{final.name}.{os.getpid()}."
+    if is_folder:
+        part = Path(tempfile.mkdtemp(dir=final.parent, prefix=prefix, suffix=".part"))
+    else:
+        descriptor, name = tempfile.mkstemp(dir=final.parent, prefix=prefix, suffix=".part")
+        os.close(descriptor)
+        part = Path(name)
     with _lock:
         _live_parts.add(part)
         _install_signal_handlers()
@@ -167,7 +201,7 @@ def _forget(part: Path) -> None:
 
 
 def remove_stale_parts(folder: Path) -> None:
-    """Remove ``.NAME.PID.XXXX.part`` files whose process is gone (killed while writing)."""
+    """Remove ``.NAME.PID.XXXX.part`` files and folders whose process is gone (killed while writing)."""
     try:
         entries = list(os.scandir(folder))
     except OSError:
@@ -175,8 +209,16 @@ def remove_stale_parts(folder: Path) -> None:
     for entry in entries:
         match = _PART.fullmatch(entry.name)
         if match and not _process_alive(int(match[1])):
-            with contextlib.suppress(OSError):
-                os.unlink(entry.path)
+            _remove_part(Path(entry.path))
+
+
+def _remove_part(part: Path) -> None:
+    """Remove a part file, or a part folder with all it holds (never following a link); gone already is fine."""
+    if part.is_dir() and not part.is_symlink():
+        shutil.rmtree(part, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            part.unlink()
 
 
 def _process_alive(pid: int) -> bool:
@@ -194,8 +236,9 @@ def _process_alive(pid: int) -> bool:
 def _install_signal_handlers() -> None:
     if _previous_handlers or threading.current_thread() is not threading.main_thread():
         return  # signal handlers can only be set from the main thread; the window writes there too
-    for number in _CLEANUP_SIGNALS:
-        _previous_handlers[number] = signal.signal(number, _remove_parts_and_resignal)
+    for number in CLEANUP_SIGNALS:
+        if signal.getsignal(number) != signal.SIG_IGN:  # under nohup a hangup must not take the parts away
+            _previous_handlers[number] = signal.signal(number, _remove_parts_and_resignal)
 
 
 def _restore_signal_handlers() -> None:
@@ -209,13 +252,10 @@ def _restore_signal_handlers() -> None:
 def _remove_parts_and_resignal(number: int, frame) -> None:
     """SIGTERM/SIGHUP while writing: remove the parts, then end as the signal would have."""
     for part in list(_live_parts):
-        with contextlib.suppress(OSError):
-            part.unlink()
+        _remove_part(part)
     previous = _previous_handlers.get(number, signal.SIG_DFL)
     if callable(previous):
         previous(number, frame)
-        return
-    if previous == signal.SIG_IGN:
         return
     signal.signal(number, signal.SIG_DFL)
     os.kill(os.getpid(), number)

@@ -14,10 +14,8 @@ import mmap
 import multiprocessing
 import os
 import queue
-import shutil
 import signal
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -26,7 +24,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from .files import OutputError, atomic_output
+from .files import OutputError, atomic_folder, atomic_output
 from .flythrough import VIDEO_FLIGHT_KEY, Flight, flight_text
 from .offscreen import create_headless_context, reduce, render_pixels, save_png
 from .renderer import Renderer
@@ -150,7 +148,7 @@ def export(flight: Flight, path: Path, size: tuple[int, int], *, fps: int, super
     count = frame_count(flight, fps, speed)
     with _progress(count, progress, on_frame) as advance:
         if frames:
-            with _atomic_folder(path, force) as folder:
+            with atomic_folder(path, force) as folder:
                 _run(flight, partial(FramesSink, folder, size, fps, count, supersample), size, fps,
                      supersample, speed, count, advance)
             return
@@ -193,7 +191,9 @@ class _Encoder:
     """The child process that filters and encodes.
 
     Frames go through ``SLOTS`` shared-memory slots; the child answers ("done", slot) per frame, ("closed", None)
-    once the sink is finished, or the error it met.
+    once the sink is finished, or the error it met. Stopping is an event the child checks between frames, not a
+    job: a KeyboardInterrupt inside the job queue's put can leave the queue's feeder thread asleep, and a job
+    sent after it would never arrive.
     """
 
     SLOTS = 2  # one frame being encoded while the next is drawn
@@ -203,11 +203,12 @@ class _Encoder:
         self.memory = mmap.mmap(-1, full[0] * full[1] * 3 * self.SLOTS)  # anonymous, shared with the child
         # fork: the child starts at once, with nothing to import, and only ever runs the sink's code.
         context = multiprocessing.get_context("fork")
-        self.jobs, self.results = context.Queue(), context.Queue()
+        self.jobs, self.results, self.stopping = context.Queue(), context.Queue(), context.Event()
         self.free = list(range(self.SLOTS))
         self.pending = 0
         self.child = context.Process(target=_encode_frames, name="terrainview-encoder", daemon=True,
-                                     args=(make_sink, self.memory, full, size, self.jobs, self.results))
+                                     args=(make_sink, self.memory, full, size, self.jobs, self.results,
+                                           self.stopping))
         self.child.start()
 
     def submit(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray,
@@ -247,11 +248,12 @@ class _Encoder:
     def stop(self) -> None:
         """End the child: after ``finish`` it has left; otherwise it drops its sink and leaves."""
         if self.child.is_alive():
-            self.jobs.put("abort")
+            self.stopping.set()
             self.child.join(timeout=30)
         if self.child.is_alive():
             self.child.kill()
         self.child.join()
+        self.jobs.cancel_join_thread()  # jobs left unsent (see above) are for no one now: the exit must not wait
         self.jobs.close()
         self.results.close()
         self.memory.close()
@@ -263,23 +265,20 @@ def _slot(memory: mmap.mmap, slot: int, full: tuple[int, int]) -> np.ndarray:
 
 
 def _encode_frames(make_sink: Callable[[], Any], memory: mmap.mmap, full: tuple[int, int], size: tuple[int, int],
-                   jobs: Any, results: Any) -> None:
-    """The encoder process: filter supersampled frames down, hand them to the sink, answer per frame."""
+                   jobs: Any, results: Any, stopping: Any) -> None:
+    """The encoder process: filter supersampled frames down, hand them to the sink, answer per frame.
+
+    Runs until the drawing process sends None (the sink is closed), sets ``stopping`` or is gone (it is dropped).
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the drawing process's to handle; it stops us
     parent, sink = os.getppid(), None
     try:
         sink = make_sink()
-        while True:
+        while not stopping.is_set() and os.getppid() == parent:
             try:
-                item = jobs.get(timeout=1.0)
+                item = jobs.get(timeout=0.2)
             except queue.Empty:
-                if os.getppid() != parent:  # the drawing process is gone
-                    sink.abort()
-                    return
                 continue
-            if item == "abort":
-                sink.abort()
-                return
             if item is None:
                 sink.close()
                 results.put(("closed", None))
@@ -320,29 +319,3 @@ def _progress(count: int, style: str, on_frame: Callable[[], None] | None) -> It
                 on_frame()
 
         yield advance
-
-
-@contextlib.contextmanager
-def _atomic_folder(folder: Path, force: bool) -> Iterator[Path]:
-    """Frames go into a hidden folder beside ``folder``; on success it becomes ``folder``, on failure it is removed.
-
-    When ``folder`` already exists with files, the frames move into it instead.
-    """
-    parent = folder.parent if str(folder.parent) else Path(".")
-    temporary = Path(tempfile.mkdtemp(dir=parent, prefix=f".{folder.name}.", suffix=".part"))
-    try:
-        yield temporary
-        if folder.is_dir() and not any(folder.iterdir()):
-            folder.rmdir()
-        if not folder.exists():
-            os.chmod(temporary, 0o755)
-            os.replace(temporary, folder)
-            return
-        if not force:
-            raise OutputError(f"{folder} filled up while the frames were drawn; pass --force to write into it")
-        for frame in sorted(temporary.iterdir()):
-            os.replace(frame, folder / frame.name)
-        temporary.rmdir()
-    except BaseException:
-        shutil.rmtree(temporary, ignore_errors=True)
-        raise

@@ -200,6 +200,29 @@ def test_parts_of_a_killed_writer_are_removed_by_the_next_write(tmp_path, call_m
     assert names(tmp_path) == [alive.name, "small.npy"]
 
 
+def test_an_ignored_sighup_stays_ignored(tmp_path):
+    """Under nohup a hangup neither ends the writer nor takes its part away: the output still appears."""
+    script = ("import pathlib, signal, sys; from terrainview import files\n"
+              "signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as nohup leaves it\n"
+              "with files.atomic_output(pathlib.Path('out.txt'), False) as part:\n"
+              "    part.write_text('written')\n"
+              "    print(part.name, flush=True)\n"
+              "    sys.stdin.readline()\n")
+    process = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        part = process.stdout.readline().strip()
+        assert names(tmp_path) == [part]
+        process.send_signal(signal.SIGHUP)
+        _, err = process.communicate("go on\n", timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0, err
+    assert names(tmp_path) == ["out.txt"] and (tmp_path / "out.txt").read_text() == "written"
+
+
 def test_all_or_none_when_a_destination_appears_at_the_end(tmp_path):
     """The xfail of test_obj_export, at the files level: nothing is renamed when any destination is taken."""
     taken = tmp_path / "b.txt"
@@ -209,3 +232,68 @@ def test_all_or_none_when_a_destination_appears_at_the_end(tmp_path):
             temporary.write_text("new")
         taken.write_text("someone else's")
     assert names(tmp_path) == ["b.txt"] and taken.read_text() == "someone else's"
+
+
+# --- part folders (a video's frames) --------------------------------------------------------------------------
+
+
+def dead_pid() -> int:
+    """The id of a process that has ended (and been reaped)."""
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    return process.pid
+
+
+def test_a_part_folder_of_a_killed_writer_is_removed_with_what_it_holds(tmp_path):
+    stale = tmp_path / f".frames.{dead_pid()}.abc123.part"
+    (stale / "inner").mkdir(parents=True)
+    (stale / "frame-00000.png").write_bytes(b"half")
+    (stale / "inner" / "deeper.png").write_bytes(b"half")
+    alive = tmp_path / f".other.{os.getppid()}.abc123.part"  # a writer that is still running
+    alive.mkdir()
+    files.remove_stale_parts(tmp_path)
+    assert names(tmp_path) == [alive.name]
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_remove_a_part_folder_with_what_it_holds(tmp_path, signal_number):
+    script = ("import pathlib, time; from terrainview import files\n"
+              "with files.atomic_folder(pathlib.Path('frames'), False) as folder:\n"
+              "    (folder / 'frame-00000.png').write_bytes(b'drawn')\n"
+              "    print(folder.name, flush=True)\n"
+              "    time.sleep(60)\n")
+    process = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
+    try:
+        part = process.stdout.readline().strip()
+        assert names(tmp_path) == [part] and names(tmp_path / part) == ["frame-00000.png"]
+        process.send_signal(signal_number)
+        status = process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert status == -signal_number
+    assert names(tmp_path) == []
+
+
+def test_a_part_folder_is_removed_on_failure_and_named_like_a_part(tmp_path):
+    with pytest.raises(RuntimeError), files.atomic_folder(tmp_path / "frames", False) as folder:
+        assert re.fullmatch(rf"\.frames\.{os.getpid()}\.\w+\.part", folder.name), folder.name
+        (folder / "frame-00000.png").write_bytes(b"drawn")
+        raise RuntimeError
+    assert names(tmp_path) == []
+
+
+def test_a_new_frames_folder_honours_the_umask_and_an_empty_one_keeps_its_mode(tmp_path):
+    previous = os.umask(0o027)
+    try:
+        with files.atomic_folder(tmp_path / "new", False) as folder:
+            (folder / "a.png").write_bytes(b"a")
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "new").stat().st_mode) == 0o750
+    (tmp_path / "empty").mkdir(mode=0o700)
+    with files.atomic_folder(tmp_path / "empty", False) as folder:
+        (folder / "b.png").write_bytes(b"b")
+    assert stat.S_IMODE((tmp_path / "empty").stat().st_mode) == 0o700
+    assert names(tmp_path / "empty") == ["b.png"] and names(tmp_path) == ["empty", "new"]

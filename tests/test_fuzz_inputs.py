@@ -1,6 +1,7 @@
-"""Fuzzing: hundreds of generated bad option values and scene files through the CLI (in-process) and through the
-window's scene loading. Whatever comes in: exit status 0 or 2, one error line, no traceback, and scene loading
-raises nothing but SceneError. The generators are seeded, so a failure reproduces."""
+"""Fuzzing: hundreds of generated bad option values, scene files and flight files (keyframes included) through
+the CLI (in-process) and through the window's scene loading. Whatever comes in: exit status 0 or 2, one error
+line, no traceback, and scene and flight loading raise nothing but SceneError and FlightError. The generators
+are seeded, so a failure reproduces."""
 
 from __future__ import annotations
 
@@ -161,11 +162,94 @@ def test_fuzzed_scene_files_through_the_cli_and_the_window(tmp_path, call_main, 
         assert not messages[0].endswith(("Error", "Exception")), messages  # only the generic catch ends so
 
 
-def test_fuzzed_files_as_flights_raise_only_flight_errors(tmp_path):
+# --- flight files ---------------------------------------------------------------------------------------------
+
+# Whole valid scenes to take keyframe values from, so that many keyframes are valid and some flights load.
+VALID_SCENES = [SceneSettings(), SceneSettings(mode="rendered", iterations=5, h=0.4, yrot=30.0, pitch=-10.0,
+                                               ztrans=-2.5, water_level=0.1, texture="bands"),
+                SceneSettings(camera="fly", eye_x=0.5, eye_y=0.8, yrot=-120.0, seed=12, shading="slope")]
+KEYFRAME_KEYS = [*SceneSettings.__dataclass_fields__, "Time", "yaw", "x", "keyframe", ""]
+
+
+def bad_time(rng: random.Random, previous: float) -> str | None:
+    """A keyframe time that is refused (equal, earlier, negative, not finite, not a number), or None: none."""
+    kind = rng.random()
+    if kind < 0.4:  # not after the previous keyframe's (for the first one: 0 is fine, -0.5 is not)
+        return json.dumps(previous - rng.choice([0, 0.5]))
+    if kind < 0.8:
+        return rng.choice(["-1", "nan", "inf", "-inf", "1e400", '"1.0"', "true", "1979-05-27", "[1]", "{}"])
+    return None if rng.random() < 0.3 else random_toml_value(rng)
+
+
+def random_keyframe_value(rng: random.Random, key: str) -> str:
+    """A value a valid scene has for ``key`` (false for an option turned off), else a wrong or fuzzed one."""
+    if key in SceneSettings.__dataclass_fields__ and rng.random() < 0.75:
+        value = getattr(rng.choice(VALID_SCENES), key)
+        return json.dumps(False if value is None else value)
+    if rng.random() < 0.85:  # of a wrong type or out of range: refused by the keyframe's checks
+        return rng.choice(["-1", "1e6", "-1e300", "0.5", "12", "nan", "true", "false", '"x"', '""', "[]", "{}"])
+    return random_toml_value(rng)  # sometimes more than the file's limits allow
+
+
+def random_keyframes(rng: random.Random) -> str:
+    """[[keyframe]] tables (rarely none) with random times and values."""
+    tables, previous = [], 0.0
+    for _ in range(0 if rng.random() < 0.05 else rng.randint(1, 6)):
+        lines = ["[[keyframe]]"]
+        if rng.random() < 0.85:  # after the previous keyframe, as in a good flight (TOML integers too)
+            previous += rng.choice([0.25, 1.0, 2.5, 1e-6])
+            lines.append(f"time = {json.dumps(int(previous) if previous.is_integer() else previous)}")
+        elif (time := bad_time(rng, previous)) is not None:
+            lines.append(f"time = {time}")
+        for key in rng.sample(KEYFRAME_KEYS, rng.randint(0, 4)):
+            lines.append(f"{json.dumps(key)} = {random_keyframe_value(rng, key)}")
+        tables.append("\n".join(lines))
+    return "\n\n".join(tables)
+
+
+def flight_files(folder: Path, count: int, seed: int) -> list[Path]:
+    """Flight files: a scene (mostly a valid one, else a fuzzed scene file) and random keyframes after it."""
+    rng = random.Random(seed)
+    paths = []
+    for index in range(count):
+        path = folder / f"flight{index}.toml"
+        if rng.random() < 0.05:  # a terrainview PNG is no flight
+            path.write_bytes(random_png(rng))
+        else:
+            scene = b"version = 1\n[scene]\nmode = \"lines\"\n" if rng.random() < 0.9 else random_toml(rng)
+            if rng.random() < 0.05:  # 'keyframe' as something else than tables: a top-level key, so first
+                path.write_bytes(f"keyframe = {random_toml_value(rng)}\n".encode() + scene)
+            else:
+                path.write_bytes(scene + b"\n\n" + random_keyframes(rng).encode("utf-8"))
+        paths.append(path)
+    return paths
+
+
+def test_fuzzed_flights_load_or_raise_only_flight_errors(tmp_path):
     from terrainview.flythrough import FlightError, load_flight
 
-    for path in scene_files(tmp_path, 200, seed=3):
+    outcomes = {"loaded": 0, "refused": 0, "refused for a keyframe": 0}
+    for path in flight_files(tmp_path, 400, seed=3):
         try:
-            load_flight(path)
+            flight, warnings = load_flight(path)
         except FlightError as error:
-            assert "\n" not in str(error)
+            assert path.name in str(error) and "\n" not in str(error)
+            outcomes["refused"] += 1
+            outcomes["refused for a keyframe"] += f"{path}: keyframe " in str(error)
+            continue
+        assert all(path.name in warning and "\n" not in warning for warning in warnings), warnings
+        for k in range(5):  # every loaded flight replays, between and on its keyframes
+            flight.at(flight.duration * k / 4)
+        outcomes["loaded"] += 1
+    # the generator reaches both outcomes, and refusals of single keyframes among them
+    assert outcomes["loaded"] > 50 and outcomes["refused"] > 100 and outcomes["refused for a keyframe"] > 50, \
+        outcomes
+
+
+def test_fuzzed_flights_through_the_video_command(tmp_path, call_main):
+    missing = tmp_path / "missing" / "out.mp4"  # a loaded flight stops here, before any drawing
+    for path in flight_files(tmp_path, 120, seed=6):
+        status, _, err = call_main("video", "-o", missing, "--flight", path, "--progress", "none")
+        check_cli(status, err)
+        assert status == 2
+    assert not missing.parent.exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -187,10 +188,12 @@ def test_progress_bar_and_lines(tmp_path, run_cli):
 # --- nothing left behind -----------------------------------------------------------------------------------
 
 
-def test_sigterm_cancels_and_leaves_nothing(tmp_path):
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_cancel_and_leave_nothing(tmp_path, signal_number):
+    """The window cancels with SIGTERM, a closed terminal sends SIGHUP: no video, no part file or part folder."""
     flight_path = tmp_path / "flight.toml"
     save_flight(Flight(SCENE, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(60.0, {"yrot": 360.0}))), flight_path)
-    for target in (["-o", "long.mp4"], ["--frames", "long"]):
+    for target, part in ((["-o", "long.mp4"], r"\.long\.mp4"), (["--frames", "long"], r"\.long")):
         process = subprocess.Popen([sys.executable, "-m", "terrainview.cli", "video", *target, "--flight",
                                     "flight.toml", "--size", "64x36", "--fps", "30", "--progress", "lines"],
                                    cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -198,7 +201,9 @@ def test_sigterm_cancels_and_leaves_nothing(tmp_path):
             for line in process.stdout:
                 if line.startswith("frame 3/"):
                     break
-            process.send_signal(signal.SIGTERM)
+            hidden = [name for name in names(tmp_path) if name != "flight.toml"]
+            assert len(hidden) == 1 and re.fullmatch(rf"{part}\.{process.pid}\.\w+\.part", hidden[0]), hidden
+            process.send_signal(signal_number)
             _, err = process.communicate(timeout=60)
         finally:
             if process.poll() is None:
@@ -236,6 +241,28 @@ def test_a_crashing_encoder_is_one_error_and_leaves_nothing(tmp_path, monkeypatc
     with pytest.raises(OutputError, match="encoder stopped unexpectedly"):
         video.export(FLIGHT, tmp_path / "clip.mp4", SIZE, fps=FPS, supersample=1, speed=1.0, force=False)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_stuck_job_queue_holds_neither_the_encoders_stop_nor_the_exit(tmp_path):
+    """A KeyboardInterrupt (Ctrl+C; SIGTERM or SIGHUP in the command) inside the job queue's put can leave the
+    queue's feeder thread asleep, jobs unsent (CPython's Condition.notify is not safe against it): stopping the
+    encoder must not wait for a job, nor the process's exit for that thread. Here every wake-up is lost."""
+    script = ("import time; from functools import partial; from pathlib import Path; import numpy as np\n"
+              "from terrainview import video; from terrainview.settings import SceneSettings\n"
+              "encoder = video._Encoder(partial(video.FramesSink, Path('.'), (8, 8), 4, 2, 1), (8, 8), (8, 8))\n"
+              "frame = np.zeros((8, 8, 3), np.uint8)\n"
+              "encoder.submit(0, 0.0, SceneSettings(), frame, print)\n"
+              "encoder._answer(print)  # the feeder has sent frame 0 and sleeps\n"
+              "encoder.jobs._notempty.notify = lambda n=1: None\n"
+              "encoder.submit(1, 0.25, SceneSettings(), frame, print)\n"
+              "start = time.monotonic()\n"
+              "encoder.stop()\n"
+              "print(f'stopped in {time.monotonic() - start:.1f} s')\n")
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert float(result.stdout.split()[-2]) < 5, result.stdout
+    assert names(tmp_path) == [video.frame_name(0, 5)], "frame 1 never reached the encoder"
 
 
 def test_an_interrupted_export_leaves_nothing(tmp_path, monkeypatch):

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..files import OutputError, check_output_parent, check_output_path
+from ..files import CLEANUP_SIGNALS, OutputError, check_output_parent, check_output_path
 from ..flythrough import FlightError, load_flight
 from ..image_size import DEFAULT_SIZE, check_supersample, parse_size
 from ..parsing import argument_type, bounded_argument, parse_integer
@@ -81,7 +81,7 @@ def video_command(args: argparse.Namespace, settings: SceneSettings) -> int:
         raise SettingsError(f"speed: {count} frames at {args.fps} fps; the most is {MAX_FRAMES} (raise --speed)")
     if args.output and path.suffix.lower() == ".gif" and count * size[0] * size[1] > MAX_GIF_PIXELS:
         raise SettingsError(f"size: {count} frames of {size[0]}x{size[1]} is too much for a GIF; use .mp4")
-    with _terminate_as_interrupt():
+    with _end_signals_as_interrupt():
         export(flight, path, size, fps=args.fps, supersample=args.supersample, speed=args.speed, force=args.force,
                frames=args.frames is not None, progress=args.progress)
     print(f"wrote {path}: {count} frames of {size[0]}x{size[1]} at {args.fps} fps")
@@ -99,8 +99,12 @@ def _check_frames_folder(folder: Path, force: bool) -> Path:
 
 
 @contextlib.contextmanager
-def _terminate_as_interrupt() -> Iterator[None]:
-    """SIGTERM (a window cancelling its export) unwinds like Ctrl+C, so no partial file stays behind."""
+def _end_signals_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a window cancelling its export) and SIGHUP unwind like Ctrl+C, so no partial output stays behind.
+
+    files' own handlers remove the part file or folder at once, but the encoder process may be saving a frame
+    into that folder meanwhile; unwinding stops the encoder first, then removes the folder with what it added.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -108,10 +112,12 @@ def _terminate_as_interrupt() -> Iterator[None]:
     def interrupt(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
+    previous = {}
+    for number in CLEANUP_SIGNALS:
+        if signal.getsignal(number) != signal.SIG_IGN:  # nohup's ignored SIGHUP stays ignored
+            previous[number] = signal.signal(number, interrupt)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
+        for number, handler in previous.items():
+            signal.signal(number, handler)
