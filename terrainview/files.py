@@ -51,7 +51,7 @@ def check_output_path(path: str | os.PathLike, force: bool, extensions: Iterable
 
 def check_output_parent(path: Path) -> None:
     """The folder that ``path`` (a file or a folder to write) goes into exists and is writable."""
-    folder = path.parent if str(path.parent) else Path(".")
+    folder = path.parent
     if not folder.is_dir():
         raise OutputError(f"{path}: folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
@@ -64,7 +64,7 @@ def _role(role: str) -> str:
 
 def check_free_space(path: Path, needed: int) -> None:
     """Refuse up front, in one line with the size, an output the disk cannot hold."""
-    folder = path.parent if str(path.parent) else Path(".")
+    folder = path.parent
     free = shutil.disk_usage(folder).free
     if needed > free:
         raise OutputError(f"{path}: needs about {_size(needed)} but {folder} has {_size(free)} free")

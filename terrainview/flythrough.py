@@ -315,8 +315,8 @@ class Recorder:
     at every sampled time.
     """
 
-    def __init__(self, start: SceneSettings, max_keyframes: int = MAX_KEYFRAMES) -> None:
-        self.start, self.max_keyframes = start, max_keyframes
+    def __init__(self, start: SceneSettings) -> None:
+        self.start = start
         self._last, self._last_time, self._camera_time = start, 0.0, 0.0
         self._keyframes: list[tuple[float, dict[str, Any]]] = []
         positions, angles = _curve_fields()
@@ -331,7 +331,7 @@ class Recorder:
     @property
     def full(self) -> bool:
         """Whether the keyframes leave no more room than a hold and the closing keyframe need."""
-        return len(self._keyframes) >= self.max_keyframes - 2  # room for a hold and the closing keyframe
+        return len(self._keyframes) >= MAX_KEYFRAMES - 2  # room for a hold and the closing keyframe
 
     def feed(self, time: float, settings: SceneSettings) -> None:
         """The settings ``time`` seconds after the start (times never decrease)."""

@@ -139,14 +139,13 @@ def frame_name(index: int, digits: int = 5) -> str:
 
 
 def export(flight: Flight, path: Path, size: tuple[int, int], *, fps: int, supersample: int, speed: float,
-           force: bool, frames: bool = False, progress: str = "none",
-           on_frame: Callable[[], None] | None = None) -> None:
+           force: bool, frames: bool = False, progress: str = "none") -> None:
     """Draw every frame of the flight and write it to ``path``: a video, or a folder of PNGs when ``frames``.
 
-    A failure or an interruption leaves nothing behind. ``on_frame`` is called as each frame is written.
+    A failure or an interruption leaves nothing behind.
     """
     count = frame_count(flight, fps, speed)
-    with _progress(count, progress, on_frame) as advance:
+    with _progress(count, progress) as advance:
         if frames:
             with atomic_folder(path, force) as folder:
                 _run(flight, partial(FramesSink, folder, size, fps, count, supersample), size, fps,
@@ -205,7 +204,6 @@ class _Encoder:
         context = multiprocessing.get_context("fork")
         self.jobs, self.results, self.stopping = context.Queue(), context.Queue(), context.Event()
         self.free = list(range(self.SLOTS))
-        self.pending = 0
         self.child = context.Process(target=_encode_frames, name="terrainview-encoder", daemon=True,
                                      args=(make_sink, self.memory, full, size, self.jobs, self.results,
                                            self.stopping))
@@ -218,7 +216,6 @@ class _Encoder:
         slot = self.free.pop()
         _slot(self.memory, slot, self.full)[:] = pixels
         self.jobs.put((slot, index, time, settings))
-        self.pending += 1
 
     def finish(self, advance: Callable[[], None]) -> None:
         """Wait for every frame and the sink's end (the MP4's last frames, the GIF itself)."""
@@ -237,7 +234,6 @@ class _Encoder:
                         from None
         if kind == "done":
             self.free.append(value)
-            self.pending -= 1
             advance()
         elif kind == "oserror":
             raise OSError(*value)
@@ -297,8 +293,8 @@ def _encode_frames(make_sink: Callable[[], Any], memory: mmap.mmap, full: tuple[
 
 
 @contextlib.contextmanager
-def _progress(count: int, style: str, on_frame: Callable[[], None] | None) -> Iterator[Callable[[], None]]:
-    """A callback for each frame written: a tqdm bar, a 'frame K/N' line, or nothing, then ``on_frame``."""
+def _progress(count: int, style: str) -> Iterator[Callable[[], None]]:
+    """A callback for each frame written: a tqdm bar, a 'frame K/N' line, or nothing."""
     done = 0
     with contextlib.ExitStack() as stack:
         bar = None
@@ -315,7 +311,5 @@ def _progress(count: int, style: str, on_frame: Callable[[], None] | None) -> It
                 bar.update(1)
             elif style == "lines":
                 print(f"frame {done}/{count}", flush=True)
-            if on_frame is not None:
-                on_frame()
 
         yield advance

@@ -365,3 +365,14 @@ def test_window_export_runs_aside_reports_progress_and_cancels_cleanly(tmp_path,
     assert messages[-1] == "Exported videos/short.mp4"
     assert load_flight(tmp_path / "videos" / "short.mp4")[0].keyframes == load_flight(short)[0].keyframes
     assert not controls.escape(), "nothing left to cancel"
+
+
+def test_a_full_recorder_still_has_room_to_finish_a_valid_flight(monkeypatch):
+    monkeypatch.setattr(flythrough, "MAX_KEYFRAMES", 8)
+    recorder, settings, time = Recorder(START), START, 0.0
+    while not recorder.full:
+        time += 0.1
+        settings = settings.replace(yrot=settings.yrot + 3.0) if int(time * 10) % 3 else settings
+        recorder.feed(time, settings)
+    flight = recorder.finish()  # the hold and the closing keyframe fit
+    assert 6 <= len(flight.keyframes) <= 8
