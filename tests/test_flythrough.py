@@ -370,9 +370,9 @@ def test_window_export_runs_aside_reports_progress_and_cancels_cleanly(tmp_path,
 def test_a_full_recorder_still_has_room_to_finish_a_valid_flight(monkeypatch):
     monkeypatch.setattr(flythrough, "MAX_KEYFRAMES", 8)
     recorder, settings, step = Recorder(START), START, 0
-    while not recorder.full:  # a turn every third sample: each adds a hold and a move
+    while not recorder.full:  # a turn every third sample from the first: each later one adds a hold and a move
         step += 1
-        if step % 3 == 0:
+        if step % 3 == 1:
             settings = settings.replace(yrot=settings.yrot + 3.0)
         recorder.feed(step / 10, settings)
     flight = recorder.finish()  # the closing keyframe fits too
