@@ -16,7 +16,7 @@ def verdict(ok: bool) -> str:
 
 
 @contextlib.contextmanager
-def busy(count: int) -> Iterator[None]:
+def busy_machine(count: int) -> Iterator[None]:
     """``count`` processes spinning on a core each while the block runs: the busy machine of the figures."""
     spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
     try:

@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from numba import get_num_threads, set_num_threads
 
-from bench import busy as busy_machine
+from bench import busy_machine
 from terrainview.fractal import cloud_colors, diamond_square
 from terrainview.generators import fault_formation
 from terrainview.texturing import bands_texture, blend_texture

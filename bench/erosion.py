@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench import busy, compile_c, verdict
+from bench import busy_machine, compile_c, verdict
 from terrainview import erosion
 from terrainview.fractal import diamond_square
 from terrainview.kernel_common import stream_key
@@ -100,7 +100,7 @@ def run() -> None:
     with tempfile.TemporaryDirectory() as folder:
         binary = _c_binary(folder)
         _figures("quiet", binary, folder)
-        with busy(2):
+        with busy_machine(2):
             _figures("with two busy processes", binary, folder)
 
 
