@@ -166,18 +166,26 @@ def wait_for_parts(folder, process) -> list[str]:
     pytest.fail("the export wrote no parts")
 
 
+def signalled_status(process: subprocess.Popen, signal_number: int) -> int | None:
+    """Send the signal to a still running ``process`` and return its exit status (killed if it hangs)."""
+    try:
+        if process.poll() is None:
+            process.send_signal(signal_number)
+        return process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
 @pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGHUP])
 def test_sigterm_and_sighup_remove_the_parts(tmp_path, signal_number):
     process = start_long_export(tmp_path)
     try:
         parts = wait_for_parts(tmp_path, process)
         assert all(re.fullmatch(rf"\.big[.-].*\.{process.pid}\.\w+\.part", part) for part in parts), parts
-        process.send_signal(signal_number)
-        status = process.wait(timeout=60)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        status = signalled_status(process, signal_number)
     assert status == -signal_number
     assert names(tmp_path) == [], "no part and no output left behind"
 
@@ -266,12 +274,8 @@ def test_sigterm_and_sighup_remove_a_part_folder_with_what_it_holds(tmp_path, si
     try:
         part = process.stdout.readline().strip()
         assert names(tmp_path) == [part] and names(tmp_path / part) == ["frame-00000.png"]
-        process.send_signal(signal_number)
-        status = process.wait(timeout=60)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        status = signalled_status(process, signal_number)
     assert status == -signal_number
     assert names(tmp_path) == []
 
