@@ -16,6 +16,7 @@ run: $(STAMP)
 test: $(STAMP)
 	$(VENV)/bin/ruff check terrainview tests bench
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache
 	$(PYTHON) -m pytest -q $(PYTEST_ARGS)
 
 bench: $(STAMP)

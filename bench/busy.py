@@ -17,9 +17,9 @@ from typing import TypeVar
 from numba import get_num_threads, set_num_threads
 
 from bench import busy_machine
-from terrainview.fractal import cloud_colors, diamond_square
-from terrainview.generators import fault_formation
-from terrainview.texturing import bands_texture, blend_texture
+from terrainview.kernels.fractal import cloud_colors, diamond_square
+from terrainview.kernels.generators import fault_formation
+from terrainview.kernels.texturing import bands_texture, blend_texture
 
 BUSY_PROCESSES = 2
 NOISE = 1.15  # a ratio this close to the limit counts as within it: medians of a shared machine wander

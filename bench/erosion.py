@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 
 from bench import busy_machine, compile_c, verdict
-from terrainview import erosion
-from terrainview.fractal import diamond_square
-from terrainview.kernel_common import stream_key
+from terrainview.kernels import erosion
+from terrainview.kernels.fractal import diamond_square
+from terrainview.kernels.kernel_common import stream_key
 
 # Seconds, median after warm-up, the whole public call (validation, copies, flow map) included. The kernels are
 # serial and run on the calling thread, so its CPU time, printed beside the wall time, shows the cost even when

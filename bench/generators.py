@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 
 from bench import median_ms
-from terrainview.fractal import diamond_square
-from terrainview.generators import fault_formation
-from terrainview.texturing import blend_texture
+from terrainview.kernels.fractal import diamond_square
+from terrainview.kernels.generators import fault_formation
+from terrainview.kernels.texturing import blend_texture
 
 REPEATS = 7
 

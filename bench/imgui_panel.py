@@ -9,10 +9,10 @@ import time
 
 from imgui_bundle import imgui
 
-from terrainview.imgui_renderer import ImGuiRenderer
-from terrainview.offscreen import create_headless_context
-from terrainview.panel import Panel, PanelStatus
-from terrainview.settings import SceneSettings
+from terrainview.render.imgui_draw import ImGuiRenderer
+from terrainview.render.offscreen import create_headless_context
+from terrainview.scene.settings import SceneSettings
+from terrainview.window.panel import Panel, PanelStatus
 
 WINDOW = (1280, 720)
 FRAMES = 60

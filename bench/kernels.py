@@ -16,7 +16,7 @@ import numpy as np
 from numba import get_num_threads
 
 from bench import compile_c, median_ms, verdict
-from terrainview.fractal import diamond_square, midpoint_1d
+from terrainview.kernels.fractal import diamond_square, midpoint_1d
 
 # Median after warm-up, including the array's allocation.
 TARGET_MS = {10: 1.5, 12: 25.0}
@@ -24,7 +24,7 @@ TARGET_START_S = 0.5
 REPEATS = {8: 200, 10: 100, 12: 21}
 C_REPEATS = {10: 21, 12: 5}
 REFERENCE_C = Path(__file__).with_name("reference.c")
-FIRST_MAP = "import terrainview.fractal as f; f.diamond_square(10)"
+FIRST_MAP = "import terrainview.kernels.fractal as f; f.diamond_square(10)"
 
 
 def _process_seconds(code: str, env: dict[str, str] | None = None) -> float:
@@ -64,7 +64,7 @@ def run() -> None:
 
     _process_seconds(FIRST_MAP)  # fills numba's cache if it is not yet
     start = statistics.median(_process_seconds(FIRST_MAP) for _ in range(5))
-    imported = statistics.median(_process_seconds("import terrainview.fractal") for _ in range(5))
+    imported = statistics.median(_process_seconds("import terrainview.kernels.fractal") for _ in range(5))
     print(f"process start -> first n=10 heightmap, warm cache: {start:.2f} s (target <= {TARGET_START_S:g} s "
           f"{verdict(start <= TARGET_START_S)}); import alone {imported:.2f} s")
     with tempfile.TemporaryDirectory() as cache:

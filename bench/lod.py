@@ -11,10 +11,11 @@ import time
 import numpy as np
 
 from bench import median_ms, verdict
-from terrainview import camera, fractal, lod
-from terrainview.offscreen import TiledRender, create_headless_context, render_pixels
-from terrainview.renderer import Frame, FrameStats, Renderer, tile_reach
-from terrainview.settings import SceneSettings
+from terrainview.kernels import fractal, lod
+from terrainview.render.offscreen import TiledRender, create_headless_context, render_pixels
+from terrainview.render.renderer import Frame, FrameStats, Renderer, tile_reach
+from terrainview.scene import camera
+from terrainview.scene.settings import SceneSettings
 
 SIZE = (1280, 720)
 CASES = tuple((iterations, tile) for iterations in (8, 10, 12) for tile in (1, 3, 8, "endless"))

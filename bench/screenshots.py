@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
-from terrainview.offscreen import TiledRender, create_headless_context
-from terrainview.renderer import Renderer
-from terrainview.settings import SceneSettings
+from terrainview.render.offscreen import TiledRender, create_headless_context
+from terrainview.render.renderer import Renderer
+from terrainview.scene.settings import SceneSettings
 
 SIZE = (3840, 2160)
 SUPERSAMPLE = 2

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import time
 
-from terrainview.offscreen import create_headless_context
-from terrainview.renderer import Renderer
-from terrainview.settings import SceneSettings
+from terrainview.render.offscreen import create_headless_context
+from terrainview.render.renderer import Renderer
+from terrainview.scene.settings import SceneSettings
 
 TARGET_MS = 50.0
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from terrainview.flythrough import Flight, Keyframe
-from terrainview.offscreen import create_headless_context, line_scale_for
-from terrainview.renderer import Frame, Renderer
-from terrainview.settings import SceneSettings
-from terrainview.video import Mp4Sink, export
+from terrainview.output.video_encoding import Mp4Sink, export
+from terrainview.render.offscreen import create_headless_context, line_scale_for
+from terrainview.render.renderer import Frame, Renderer
+from terrainview.scene.flythrough import Flythrough, Keyframe
+from terrainview.scene.settings import SceneSettings
 
 CASES = (((1280, 720), 1), ((1920, 1080), 1), ((1280, 720), 2), ((1920, 1080), 2))
 FPS = 30
@@ -26,13 +26,13 @@ STAGE_FRAMES = 4  # after one warm-up frame
 # seen: the one closest to what the work itself costs, for the export and its stages alike.
 
 
-def _flight(frames: int) -> Flight:
+def _flight(frames: int) -> Flythrough:
     scene = SceneSettings(mode="rendered", iterations=10, tile=3)
     end = Keyframe((frames - 1) / FPS, {"yrot": 0.2 * frames, "ztrans": -3.0 + 0.01 * frames})
-    return Flight(scene, (end,) if frames == 1 else (Keyframe(0.0, {"yrot": 0.0, "ztrans": -3.0}), end))
+    return Flythrough(scene, (end,) if frames == 1 else (Keyframe(0.0, {"yrot": 0.0, "ztrans": -3.0}), end))
 
 
-def _stages(flight: Flight, size: tuple[int, int], supersample: int, folder: Path) -> tuple:
+def _stages(flight: Flythrough, size: tuple[int, int], supersample: int, folder: Path) -> tuple:
     """Seconds per frame of drawing (GPU finished), read-back, and filtering + encoding, each on its own."""
     # A context of its own: export() makes its own current, and draws into a context not current do nothing.
     ctx = create_headless_context()

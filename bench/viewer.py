@@ -6,9 +6,9 @@ from __future__ import annotations
 import statistics
 import time
 
-from terrainview.offscreen import create_headless_context
-from terrainview.renderer import Frame, Renderer
-from terrainview.settings import MODES, SceneSettings
+from terrainview.render.offscreen import create_headless_context
+from terrainview.render.renderer import Frame, Renderer
+from terrainview.scene.settings import MODES, SceneSettings
 
 SIZE = (1280, 720)
 CASES = ((8, 1), (10, 3))

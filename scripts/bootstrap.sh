@@ -49,4 +49,4 @@ echo "bootstrap: installing terrainview and its dependencies into .venv"
 .venv/bin/python -m pip install -q -e '.[test]'
 # Compile every numba kernel once now, so the first window opens warm (numba caches them beside the sources).
 echo "bootstrap: compiling terrainview's kernels"
-.venv/bin/python -m terrainview.warmup
+.venv/bin/python -m terrainview.scene.warmup

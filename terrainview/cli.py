@@ -11,10 +11,10 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
-from . import __version__
-from .files import OutputError
-from .options import add_scene_arguments, one_line_errors, settings_from_args
-from .scene_file import SceneError
+from terrainview import __version__
+from terrainview.base.atomic_files import OutputError
+from terrainview.scene.arguments import add_scene_arguments, one_line_errors, settings_from_args
+from terrainview.scene.scene_file import SceneError
 
 # What bad input raises (SettingsError and the kernels' argument checks are ValueErrors): one line, exit 2.
 USAGE_ERRORS = (ValueError, OutputError, SceneError)
@@ -40,7 +40,7 @@ def _subcommand(name: str, description: str, module: str) -> Callable[[Sequence[
 
 
 def _view(argv: Sequence[str]) -> int:
-    from .app import run_viewer
+    from terrainview.window.app import run_viewer
 
     return run_viewer(list(argv), epilog=commands_help())
 

@@ -11,8 +11,8 @@ import math
 import numpy as np
 from reference import lowbias32
 
-from terrainview import erosion
-from terrainview.kernel_common import stream_key
+from terrainview.kernels import erosion
+from terrainview.kernels.kernel_common import stream_key
 
 
 def _height_and_gradient(torus: list[list[float]], x: float, z: float) -> tuple[float, float, float]:

@@ -32,7 +32,7 @@ XVFB_SCREEN = "1600x1000x24"
 
 @pytest.fixture(scope="session")
 def gl_ctx():
-    from terrainview.offscreen import create_headless_context
+    from terrainview.render.offscreen import create_headless_context
 
     ctx = create_headless_context()
     yield ctx
@@ -42,7 +42,7 @@ def gl_ctx():
 @pytest.fixture
 def renderer(gl_ctx):
     """A fresh Renderer on the session context; it must leave no GL error behind."""
-    from terrainview.renderer import Renderer
+    from terrainview.render.renderer import Renderer
 
     # Another test (the window tests) may have made its own context current: make this one current.
     with gl_ctx:
@@ -58,7 +58,7 @@ def renderer(gl_ctx):
 
 def render_frame(renderer, settings, size: tuple[int, int] = SMALL_SIZE) -> np.ndarray:
     """Bring ``renderer`` up to date with ``settings`` and draw one frame: uint8 RGB, top row first."""
-    from terrainview.offscreen import render_pixels
+    from terrainview.render.offscreen import render_pixels
 
     renderer.update(settings)
     pixels = render_pixels(renderer, settings, size)

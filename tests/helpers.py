@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from terrainview.settings import SceneSettings
+from terrainview.scene.settings import SceneSettings
 
 CAMERA = ("yrot", "ytrans", "ztrans", "pitch")  # the orbit camera's fields that keys and flights move
 
@@ -56,7 +56,7 @@ def wait_for(condition: Callable[[], Any], timeout: float, what: str, interval: 
 
 def window_load(path: Path, settings: SceneSettings) -> tuple[SceneSettings, list[str]]:
     """The window's Load (TerrainApp.load_scene_file) on a stand-in window: (its settings afterwards, messages)."""
-    from terrainview.app import TerrainApp
+    from terrainview.window.app import TerrainApp
 
     messages: list[str] = []
     stand_in = types.SimpleNamespace(settings=settings, show_message=messages.append)

@@ -21,12 +21,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from terrainview import generators
-from terrainview.fractal import _DOMAIN_1D, _DOMAIN_2D, LATTICE_BITS
-from terrainview.kernel_common import stream_key as _stream_key
+from terrainview.kernels import generators
+from terrainview.kernels.fractal import _DOMAIN_1D, _DOMAIN_2D, LATTICE_BITS
+from terrainview.kernels.kernel_common import stream_key as _stream_key
 
 MASK32 = 0xFFFFFFFF
-# Rounds of the hash per offset in terrainview.fractal (bits = hash(hash(index ^ key))). Keep in step with
+# Rounds of the hash per offset in terrainview.kernels.fractal (bits = hash(hash(index ^ key))). Keep in step with
 # the kernel: with one round, offsets of related lattice points (e.g. (0, c) and (c, 0)) correlate across
 # seeds, which test_offsets_are_independent_across_seeds and the statistics tests catch; two rounds do not.
 HASH_ROUNDS = 2

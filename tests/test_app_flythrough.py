@@ -10,8 +10,8 @@ import pytest
 from helpers import camera
 from test_app_window import app, modifiers, press, release, settle, tap  # noqa: F401 - app is a fixture
 
-from terrainview import flythrough
-from terrainview.flythrough import load_flight
+from terrainview.scene import flythrough
+from terrainview.scene.flythrough import load_flight
 
 pytest_plugins = ["gl_fixtures"]
 

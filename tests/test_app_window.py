@@ -35,7 +35,7 @@ def app(xvfb_display):
         patch.delenv("WAYLAND_DISPLAY", raising=False)
         import moderngl_window  # pyglet is imported by the window backend below, with DISPLAY set
 
-        from terrainview.app import TerrainApp
+        from terrainview.window.app import TerrainApp
 
         instance = moderngl_window.create_window_config_instance(
             TerrainApp, args=["--window", "pyglet", "--iterations", "4"])
@@ -159,7 +159,7 @@ class TestKeysInProcess:
         assert fresh.message[0] == "", "once in bounds it stays, with no more messages"
 
     def test_the_ground_is_the_terrain_drawn_until_the_new_one_is_adopted(self, fresh):
-        from terrainview import camera
+        from terrainview.scene import camera
 
         drawn = fresh.renderer.surface_heights
         fresh.settings = fresh.settings.replace(h=0.2)
@@ -219,7 +219,7 @@ class TestKeysInProcess:
         """Click into the panel's Seed field (found by recording where the panel draws it), then type."""
         from imgui_bundle import imgui
 
-        import terrainview.panel
+        import terrainview.window.panel
 
         rectangles = {}
 
@@ -233,7 +233,7 @@ class TestKeysInProcess:
                 rectangles[label] = (low.x, low.y, high.x, high.y)
                 return result
 
-        monkeypatch.setattr(terrainview.panel, "imgui", RecordingImgui())
+        monkeypatch.setattr(terrainview.window.panel, "imgui", RecordingImgui())
         fresh.on_render(0.0, 1 / 60)
         assert "Seed" in rectangles
         x0, y0, x1, y1 = rectangles["Seed"]
@@ -266,7 +266,7 @@ class TestKeysInProcess:
 
 
     def test_dropping_a_png_or_toml_loads_its_scene(self, fresh, tmp_path):
-        from terrainview.scene_file import save_scene_toml
+        from terrainview.scene.scene_file import save_scene_toml
 
         wanted = fresh.settings.replace(seed=42, iterations=5, yrot=12.0)
         path = tmp_path / "dropped.toml"
@@ -388,7 +388,7 @@ class TestKeysInProcess:
                 fresh.on_render(0.0, 1 / 60)
             pytest.fail("F12 wrote no screenshot")
 
-        from terrainview.scene_file import load_scene
+        from terrainview.scene.scene_file import load_scene
 
         fresh.settings = fresh.settings.replace(seed=5)  # as the panel's Seed field does
         hasty = shoot()
@@ -442,11 +442,11 @@ class TestKeysInProcess:
 
     def test_the_video_export_message_is_drawn_over_the_panel(self, fresh, tmp_path, monkeypatch):
         """The message stays in front when the panel is clicked (it went behind it as the panel came forward)."""
-        from terrainview.flythrough import Flight, Keyframe, save_flight
+        from terrainview.scene.flythrough import Flythrough, Keyframe, save_flight
 
         monkeypatch.chdir(tmp_path)
         flight_path = tmp_path / f"flight-{'long-name-' * 10}.toml"  # a message wider than the gap beside the panel
-        save_flight(Flight(fresh.settings, (Keyframe(0.0, {}), Keyframe(600.0, {"yrot": 90.0}))), flight_path)
+        save_flight(Flythrough(fresh.settings, (Keyframe(0.0, {}), Keyframe(600.0, {"yrot": 90.0}))), flight_path)
         fresh.message = ("", 0.0)
 
         width, height = fresh.wnd.buffer_size
@@ -494,7 +494,7 @@ class TestKeysInProcess:
     def test_camera_section_draws_both_modes(self, fresh):
         from imgui_bundle import imgui
 
-        from terrainview.panel import Panel
+        from terrainview.window.panel import Panel
 
         for mode in ("orbit", "fly"):
             imgui.new_frame()
@@ -581,7 +581,7 @@ def test_viewer_end_to_end(xvfb_display, screen_grabber, tmp_path):
         shots = tmp_path / "screenshots"
         shot = wait_for(lambda: sorted(shots.glob("*.png")) or None, 30, "the F12 screenshot")
         assert len(shot) == 1
-        from terrainview.scene_file import load_scene
+        from terrainview.scene.scene_file import load_scene
 
         settings, warnings = load_scene(shot[0])
         assert settings.mode == "lines" and settings.iterations == 5

@@ -12,8 +12,8 @@ import time
 import numpy as np
 import pytest
 
-from terrainview import erosion, generators, kernel_common, texturing
-from terrainview.fractal import diamond_square
+from terrainview.kernels import erosion, generators, kernel_common, texturing
+from terrainview.kernels.fractal import diamond_square
 
 HEIGHTS = diamond_square(6, seed=4)
 
@@ -86,7 +86,7 @@ def test_busy_processes_are_counted_as_runnable():
 
 
 def test_waiting_threads_sleep_unless_told_otherwise():
-    code = ("import os, terrainview.kernel_common as k; "
+    code = ("import os, terrainview.kernels.kernel_common as k; "
             "print(os.environ['OMP_WAIT_POLICY'], k.config.THREADING_LAYER_PRIORITY[0])")
     base = {key: value for key, value in os.environ.items() if key != "OMP_WAIT_POLICY"}
     for given, expected in ((None, "PASSIVE omp"), ("ACTIVE", "ACTIVE omp")):

@@ -10,13 +10,14 @@ import pytest
 from gl_fixtures import SMALL_SIZE, render_frame
 from PIL import Image
 
-from terrainview import camera, flight
-from terrainview.fractal import diamond_square
-from terrainview.gpu import FOG_COLOR
-from terrainview.options import add_scene_arguments, settings_from_args
-from terrainview.renderer import Frame
-from terrainview.scene_file import load_scene, png_text_chunks, save_scene_toml
-from terrainview.settings import SceneSettings, SettingsError
+from terrainview.kernels.fractal import diamond_square
+from terrainview.render.gpu import FOG_COLOR
+from terrainview.render.renderer import Frame
+from terrainview.scene import camera
+from terrainview.scene.arguments import add_scene_arguments, settings_from_args
+from terrainview.scene.scene_file import load_scene, png_text_chunks, save_scene_toml
+from terrainview.scene.settings import SceneSettings, SettingsError
+from terrainview.window import arrow_keys
 
 pytest_plugins = ["gl_fixtures"]
 
@@ -131,15 +132,15 @@ def test_ground_is_the_heightmap_at_grid_points_and_repeats_every_tile():
 
 @pytest.mark.parametrize("fps", [10, 60, 144])
 def test_fly_camera_keeps_its_clearance_when_descending_and_flying(fps):
-    state = flight.Flight(ground=camera.ground_height(HEIGHTS, "endless"))
+    state = arrow_keys.ArrowKeyCamera(ground=camera.ground_height(HEIGHTS, "endless"))
     settings = SceneSettings(camera="fly", tile="endless", eye_y=2.0, yrot=35.0)
     state.shift = True
-    settings = state.press(settings, flight.Key.DOWN)
+    settings = state.press(settings, arrow_keys.Key.DOWN)
     for _ in range(2 * fps):  # 60 steps of 0.05 down: far below the ground without following
         settings = state.advance(settings, 1.0 / fps)
     state.release_all()
     state.shift = False
-    settings = state.press(settings, flight.Key.UP)
+    settings = state.press(settings, arrow_keys.Key.UP)
     lowest_margin = math.inf
     for _ in range(3 * fps):
         settings = state.advance(settings, 1.0 / fps)
@@ -151,10 +152,10 @@ def test_fly_camera_keeps_its_clearance_when_descending_and_flying(fps):
 
 def test_a_flying_eye_climbs_no_higher_than_the_ceiling_over_the_ground():
     """Holding Shift+Up for ten seconds: the eye stops within CEILING of the ground, where the land still shows."""
-    state = flight.Flight(ground=camera.ground_height(HEIGHTS, "endless"))
+    state = arrow_keys.ArrowKeyCamera(ground=camera.ground_height(HEIGHTS, "endless"))
     settings = SceneSettings(camera="fly", tile="endless")
     state.shift = True
-    settings = state.press(settings, flight.Key.UP)
+    settings = state.press(settings, arrow_keys.Key.UP)
     for _ in range(600):
         settings = state.advance(settings, 1.0 / 60)
     ground = camera.floor_under(state.ground, settings.eye_x, settings.eye_z)
@@ -162,7 +163,7 @@ def test_a_flying_eye_climbs_no_higher_than_the_ceiling_over_the_ground():
 
 
 def test_orbit_pitch_drag_keeps_the_eye_above_the_ground():
-    state = flight.Flight(ground=camera.ground_height(HEIGHTS, 1))
+    state = arrow_keys.ArrowKeyCamera(ground=camera.ground_height(HEIGHTS, 1))
     settings = SceneSettings()
     for _ in range(40):
         settings = state.drag(settings, 0, -20)
@@ -170,7 +171,7 @@ def test_orbit_pitch_drag_keeps_the_eye_above_the_ground():
     x, y, z = camera.eye_position(settings)
     assert y >= camera.floor_under(state.ground, x, z) - 1e-9
     # Without a ground (before any surface exists) the original's free orbit stays.
-    x, y, z = camera.eye_position(flight.drag(SceneSettings(), 0, -300))
+    x, y, z = camera.eye_position(arrow_keys.drag(SceneSettings(), 0, -300))
     assert y < -1.0
 
 
@@ -179,34 +180,35 @@ def test_orbit_pitch_drag_keeps_the_eye_above_the_ground():
 @pytest.mark.parametrize("fps", [10, 24, 60, 144])
 def test_fly_keys_one_second_held_is_30_steps_at_any_frame_rate(fps):
     start = SceneSettings(camera="fly", yrot=90.0)  # heading +x
-    for key, shift, expected in ((flight.Key.UP, False, (1.5, 0.0, 0.0)), (flight.Key.DOWN, False, (-1.5, 0.0, 0.0)),
-                                 (flight.Key.UP, True, (0.0, 1.5, 0.0))):
-        state = flight.Flight(shift=shift)
+    for key, shift, expected in ((arrow_keys.Key.UP, False, (1.5, 0.0, 0.0)),
+                                 (arrow_keys.Key.DOWN, False, (-1.5, 0.0, 0.0)),
+                                 (arrow_keys.Key.UP, True, (0.0, 1.5, 0.0))):
+        state = arrow_keys.ArrowKeyCamera(shift=shift)
         settings = state.press(start, key)
         for _ in range(fps):
             settings = state.advance(settings, 1.0 / fps)
         moved = np.subtract(camera.eye_position(settings), camera.eye_position(start))
         np.testing.assert_allclose(moved, expected, atol=1e-9)
         assert (settings.yrot, settings.pitch) == (start.yrot, start.pitch)
-    state = flight.Flight()
-    settings = state.press(start, flight.Key.LEFT)
+    state = arrow_keys.ArrowKeyCamera()
+    settings = state.press(start, arrow_keys.Key.LEFT)
     for _ in range(fps):
         settings = state.advance(settings, 1.0 / fps)
     assert settings.yrot == 0.0 and camera.eye_position(settings) == camera.eye_position(start)
 
 
 def test_fly_left_turns_the_heading_left_and_the_wheel_sets_the_speed():
-    state = flight.Flight()
-    settings = state.press(SceneSettings(camera="fly"), flight.Key.LEFT)  # heading -z, left is -x
+    state = arrow_keys.ArrowKeyCamera()
+    settings = state.press(SceneSettings(camera="fly"), arrow_keys.Key.LEFT)  # heading -z, left is -x
     x, z = camera.heading(settings)
     assert x < 0 and z < 0
     settings = state.wheel(settings, 2)
     assert state.speed == pytest.approx(1.25 ** 2)
     before = camera.eye_position(settings)
-    settings = state.press(settings, flight.Key.UP)
+    settings = state.press(settings, arrow_keys.Key.UP)
     assert math.dist(camera.eye_position(settings), before) == pytest.approx(0.05 * 1.25 ** 2)
     # In orbit mode the wheel still moves along Z, as before.
-    assert flight.Flight().wheel(SceneSettings(), 1).ztrans == pytest.approx(-2.95)
+    assert arrow_keys.ArrowKeyCamera().wheel(SceneSettings(), 1).ztrans == pytest.approx(-2.95)
 
 
 # --- scenes -------------------------------------------------------------------------------------------------
@@ -330,7 +332,7 @@ def test_obj_export_of_endless_terrain_is_the_one_tile_it_repeats(tmp_path, call
 
 @pytest.mark.gl
 def test_heightmaps_go_up_in_slices_while_the_old_terrain_stays(renderer, monkeypatch):
-    from terrainview import gpu as gpu_module
+    from terrainview.render import gpu as gpu_module
 
     old = SceneSettings(mode="lines", iterations=3)
     renderer.update(old)
@@ -354,7 +356,7 @@ def test_heightmaps_go_up_in_slices_while_the_old_terrain_stays(renderer, monkey
 
 @pytest.mark.gl
 def test_the_surface_drawn_and_its_pyramid_change_only_on_upload(renderer):
-    from terrainview.lod import LodSurface
+    from terrainview.kernels.lod import LodSurface
 
     renderer.update(SceneSettings(mode="lines", iterations=9))
     drawn = renderer.surface_heights
@@ -381,10 +383,10 @@ def test_an_unfinished_staged_copy_is_never_adopted(renderer):
     (SceneSettings(mode="teximage", teximage_iterations=5), "teximage"),
 ], ids=["rendered", "lines-lod", "teximage"])
 def test_a_heightmap_in_bands_draws_as_one_texture(renderer, gl_ctx, monkeypatch, settings, heightmap):
-    from terrainview import gpu as gpu_module
-    from terrainview import lod as lod_module
-    from terrainview.offscreen import render_pixels
-    from terrainview.renderer import Renderer
+    from terrainview.kernels import lod as lod_module
+    from terrainview.render import gpu as gpu_module
+    from terrainview.render.offscreen import render_pixels
+    from terrainview.render.renderer import Renderer
 
     monkeypatch.setattr(lod_module, "FULL_MESH_SEGMENTS", 0)
     whole = render_frame(renderer, settings)
@@ -425,7 +427,7 @@ def test_a_given_fly_eye_is_kept_where_flying_could_take_it():
 
 @pytest.mark.gl
 def test_render_lowers_a_fly_eye_above_the_ceiling_and_says_so(tmp_path, call_main):
-    from terrainview.scene_file import load_scene
+    from terrainview.scene.scene_file import load_scene
 
     shot = tmp_path / "high.png"
     status, _, err = call_main("render", "-o", shot, "--size", "160x90", "--mode", "rendered", "--camera", "fly",

@@ -16,11 +16,12 @@ from helpers import changed_fraction, correlation, names
 from PIL import Image
 from reference import ARTICLE_BAND_COLORS
 
-from terrainview import gpu, texturing
-from terrainview.offscreen import render_pixels
-from terrainview.scene_file import load_scene, save_scene_toml
-from terrainview.settings import SceneSettings
-from terrainview.terrain import surface_heights
+from terrainview.kernels import texturing
+from terrainview.render import gpu
+from terrainview.render.offscreen import render_pixels
+from terrainview.scene.derived_arrays import surface_heights
+from terrainview.scene.scene_file import load_scene, save_scene_toml
+from terrainview.scene.settings import SceneSettings
 
 pytest_plugins = ["gl_fixtures"]
 pytestmark = pytest.mark.gl

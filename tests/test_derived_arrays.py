@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from terrainview import catalog, erosion
-from terrainview.settings import SceneSettings
-from terrainview.terrain import DerivedArrays, GenerationError
-from terrainview.worker import GenerationWorker
+from terrainview.kernels import erosion
+from terrainview.scene import catalog
+from terrainview.scene.derived_arrays import DerivedArrays, GenerationError
+from terrainview.scene.settings import SceneSettings
+from terrainview.window.generation_worker import GenerationWorker
 
 # Another valid value for every setting (camera and drawing options included: they must change no key).
 OTHER_VALUES = {

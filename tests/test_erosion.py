@@ -1,4 +1,4 @@
-"""terrainview.erosion: hydraulic (Beyer's droplets) and thermal erosion, their scene options and wiring.
+"""terrainview.kernels.erosion: hydraulic (Beyer's droplets) and thermal erosion, their scene options and wiring.
 
 - bit for bit against a plain-Python run of the droplets (tests/erosion_reference.py);
 - determinism across runs and numba thread counts, seams, mass balance, the talus angle;
@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 from reference import digests_with_threads
 
-from terrainview import erosion, texturing
-from terrainview.erosion import Cancelled, hydraulic_erosion, thermal_erosion
-from terrainview.fractal import diamond_square
-from terrainview.settings import SceneSettings
-from terrainview.terrain import DerivedArrays, eroded_heights, surface_key
+from terrainview.kernels import erosion, texturing
+from terrainview.kernels.erosion import Cancelled, hydraulic_erosion, thermal_erosion
+from terrainview.kernels.fractal import diamond_square
+from terrainview.scene.derived_arrays import DerivedArrays, eroded_heights, surface_key
+from terrainview.scene.settings import SceneSettings
 
 pytest_plugins = ["gl_fixtures"]
 
@@ -86,8 +86,8 @@ def test_flat_map_takes_random_directions_and_stays_flat():
 
 DIGEST_SCRIPT = """
 import hashlib, numba
-from terrainview.erosion import hydraulic_erosion, thermal_erosion
-from terrainview.fractal import diamond_square
+from terrainview.kernels.erosion import hydraulic_erosion, thermal_erosion
+from terrainview.kernels.fractal import diamond_square
 heights = diamond_square(7, 11, 0.6, 2.0)
 result = hydraulic_erosion(heights, 11, 2000.0)
 parts = [result.heights, result.flow, result.deposit, thermal_erosion(heights, 50.0, 30)]
@@ -283,7 +283,7 @@ def test_derived_arrays_follow_the_erosion_settings():
 
 
 def test_derived_arrays_cancel_and_recover():
-    from terrainview.terrain import GenerationError
+    from terrainview.scene.derived_arrays import GenerationError
 
     settings = SceneSettings(mode="rendered", iterations=5, erosion="hydraulic", erosion_droplets=500.0)
     arrays = DerivedArrays(progress=lambda fraction: False)
@@ -347,7 +347,7 @@ def test_rendered_frame_differs_visibly(frame):
 
 
 def test_scene_files_keep_the_erosion_settings(tmp_path):
-    from terrainview.scene_file import load_scene, save_scene_toml
+    from terrainview.scene.scene_file import load_scene, save_scene_toml
 
     settings = SceneSettings(erosion="both", erosion_droplets=1234.5, erosion_radius=0.02, talus=42.0,
                              thermal_passes=7, erosion_inertia=0.25)
@@ -358,7 +358,7 @@ def test_scene_files_keep_the_erosion_settings(tmp_path):
 def test_worker_cancels_an_erosion_when_newer_settings_arrive():
     import time
 
-    from terrainview.worker import GenerationWorker
+    from terrainview.window.generation_worker import GenerationWorker
 
     slow = SceneSettings(mode="rendered", iterations=8, teximage_iterations=8, erosion="hydraulic",
                          erosion_droplets=500000.0)
@@ -388,7 +388,7 @@ def test_worker_cancels_an_erosion_when_newer_settings_arrive():
 @pytest.mark.parametrize("generator", [{}, {"generator": "fault", "blur": 1.0},
                                        {"seed_image": "assets/sketch-island.png"}])
 def test_erosion_follows_every_generator(generator):
-    from terrainview import catalog
+    from terrainview.scene import catalog
 
     settings = SceneSettings(iterations=6, erosion="both", erosion_droplets=3000.0, **generator)
     plain = catalog.generator(settings).make(settings, 6, settings.h)
@@ -403,7 +403,7 @@ def test_erosion_follows_every_generator(generator):
 def test_the_teximage_is_darker_where_water_ran(renderer):
     """The GPU-drawn teximage uses the hydraulic pass's flow map like the CPU textures: every triangle keeps
     its colour or darkens, and those where water ran (flow near 1) darken by about WET_DARKENING."""
-    from terrainview.texturing import WET_DARKENING
+    from terrainview.kernels.texturing import WET_DARKENING
 
     settings = SceneSettings(mode="teximage", teximage_iterations=8, seed=2, erosion="hydraulic")
     renderer.update(settings)
@@ -433,7 +433,7 @@ def test_the_teximage_is_darker_where_water_ran(renderer):
 
 @pytest.mark.parametrize("choice", ["hydraulic", "thermal", "both"])
 def test_erosion_progress_rises_from_0_to_1_whatever_the_passes(choice):
-    from terrainview.terrain import eroded
+    from terrainview.scene.derived_arrays import eroded
 
     seen: list[float] = []
     settings = SceneSettings(iterations=5, erosion=choice, erosion_droplets=500.0, thermal_passes=10)

@@ -12,12 +12,12 @@ import pytest
 from helpers import names
 from PIL import Image
 
-from terrainview import export
+from terrainview.base.atomic_files import OutputError
 from terrainview.commands import export as export_command
-from terrainview.files import OutputError
-from terrainview.fractal import diamond_square
-from terrainview.scene_file import PNG_SCENE_KEY, load_scene
-from terrainview.settings import SceneSettings
+from terrainview.kernels.fractal import diamond_square
+from terrainview.output import export_formats
+from terrainview.scene.scene_file import PNG_SCENE_KEY, load_scene
+from terrainview.scene.settings import SceneSettings
 
 ARGS = ("--iterations", "5", "--seed", "7", "--h", "0.6", "--height-scale", "2")
 SETTINGS = SceneSettings(iterations=5, seed=7, h=0.6, height_scale=2.0)
@@ -29,7 +29,7 @@ def heights() -> np.ndarray:
 
 
 def expected_uint16(heights: np.ndarray) -> np.ndarray:
-    """min -> 0, max -> 65535, linear, rounded: computed here independently of terrainview.export."""
+    """min -> 0, max -> 65535, linear, rounded: computed here independently of terrainview.output.export_formats."""
     low, high = float(heights.min()), float(heights.max())
     return np.round((heights.astype(np.float64) - low) / (high - low) * 65535).astype(np.uint16)
 
@@ -134,7 +134,7 @@ def test_1d_only_iterations_are_refused(tmp_path, call_main, usage_error):
 
 def test_flat_heightmap_maps_to_zero(tmp_path, monkeypatch):
     flat = np.full((5, 5), 0.25, dtype=np.float32)
-    values, low, high = export.normalize_uint16(flat)
+    values, low, high = export_formats.normalize_uint16(flat)
     assert values.dtype == np.uint16 and not values.any() and (low, high) == (0.25, 0.25)
     monkeypatch.setattr(export_command, "surface_heights", lambda settings: flat)
     for name in ("flat.png", "flat.raw"):
@@ -147,7 +147,7 @@ def test_flat_heightmap_maps_to_zero(tmp_path, monkeypatch):
 
 
 def test_normalisation_rounds_to_nearest():
-    values, low, high = export.normalize_uint16(np.array([[-1.0, 0.0], [0.5, 1.0]], dtype=np.float32))
+    values, low, high = export_formats.normalize_uint16(np.array([[-1.0, 0.0], [0.5, 1.0]], dtype=np.float32))
     assert (low, high) == (-1.0, 1.0)
     np.testing.assert_array_equal(values, [[0, 32768], [49151, 65535]])  # 32767.5 -> 32768, 49151.25 -> 49151
 
@@ -242,7 +242,7 @@ def test_failed_write_leaves_nothing(tmp_path, call_main, monkeypatch):
             temporary.write_bytes(b"half a file")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setitem(export.EXPORT_FORMATS, ".npy", broken)
+    monkeypatch.setitem(export_formats.EXPORT_FORMATS, ".npy", broken)
     (tmp_path / "kept.npy").write_bytes(b"old")
     for name in ("new.npy", "kept.npy"):
         with pytest.raises(OutputError, match=f"{name}: not written: No space"):  # the file is named

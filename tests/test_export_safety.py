@@ -16,8 +16,9 @@ import types
 import pytest
 from helpers import names
 
-from terrainview import files, mesh
-from terrainview.fractal import diamond_square
+from terrainview.base import atomic_files
+from terrainview.kernels.fractal import diamond_square
+from terrainview.output import obj_mesh
 
 pytest_plugins = ["gl_fixtures"]
 
@@ -27,10 +28,10 @@ pytest_plugins = ["gl_fixtures"]
 
 def test_obj_bands_do_not_change_a_byte(tmp_path, monkeypatch):
     """Written a few vertices at a time or 65536 at a time, the OBJ is the same file."""
-    grid = mesh.SurfaceGrid(diamond_square(4, 3, 0.6), tile=2)
-    mesh.write_obj(grid, tmp_path / "a.obj", "a.mtl", "a-texture.png", tmp_path / "a.mtl", "header")
-    monkeypatch.setattr(mesh, "BAND_VALUES", 7)
-    mesh.write_obj(grid, tmp_path / "b.obj", "a.mtl", "a-texture.png", tmp_path / "b.mtl", "header")
+    grid = obj_mesh.SurfaceGrid(diamond_square(4, 3, 0.6), tile=2)
+    obj_mesh.write_obj(grid, tmp_path / "a.obj", "a.mtl", "a-texture.png", tmp_path / "a.mtl", "header")
+    monkeypatch.setattr(obj_mesh, "BAND_VALUES", 7)
+    obj_mesh.write_obj(grid, tmp_path / "b.obj", "a.mtl", "a-texture.png", tmp_path / "b.mtl", "header")
     assert (tmp_path / "a.obj").read_bytes() == (tmp_path / "b.obj").read_bytes()
     text = (tmp_path / "a.obj").read_text()
     assert text.count("\nv ") == grid.vertex_count and text.count("\nf ") == grid.face_count
@@ -41,12 +42,12 @@ def test_obj_writing_memory_does_not_grow_with_the_mesh(tmp_path):
     heights = diamond_square(6, 1, 0.7)
     peaks = {}
     for tile in (1, 8):
-        grid = mesh.SurfaceGrid(heights, tile)
+        grid = obj_mesh.SurfaceGrid(heights, tile)
         tracemalloc.start()
-        mesh.write_obj(grid, tmp_path / "m.obj", "m.mtl", "m-texture.png", tmp_path / "m.mtl", "h")
+        obj_mesh.write_obj(grid, tmp_path / "m.obj", "m.mtl", "m-texture.png", tmp_path / "m.mtl", "h")
         peaks[tile] = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-    faces_bytes = mesh.SurfaceGrid(heights, 8).face_count * 3 * 8  # one int64 face array of the whole mesh
+    faces_bytes = obj_mesh.SurfaceGrid(heights, 8).face_count * 3 * 8  # one int64 face array of the whole mesh
     assert peaks[8] < 1.5 * peaks[1] + 1_000_000, peaks
     assert peaks[8] < faces_bytes, peaks
 
@@ -75,7 +76,7 @@ def test_a_large_obj_exports_under_a_memory_limit_near_a_small_ones_peak(tmp_pat
 
 def test_an_obj_the_disk_cannot_hold_is_refused_up_front_with_its_size(tmp_path, call_main, usage_error,
                                                                        monkeypatch):
-    monkeypatch.setattr(files.shutil, "disk_usage", lambda folder: types.SimpleNamespace(free=10**9))
+    monkeypatch.setattr(atomic_files.shutil, "disk_usage", lambda folder: types.SimpleNamespace(free=10**9))
     status, out, err = call_main("export", "-o", tmp_path / "t.obj", "--iterations", "12", "--tile", "8")
     usage_error(status, err, "t.obj", "needs about", "GB", "1.0 GB free")
     assert out == "" and names(tmp_path) == []
@@ -86,7 +87,7 @@ def test_the_estimate_is_close_to_the_real_size(tmp_path, call_main):
                                "--texture", "bands")
     assert status == 0, err
     real = (tmp_path / "t.obj").stat().st_size
-    assert 0.8 * real < mesh.obj_size_estimate(33, 2) < 1.3 * real
+    assert 0.8 * real < obj_mesh.obj_size_estimate(33, 2) < 1.3 * real
 
 
 # --- companions ---------------------------------------------------------------------------------------------
@@ -210,9 +211,9 @@ def test_parts_of_a_killed_writer_are_removed_by_the_next_write(tmp_path, call_m
 
 def test_an_ignored_sighup_stays_ignored(tmp_path):
     """Under nohup a hangup neither ends the writer nor takes its part away: the output still appears."""
-    script = ("import pathlib, signal, sys; from terrainview import files\n"
+    script = ("import pathlib, signal, sys; from terrainview.base import atomic_files\n"
               "signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as nohup leaves it\n"
-              "with files.atomic_output(pathlib.Path('out.txt'), False) as part:\n"
+              "with atomic_files.atomic_output(pathlib.Path('out.txt'), False) as part:\n"
               "    part.write_text('written')\n"
               "    print(part.name, flush=True)\n"
               "    sys.stdin.readline()\n")
@@ -235,7 +236,8 @@ def test_all_or_none_when_a_destination_appears_at_the_end(tmp_path):
     """The xfail of test_obj_export, at the files level: nothing is renamed when any destination is taken."""
     taken = tmp_path / "b.txt"
     destinations = {tmp_path / "a.txt": "", taken: "its partner"}
-    with pytest.raises(files.OutputError, match="b.txt"), files.atomic_outputs(destinations, False) as temporaries:
+    with (pytest.raises(atomic_files.OutputError, match="b.txt"),
+          atomic_files.atomic_outputs(destinations, False) as temporaries):
         for temporary in temporaries.values():
             temporary.write_text("new")
         taken.write_text("someone else's")
@@ -259,14 +261,14 @@ def test_a_part_folder_of_a_killed_writer_is_removed_with_what_it_holds(tmp_path
     (stale / "inner" / "deeper.png").write_bytes(b"half")
     alive = tmp_path / f".other.{os.getppid()}.abc123.part"  # a writer that is still running
     alive.mkdir()
-    files.remove_stale_parts(tmp_path)
+    atomic_files.remove_stale_parts(tmp_path)
     assert names(tmp_path) == [alive.name]
 
 
 @pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGHUP])
 def test_sigterm_and_sighup_remove_a_part_folder_with_what_it_holds(tmp_path, signal_number):
-    script = ("import pathlib, time; from terrainview import files\n"
-              "with files.atomic_folder(pathlib.Path('frames'), False) as folder:\n"
+    script = ("import pathlib, time; from terrainview.base import atomic_files\n"
+              "with atomic_files.atomic_folder(pathlib.Path('frames'), False) as folder:\n"
               "    (folder / 'frame-00000.png').write_bytes(b'drawn')\n"
               "    print(folder.name, flush=True)\n"
               "    time.sleep(60)\n")
@@ -281,7 +283,7 @@ def test_sigterm_and_sighup_remove_a_part_folder_with_what_it_holds(tmp_path, si
 
 
 def test_a_part_folder_is_removed_on_failure_and_named_like_a_part(tmp_path):
-    with pytest.raises(RuntimeError), files.atomic_folder(tmp_path / "frames", False) as folder:
+    with pytest.raises(RuntimeError), atomic_files.atomic_folder(tmp_path / "frames", False) as folder:
         assert re.fullmatch(rf"\.frames\.{os.getpid()}\.\w+\.part", folder.name), folder.name
         (folder / "frame-00000.png").write_bytes(b"drawn")
         raise RuntimeError
@@ -291,13 +293,13 @@ def test_a_part_folder_is_removed_on_failure_and_named_like_a_part(tmp_path):
 def test_a_new_frames_folder_honours_the_umask_and_an_empty_one_keeps_its_mode(tmp_path):
     previous = os.umask(0o027)
     try:
-        with files.atomic_folder(tmp_path / "new", False) as folder:
+        with atomic_files.atomic_folder(tmp_path / "new", False) as folder:
             (folder / "a.png").write_bytes(b"a")
     finally:
         os.umask(previous)
     assert stat.S_IMODE((tmp_path / "new").stat().st_mode) == 0o750
     (tmp_path / "empty").mkdir(mode=0o700)
-    with files.atomic_folder(tmp_path / "empty", False) as folder:
+    with atomic_files.atomic_folder(tmp_path / "empty", False) as folder:
         (folder / "b.png").write_bytes(b"b")
     assert stat.S_IMODE((tmp_path / "empty").stat().st_mode) == 0o700
     assert names(tmp_path / "empty") == ["b.png"] and names(tmp_path) == ["empty", "new"]

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from helpers import CAMERA, camera, wait_for
 
-from terrainview import flythrough, scene_reader
-from terrainview.files import OutputError
-from terrainview.flythrough import (
-    Flight,
+from terrainview.base.atomic_files import OutputError
+from terrainview.scene import bounded_reader, flythrough
+from terrainview.scene.flythrough import (
     FlightError,
+    Flythrough,
     Keyframe,
     Player,
     Recorder,
@@ -22,8 +22,8 @@ from terrainview.flythrough import (
     load_flight,
     save_flight,
 )
-from terrainview.scene_file import load_scene
-from terrainview.settings import SceneSettings, SettingsError
+from terrainview.scene.scene_file import load_scene
+from terrainview.scene.settings import SceneSettings, SettingsError
 
 pytest_plugins = ["gl_fixtures"]
 
@@ -99,7 +99,7 @@ def test_two_keyframes_ease_in_and_out_and_settings_hold(tmp_path):
 
 
 def test_a_first_keyframe_after_time_0_starts_from_the_scenes_camera():
-    flight = Flight(START, (Keyframe(1.0, {"yrot": 10.0}), Keyframe(3.0, {"yrot": 100.0})))
+    flight = Flythrough(START, (Keyframe(1.0, {"yrot": 10.0}), Keyframe(3.0, {"yrot": 100.0})))
     assert flight.at(0.0).yrot == 0.0 and flight.at(1.0).yrot == 10.0
     padded = [[0.0], [0.0], [10.0], [100.0], [100.0]]
     for t in (0.5, 2.0):
@@ -111,7 +111,7 @@ def test_a_first_keyframe_after_time_0_starts_from_the_scenes_camera():
 def test_three_keyframes_follow_the_centripetal_hermite_reference():
     keys = [(0.0, {"ytrans": -0.5, "ztrans": -3.0}), (2.0, {"ytrans": -0.2, "ztrans": -1.0}),
             (3.0, {"ytrans": -0.6, "ztrans": -0.9})]
-    flight = Flight(START, tuple(Keyframe(t, values) for t, values in keys))
+    flight = Flythrough(START, tuple(Keyframe(t, values) for t, values in keys))
     points = [[values["ytrans"], values["ztrans"]] for _, values in keys]
     padded = [points[0], *points, points[-1]]
     for t in (0.3, 1.0, 1.7, 2.2, 2.5, 2.95):
@@ -124,14 +124,14 @@ def test_three_keyframes_follow_the_centripetal_hermite_reference():
 
 def test_angles_unwrap_so_a_turn_continues_through_180():
     """A recorded yaw that wraps from 170 to -170 turns on through 180, not back through 0."""
-    flight = Flight(START, (Keyframe(0.0, {"yrot": 170.0}), Keyframe(1.0, {"yrot": -170.0})))
+    flight = Flythrough(START, (Keyframe(0.0, {"yrot": 170.0}), Keyframe(1.0, {"yrot": -170.0})))
     assert flight.at(0.5).yrot == pytest.approx(180.0, abs=1e-9)
     assert 170.0 < flight.at(0.25).yrot < 180.0
     assert flight.at(1.0).yrot == -170.0, "on a keyframe: the value as written"
 
 
 def test_non_numeric_camera_fields_and_settings_switch_at_their_keyframe():
-    flight = Flight(START, (Keyframe(0.0, {"mode": "lines"}), Keyframe(1.0, {"mode": "rendered", "tile": 2}),
+    flight = Flythrough(START, (Keyframe(0.0, {"mode": "lines"}), Keyframe(1.0, {"mode": "rendered", "tile": 2}),
                             Keyframe(2.0, {"yrot": 30.0})))
     assert (flight.at(0.999).mode, flight.at(0.999).tile) == ("lines", 1)
     assert (flight.at(1.0).mode, flight.at(1.0).tile) == ("rendered", 2)
@@ -139,13 +139,13 @@ def test_non_numeric_camera_fields_and_settings_switch_at_their_keyframe():
 
 
 def test_pitch_never_leaves_its_range():
-    flight = Flight(START, (Keyframe(0.0, {"pitch": 0.0}), Keyframe(1.0, {"pitch": 80.0}),
+    flight = Flythrough(START, (Keyframe(0.0, {"pitch": 0.0}), Keyframe(1.0, {"pitch": 80.0}),
                             Keyframe(1.1, {"pitch": -80.0}), Keyframe(5.0, {"pitch": 80.0})))
     assert all(-80.0 <= flight.at(k / 100).pitch <= 80.0 for k in range(501))
 
 
 def test_overrides_fix_a_setting_for_the_whole_flight():
-    flight = Flight(START, (Keyframe(1.0, {"tile": 2, "yrot": 5.0}), Keyframe(2.0, {"tile": 3})))
+    flight = Flythrough(START, (Keyframe(1.0, {"tile": 2, "yrot": 5.0}), Keyframe(2.0, {"tile": 3})))
     fixed = flight.with_overrides({"tile": 4})
     assert all(fixed.at(t).tile == 4 for t in (0.0, 1.0, 2.0))
     assert fixed.duration == 2.0 and fixed.at(1.0).yrot == 5.0
@@ -155,7 +155,7 @@ def test_overrides_fix_a_setting_for_the_whole_flight():
 
 
 def test_save_and_load_round_trip_and_scene_readers(tmp_path):
-    flight = Flight(START.replace(water_level=0.1), (Keyframe(0.5, {"yrot": 3.25, "water_level": None}),
+    flight = Flythrough(START.replace(water_level=0.1), (Keyframe(0.5, {"yrot": 3.25, "water_level": None}),
                                                       Keyframe(2.0 / 3.0, {"h": 0.5, "mode": "rendered"})))
     path = tmp_path / "round.toml"
     save_flight(flight, path)
@@ -212,7 +212,7 @@ def test_bad_keyframe_times_are_refused_by_the_flight_itself():
     for times, fragments in (((2.0, 1.0), ("keyframe 2", "not after", "2.0")), ((-1.0,), ("keyframe 1", "-1.0")),
                              ((math.inf,), ("keyframe 1", "inf")), ((True,), ("keyframe 1", "True"))):
         with pytest.raises(SettingsError) as caught:
-            Flight(START, tuple(Keyframe(t, {}) for t in times))
+            Flythrough(START, tuple(Keyframe(t, {}) for t in times))
         assert all(fragment in str(caught.value) for fragment in fragments), caught.value
 
 
@@ -221,7 +221,7 @@ def test_hostile_sizes_are_refused(tmp_path, monkeypatch):
     with pytest.raises(FlightError, match="larger than 4 MiB"):
         load_flight(big)
     # A long recording may be larger than a scene file may be.
-    long = write(tmp_path, "#" * (2 * scene_reader.MAX_TOML_BYTES) + "\nversion = 1\n[[keyframe]]\ntime = 1\n",
+    long = write(tmp_path, "#" * (2 * bounded_reader.MAX_TOML_BYTES) + "\nversion = 1\n[[keyframe]]\ntime = 1\n",
                  "long.toml")
     assert load_flight(long)[0].duration == 1.0
     many = write(tmp_path, "version = 1\n" + "".join(f"[[keyframe]]\ntime = {k}\n" for k in range(6)), "many.toml")
@@ -240,7 +240,7 @@ def test_flights_pass_the_scene_files_boundary(tmp_path):
     """Folders, FIFOs (never waited on) and PNGs are refused as flights, in one line naming the file."""
     (tmp_path / "folder.toml").mkdir()
     os.mkfifo(tmp_path / "pipe.toml")
-    (tmp_path / "shot.png").write_bytes(scene_reader.PNG_SIGNATURE + b"\0\0\0\0IEND\xaeB`\x82")
+    (tmp_path / "shot.png").write_bytes(bounded_reader.PNG_SIGNATURE + b"\0\0\0\0IEND\xaeB`\x82")
     for name, fragment in (("folder.toml", "is a folder, not a flight file"), ("pipe.toml", "FIFO"),
                            ("shot.png", "not a flight file")):
         with pytest.raises(FlightError) as caught:
@@ -291,7 +291,7 @@ def test_recorder_replays_every_sample_exactly():
 
 
 def test_player_pauses_and_steps():
-    flight = Flight(START, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(2.0, {"yrot": 90.0})))
+    flight = Flythrough(START, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(2.0, {"yrot": 90.0})))
     player = Player(flight)
     assert player.advance(0.5).yrot == flight.at(0.5).yrot
     player.step(1)
@@ -317,11 +317,11 @@ def test_bad_flight_for_the_viewer_is_one_line_exit_2(tmp_path, call_main, usage
 
 
 def test_a_replay_pauses_at_its_end_and_space_plays_it_again():
-    from terrainview.flythrough_ui import FlythroughControls
+    from terrainview.window.flythrough_controls import FlythroughControls
 
     messages: list[str] = []
     controls = FlythroughControls(messages.append)
-    flight = Flight(START, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(0.5, {"yrot": 30.0})))
+    flight = Flythrough(START, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(0.5, {"yrot": 30.0})))
     assert controls.play(flight).yrot == 0.0
     assert controls.advance(START, 0.25).yrot == flight.at(0.25).yrot
     assert controls.advance(START, 1.0).yrot == 30.0
@@ -339,14 +339,14 @@ def test_a_replay_pauses_at_its_end_and_space_plays_it_again():
 
 @pytest.mark.gl
 def test_window_export_runs_aside_reports_progress_and_cancels_cleanly(tmp_path, monkeypatch):
-    from terrainview.flythrough_ui import FlythroughControls
+    from terrainview.window.flythrough_controls import FlythroughControls
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PYTHONPATH", str(Path(flythrough.__file__).resolve().parents[1]))
     short, long = tmp_path / "flights" / "short.toml", tmp_path / "flights" / "long.toml"
     short.parent.mkdir()
-    save_flight(Flight(START, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(0.2, {"yrot": 6.0}))), short)
-    save_flight(Flight(START, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(600.0, {"yrot": 90.0}))), long)
+    save_flight(Flythrough(START, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(0.2, {"yrot": 6.0}))), short)
+    save_flight(Flythrough(START, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(600.0, {"yrot": 90.0}))), long)
     messages: list[str] = []
     controls = FlythroughControls(messages.append)
 

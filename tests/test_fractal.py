@@ -1,4 +1,4 @@
-"""The numba kernels of terrainview.fractal against SPEC.md.
+"""The numba kernels of terrainview.kernels.fractal against SPEC.md.
 
 - bit for bit against tests/reference.py run with terrainview's hash (a plain sequential implementation);
 - statistically against the same reference run with a sequential generator, like the original's rand();
@@ -17,7 +17,7 @@ import reference
 from helpers import correlation
 from numba import get_num_threads, set_num_threads
 
-from terrainview.fractal import (
+from terrainview.kernels.fractal import (
     MAX_ITERATIONS_1D,
     MAX_ITERATIONS_2D,
     cloud_colors,
@@ -54,7 +54,7 @@ def test_midpoint_1d_equals_sequential_reference(iterations, seed, h, height_sca
 
 def test_reference_hash_is_terrainviews_hash():
     # The reference's plain-Python hash against the kernel's own (callable outside numba too).
-    from terrainview.kernel_common import hash32 as _hash32
+    from terrainview.kernels.kernel_common import hash32 as _hash32
 
     for value in (0, 1, 2, 0x8000, 0x80000000, 0xDEADBEEF, 2**32 - 1, *range(3, 3000, 97)):
         assert reference.lowbias32(value) == int(_hash32(np.uint32(value)))
@@ -126,7 +126,7 @@ def test_different_seeds_and_h_give_different_terrain():
 
 DIGEST_SCRIPT = """
 import hashlib, numba
-from terrainview.fractal import diamond_square, midpoint_1d
+from terrainview.kernels.fractal import diamond_square, midpoint_1d
 digests = [hashlib.sha256(diamond_square(n, 12345, 0.55, 1.5).tobytes()).hexdigest() for n in (10, 12)]
 digests.append(hashlib.sha256(midpoint_1d(16, 12345, 0.55, 1.5).tobytes()).hexdigest())
 print(numba.get_num_threads(), *digests)

@@ -13,8 +13,8 @@ import pytest
 from helpers import window_load
 from hostile import png_bytes
 
-from terrainview.scene_file import SceneError, load_scene
-from terrainview.settings import SceneSettings
+from terrainview.scene.scene_file import SceneError, load_scene
+from terrainview.scene.settings import SceneSettings
 
 PIECES = ["0", "1", "7", "9", "-", "+", ".", "e", "E", "x", "X", "_", " ", "\t", "３", "٣", "१", "½", "inf", "nan",
           "Infinity", "0x", "0b", "1e308", "1e-400", "--", "=", ",", "ｘ", "×", "\u200b", "'", '"', "[", "{", "é"]
@@ -208,7 +208,7 @@ def random_keyframes(rng: random.Random) -> str:
 
 
 def flight_files(folder: Path, count: int, seed: int) -> list[Path]:
-    """Flight files: a scene (mostly a valid one, else a fuzzed scene file) and random keyframes after it."""
+    """Flythrough files: a scene (mostly a valid one, else a fuzzed scene file) and random keyframes after it."""
     rng = random.Random(seed)
     paths = []
     for index in range(count):
@@ -226,7 +226,7 @@ def flight_files(folder: Path, count: int, seed: int) -> list[Path]:
 
 
 def test_fuzzed_flights_load_or_raise_only_flight_errors(tmp_path):
-    from terrainview.flythrough import FlightError, load_flight
+    from terrainview.scene.flythrough import FlightError, load_flight
 
     outcomes = {"loaded": 0, "refused": 0, "refused for a keyframe": 0}
     for path in flight_files(tmp_path, 400, seed=3):

@@ -1,4 +1,4 @@
-"""terrainview.generators: fault formation (seeds/002) and the image-seeded diamond-square."""
+"""terrainview.kernels.generators: fault formation (seeds/002) and the image-seeded diamond-square."""
 
 from __future__ import annotations
 
@@ -11,19 +11,19 @@ import pytest
 from PIL import Image
 from reference import fault_reference
 
-from terrainview import generators
-from terrainview.generators import (
+from terrainview.kernels import generators
+from terrainview.kernels.generators import (
     FAULT_MAX_DELTA,
     FAULT_MIN_DELTA,
     FAULT_SPREAD,
     SEED_IMAGE_RANGE,
     fault_formation,
-    load_seed_image,
     periodic_blur,
     seed_grid,
     seed_passes_used,
     seeded_diamond_square,
 )
+from terrainview.scene.seed_image import load_seed_image
 
 
 def roughness(heights: np.ndarray) -> float:
@@ -176,7 +176,7 @@ def gradient_png(tmp_path):
 
 
 def test_seeded_terrain_follows_the_image(gradient_png):
-    heights = seeded_diamond_square(gradient_png, 3, 8, seed=1)
+    heights = seeded_diamond_square(load_seed_image(gradient_png), 3, 8, seed=1)
     assert heights.shape == (257, 257) and heights.dtype == np.float32
     columns = heights.mean(axis=0)
     # The edges are averaged to make the map seamless; inside, the terrain climbs from left to right.
@@ -188,14 +188,14 @@ def test_seeded_terrain_follows_the_image(gradient_png):
 
 def test_seeded_terrain_adds_detail(gradient_png):
     passes = 2
-    heights = seeded_diamond_square(gradient_png, passes, 7, seed=4)
+    heights = seeded_diamond_square(load_seed_image(gradient_png), passes, 7, seed=4)
     assert len(np.unique(heights)) > 10 * (2**passes + 1) ** 2
-    assert not np.array_equal(heights, seeded_diamond_square(gradient_png, passes, 7, seed=5))
+    assert not np.array_equal(heights, seeded_diamond_square(load_seed_image(gradient_png), passes, 7, seed=5))
 
 
 def test_seeded_terrain_keeps_the_coarse_values_exactly(gradient_png):
     for passes, iterations in ((1, 4), (3, 8), (5, 6)):
-        heights = seeded_diamond_square(gradient_png, passes, iterations, seed=2, height_scale=1.5)
+        heights = seeded_diamond_square(load_seed_image(gradient_png), passes, iterations, seed=2, height_scale=1.5)
         coarse = seed_grid(load_seed_image(gradient_png), passes, 1.5)
         step = 2 ** (iterations - passes)
         np.testing.assert_array_equal(heights[::step, ::step], coarse)
@@ -252,18 +252,18 @@ def test_seed_image_is_decoded_once_per_version(tmp_path):
 def test_seed_image_errors(tmp_path):
     missing = tmp_path / "missing.png"
     with pytest.raises(ValueError, match=r"seed_image: .*missing\.png: no such file"):
-        seeded_diamond_square(missing, 2, 6)
+        load_seed_image(missing)
     text = tmp_path / "notes.png"
     text.write_text("not an image")
     with pytest.raises(ValueError, match=r"seed_image: .*notes\.png: not an image"):
-        seeded_diamond_square(text, 2, 6)
+        load_seed_image(text)
     with pytest.raises(ValueError, match="seed_image: .*: not a file"):
-        seeded_diamond_square(tmp_path, 2, 6)
+        load_seed_image(tmp_path)
     truncated = tmp_path / "truncated.png"
     Image.fromarray(np.random.default_rng(0).integers(0, 255, (64, 64), dtype=np.uint8)).save(truncated)
     truncated.write_bytes(truncated.read_bytes()[:200])
     with pytest.raises(ValueError, match=r"seed_image: .*truncated\.png"):
-        seeded_diamond_square(truncated, 2, 6)
+        load_seed_image(truncated)
 
 
 @pytest.mark.parametrize("name, value", [
@@ -274,14 +274,14 @@ def test_seeded_rejects_bad_arguments(gradient_png, name, value):
     arguments = {"seed_passes": 2, "iterations": 5, "seed": 0, "h": 0.7, "height_scale": 1.0}
     arguments[name] = value
     with pytest.raises(ValueError, match=name):
-        seeded_diamond_square(gradient_png, **arguments)
+        seeded_diamond_square(load_seed_image(gradient_png), **arguments)
 
 
 SKETCH = Path(__file__).resolve().parent.parent / "assets" / "sketch-island.png"
 
 
 def test_example_sketch_gives_an_island():
-    heights = seeded_diamond_square(SKETCH, 3, 8, seed=0)
+    heights = seeded_diamond_square(load_seed_image(SKETCH), 3, 8, seed=0)
     middle = heights[96:160, 96:160].mean()
     rim = np.concatenate([heights[:16].ravel(), heights[-16:].ravel(), heights[:, :16].ravel()]).mean()
     assert middle > rim + 0.1

@@ -15,10 +15,10 @@ import ctypes.util
 import numpy as np
 import pytest
 
-from terrainview.offscreen import render_pixels
-from terrainview.renderer import Renderer
-from terrainview.settings import SceneSettings
-from terrainview.terrain import MIN_TEXIMAGE_SIZE, teximage_size
+from terrainview.render.offscreen import render_pixels
+from terrainview.render.renderer import Renderer
+from terrainview.scene.derived_arrays import MIN_TEXIMAGE_SIZE, teximage_size
+from terrainview.scene.settings import SceneSettings
 
 pytest_plugins = ["gl_fixtures"]
 pytestmark = pytest.mark.gl
@@ -189,7 +189,7 @@ def test_teximage_texture_stops_at_the_gl_limit(renderer):
 
 def test_the_level_of_detail_programs_are_sized_by_pythons_max_lod_levels(gl_ctx, monkeypatch):
     """MAX_LOD_LEVELS is written once, in gpu.py: the programs' morph_zones array (lod.glsl) follows it."""
-    from terrainview import gpu, lod_draw
+    from terrainview.render import gpu, lod_draw
 
     assert lod_draw.MAX_LOD_LEVELS == gpu.MAX_LOD_LEVELS
     for levels in (gpu.MAX_LOD_LEVELS, 11):

@@ -10,9 +10,9 @@ import pytest
 from helpers import names, window_load
 from hostile import nested_json, png_bytes, scene_png, valid_json, write
 
-from terrainview import scene_reader
-from terrainview.scene_file import load_scene, load_scene_with_extras
-from terrainview.settings import SceneSettings
+from terrainview.scene import bounded_reader
+from terrainview.scene.scene_file import load_scene, load_scene_with_extras
+from terrainview.scene.settings import SceneSettings
 
 pytest_plugins = ["gl_fixtures"]
 
@@ -34,7 +34,7 @@ def crafted(tmp_path: Path) -> dict[str, tuple[Path, str]]:
                             "characters"),
         "toml 5000-digit seed": (write(tmp_path / "seed.toml", f"version = 1\n[scene]\nseed = {'9' * 5000}"),
                                  "characters"),
-        "toml too large": (write(tmp_path / "large.toml", "# " + "x" * (scene_reader.MAX_TOML_BYTES + 10)),
+        "toml too large": (write(tmp_path / "large.toml", "# " + "x" * (bounded_reader.MAX_TOML_BYTES + 10)),
                            "too large"),
         "png text not json": (scene_png(tmp_path / "bad.png", "{not json"), "damaged"),
         "png without a scene": (tmp_path / "plain.png", "carries no terrainview scene"),
@@ -77,8 +77,8 @@ def test_empty_scene_name_is_refused(call_main, usage_error, tmp_path):
 
 
 def test_an_empty_file_name_is_no_file_not_the_current_folder():
-    from terrainview.flythrough import FlightError, load_flight
-    from terrainview.scene_file import SceneError, load_scene
+    from terrainview.scene.flythrough import FlightError, load_flight
+    from terrainview.scene.scene_file import SceneError, load_scene
 
     with pytest.raises(FlightError, match="^no flight file name given$"):
         load_flight("")
@@ -93,7 +93,7 @@ def test_a_huge_sparse_toml_is_refused_without_reading_it(tmp_path):
             stream.truncate(300 * 2**30)
         except OSError as error:
             pytest.skip(f"this file system has no sparse files: {error}")
-    with pytest.raises(scene_reader.SceneError, match="too large"):
+    with pytest.raises(bounded_reader.SceneError, match="too large"):
         load_scene(path)
 
 
@@ -110,9 +110,9 @@ def test_a_compressed_text_chunk_is_read_and_a_text_bomb_is_not(tmp_path):
     good.write_bytes(png_bytes({"terrainview-scene": valid_json()}, compressed_keys=("terrainview-scene",)))
     assert load_scene(good)[0].seed == 7
     bomb = tmp_path / "zbomb.png"
-    bomb.write_bytes(png_bytes({"terrainview-scene": " " * (scene_reader.MAX_PNG_TEXT_BYTES + 1)},
+    bomb.write_bytes(png_bytes({"terrainview-scene": " " * (bounded_reader.MAX_PNG_TEXT_BYTES + 1)},
                                compressed_keys=("terrainview-scene",)))
-    with pytest.raises(scene_reader.SceneError, match="carries no terrainview scene"):
+    with pytest.raises(bounded_reader.SceneError, match="carries no terrainview scene"):
         load_scene(bomb)
 
 
@@ -137,7 +137,7 @@ def test_many_unknown_keys_make_one_warning_with_a_count(tmp_path, call_main):
 
 def test_a_value_that_underflows_float32_is_refused_from_a_scene(tmp_path):
     path = write(tmp_path / "flat.toml", "version = 1\n[scene]\nheight_scale = 1e-320\n")
-    with pytest.raises(scene_reader.SceneError, match="height_scale"):
+    with pytest.raises(bounded_reader.SceneError, match="height_scale"):
         load_scene(path)
 
 
@@ -161,7 +161,7 @@ def test_the_window_shows_a_message_and_keeps_its_settings_for_every_crafted_fil
 
 
 def test_the_window_survives_any_exception_from_loading(tmp_path, monkeypatch):
-    import terrainview.app as app_module
+    import terrainview.window.app as app_module
 
     def explode(*args, **kwargs):
         raise RecursionError("maximum recursion depth exceeded")
@@ -176,13 +176,13 @@ def test_the_window_survives_any_exception_from_loading(tmp_path, monkeypatch):
 
 
 def test_render_reads_a_png_scene_once_for_its_settings_and_size(tmp_path, call_main, usage_error, monkeypatch):
-    import terrainview.scene_file as scene_file
+    import terrainview.scene.scene_file as scene_file
 
     reads: list[Path] = []
 
     def counted(path, *args, **kwargs):
         reads.append(path)
-        return scene_reader.read_scene_source(path, *args, **kwargs)
+        return bounded_reader.read_scene_source(path, *args, **kwargs)
 
     monkeypatch.setattr(scene_file, "read_scene_source", counted)
     shot = tmp_path / "shot.png"
@@ -222,7 +222,7 @@ def test_a_megabyte_in_one_value_is_refused_in_a_short_line(tmp_path):
     for key, value in (("seed_image", '"' + "a" * 900_000 + '"'), ("h", '"' + "9" * 900_000 + '"'),
                        ("mode", '"' + "x" * 4000 + '"')):
         path = write(tmp_path / f"{key}.toml", f"version = 1\n[scene]\n{key} = {value}\n")
-        with pytest.raises(scene_reader.SceneError) as refusal:
+        with pytest.raises(bounded_reader.SceneError) as refusal:
             load_scene(path)
         assert key in str(refusal.value) and len(str(refusal.value)) < 300
 

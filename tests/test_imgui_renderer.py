@@ -1,4 +1,4 @@
-"""Our Dear ImGui renderer (terrainview.imgui_renderer): the real panel drawn headless (EGL) at 1x and 2x
+"""Our Dear ImGui renderer (terrainview.render.imgui_draw): the real panel drawn headless (EGL) at 1x and 2x
 framebuffer scale and at UI scale 2, ImGui 1.92's texture requests, scissors, vertex and index offsets, GL object
 lifetime over 500 changing frames, and the window input mapping (Ctrl+click typing into a slider).
 
@@ -16,10 +16,11 @@ from imgui_bundle import imgui
 from PIL import Image
 from test_gpu_resources import GlNames, settle
 
-import terrainview.panel
-from terrainview.imgui_renderer import ImGuiRenderer, StyleScale, WindowInput
-from terrainview.panel import PANEL_WIDTH, Panel, PanelStatus
-from terrainview.settings import SceneSettings
+import terrainview.window.panel
+from terrainview.render.imgui_draw import ImGuiRenderer
+from terrainview.scene.settings import SceneSettings
+from terrainview.window.imgui_input import StyleScale, WindowInput
+from terrainview.window.panel import PANEL_WIDTH, Panel, PanelStatus
 
 pytest_plugins = ["gl_fixtures"]
 
@@ -370,7 +371,7 @@ def test_ctrl_click_on_the_ui_scale_slider_types_a_value(ui, target, monkeypatch
         rectangles[label] = imgui.get_item_rect_min(), imgui.get_item_rect_max()
         return result
 
-    monkeypatch.setattr(terrainview.panel.imgui, "slider_float", recording_slider)
+    monkeypatch.setattr(terrainview.window.panel.imgui, "slider_float", recording_slider)
     panel, framebuffer = Panel(), target(1, window.size)
 
     def step() -> None:
@@ -475,12 +476,12 @@ def record_panel(ui, target, settings: SceneSettings, monkeypatch, display=DISPL
     and the settings the panel returned last."""
     recording = RecordingImGui()
     recording.moves = moves or {}
-    monkeypatch.setattr(terrainview.panel, "imgui", recording)
+    monkeypatch.setattr(terrainview.window.panel, "imgui", recording)
     framebuffer, panel = target(1, display), panel or Panel()
     returned = []
     for _ in range(frames):
         frame(ui, framebuffer, 1.0, lambda: returned.append(panel.draw(settings, PanelStatus())[0]), display)
-    monkeypatch.setattr(terrainview.panel, "imgui", imgui)
+    monkeypatch.setattr(terrainview.window.panel, "imgui", imgui)
     recording.settings = returned[-1]
     return recording
 

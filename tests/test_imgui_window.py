@@ -11,8 +11,8 @@ import pytest
 from helpers import wait_for
 from test_app_window import find_window, grab, key, x_env
 
-from terrainview.panel import PANEL_WIDTH
-from terrainview.scene_file import load_scene
+from terrainview.scene.scene_file import load_scene
+from terrainview.window.panel import PANEL_WIDTH
 
 pytest_plugins = ["gl_fixtures"]
 pytestmark = [pytest.mark.gl, pytest.mark.xvfb]

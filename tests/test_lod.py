@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 from pyglm import glm
 
-from terrainview import camera, fractal, lod, lod_draw
-from terrainview.lod_draw import LodTerrain
-from terrainview.renderer import FIELD_OF_VIEW_Y, Frame, projection_matrix, tile_reach
-from terrainview.settings import SceneSettings
+from terrainview.kernels import fractal, lod
+from terrainview.render import lod_draw
+from terrainview.render.lod_draw import LodTerrain
+from terrainview.render.renderer import FIELD_OF_VIEW_Y, Frame, projection_matrix, tile_reach
+from terrainview.scene import camera
+from terrainview.scene.settings import SceneSettings
 
 pytest_plugins = ["gl_fixtures"]
 
@@ -208,7 +210,7 @@ def test_full_mesh_is_used_within_budget_and_when_off():
 
 
 def draw(renderer, settings: SceneSettings, size: tuple[int, int]) -> tuple[np.ndarray, object]:
-    from terrainview.offscreen import render_pixels
+    from terrainview.render.offscreen import render_pixels
 
     renderer.update(settings)
     stats: list = []
@@ -360,7 +362,7 @@ def test_bad_lod_options_stop_with_one_line(tmp_path, call_main, usage_error, op
 
 @pytest.mark.parametrize("mode", ["rendered", "lines"])
 def test_a_tiled_shot_selects_like_the_whole_image(renderer, mode):
-    from terrainview.offscreen import render_pixels
+    from terrainview.render.offscreen import render_pixels
 
     # A low eye and a small error: over budget, so the error grows, and it must grow alike in every tile.
     settings = SceneSettings(mode=mode, iterations=10, tile=3, ytrans=-0.25, lod_error=0.1)

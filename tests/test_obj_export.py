@@ -8,11 +8,11 @@ from helpers import names
 from PIL import Image
 from reference import ARTICLE_BAND_COLORS
 
-from terrainview import mesh as mesh_module
-from terrainview import texturing
-from terrainview.scene_file import load_scene
-from terrainview.settings import SceneSettings
-from terrainview.terrain import eroded_heights, surface_heights
+from terrainview.kernels import texturing
+from terrainview.output import obj_mesh as mesh_module
+from terrainview.scene.derived_arrays import eroded_heights, surface_heights
+from terrainview.scene.scene_file import load_scene
+from terrainview.scene.settings import SceneSettings
 
 pytestmark = pytest.mark.gl  # the teximage texture is drawn by GL (headless)
 

@@ -8,10 +8,10 @@ import argparse
 import pytest
 
 from terrainview import cli
-from terrainview.image_size import parse_size
-from terrainview.options import add_scene_arguments, one_line_errors
-from terrainview.settings import SceneSettings, SettingsError
-from terrainview.window_options import parse_window_size
+from terrainview.scene.arguments import add_scene_arguments, one_line_errors
+from terrainview.scene.image_size import parse_size
+from terrainview.scene.settings import SceneSettings, SettingsError
+from terrainview.window.window_arguments import parse_window_size
 
 LONG = "1" * 4300
 

@@ -103,7 +103,7 @@ def test_wheel_carries_package_shaders_and_assets(wheel):
 def test_installed_copy_finds_its_resources(installed, tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    code = ("import terrainview, terrainview.resources as r; print(terrainview.__file__); "
+    code = ("import terrainview, terrainview.base.resources as r; print(terrainview.__file__); "
             "print(r.shaders_dir()); print(terrainview.__version__)")
     result = run_installed(installed, code, elsewhere)
     assert result.returncode == 0, result.stderr
@@ -116,7 +116,7 @@ def test_installed_copy_finds_its_resources(installed, tmp_path):
     assert version == VERSION
     assets = source_files("assets")
     if assets:  # an empty assets/ ships nothing (a wheel holds no empty folders)
-        result = run_installed(installed, "import terrainview.resources as r; print(r.assets_dir())", elsewhere)
+        result = run_installed(installed, "import terrainview.base.resources as r; print(r.assets_dir())", elsewhere)
         assert result.returncode == 0, result.stderr
         folder = Path(result.stdout.strip())
         assert folder == installed / "terrainview" / "assets"

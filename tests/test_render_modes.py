@@ -7,7 +7,7 @@ import pytest
 from helpers import changed_fraction, correlation
 from reference import SPEC_TEXIMAGE_COLORS
 
-from terrainview.settings import SceneSettings
+from terrainview.scene.settings import SceneSettings
 
 pytest_plugins = ["gl_fixtures"]
 pytestmark = pytest.mark.gl

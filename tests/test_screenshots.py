@@ -10,10 +10,10 @@ from helpers import names
 from PIL import Image
 
 from terrainview.cli import main
-from terrainview.offscreen import TiledRender, create_headless_context, reduce, render_pixels
-from terrainview.renderer import Renderer
-from terrainview.scene_file import PNG_SCENE_KEY, SceneError, load_scene, save_scene_toml
-from terrainview.settings import SceneSettings
+from terrainview.render.offscreen import TiledRender, create_headless_context, reduce, render_pixels
+from terrainview.render.renderer import Renderer
+from terrainview.scene.scene_file import PNG_SCENE_KEY, SceneError, load_scene, save_scene_toml
+from terrainview.scene.settings import SceneSettings
 
 pytestmark = pytest.mark.gl  # renders offscreen (EGL)
 
@@ -196,7 +196,7 @@ def test_scene_without_version_is_refused(tmp_path):
 
 
 def test_unique_path_adds_a_suffix_instead_of_overwriting(tmp_path):
-    from terrainview.files import unique_path
+    from terrainview.base.atomic_files import unique_path
 
     first = unique_path(tmp_path, "shot", ".png")
     assert first.name == "shot.png"

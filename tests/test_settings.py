@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from terrainview.settings import MODES, SceneSettings, SettingsError
+from terrainview.scene.settings import MODES, SceneSettings, SettingsError
 
 # SPEC.md, "Options (the View Options dialog) and their defaults", and "Camera and keys".
 SPEC_DEFAULTS = {

@@ -1,4 +1,4 @@
-"""terrainview.texturing: height-blended tiles (seeds/001) and colour bands (seeds/004)."""
+"""terrainview.kernels.texturing: height-blended tiles (seeds/001) and colour bands (seeds/004)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from reference import ARTICLE_BAND_COLORS
 
-from terrainview import fractal
-from terrainview.texturing import (
+from terrainview.kernels import fractal
+from terrainview.kernels.texturing import (
     MAX_TEXTURE_SIZE,
     TILE_COLORS,
     TILE_NAMES,

@@ -14,19 +14,20 @@ import pytest
 from helpers import names
 from PIL import Image
 
-from terrainview import offscreen, video
+from terrainview.base.atomic_files import OutputError
 from terrainview.commands import video as video_command
-from terrainview.files import OutputError
-from terrainview.flythrough import Flight, Keyframe, load_flight, save_flight
-from terrainview.scene_file import load_scene
-from terrainview.settings import SceneSettings
+from terrainview.output import video_encoding
+from terrainview.render import offscreen
+from terrainview.scene.flythrough import Flythrough, Keyframe, load_flight, save_flight
+from terrainview.scene.scene_file import load_scene
+from terrainview.scene.settings import SceneSettings
 
 pytestmark = pytest.mark.gl
 
 SIZE = (64, 36)
 FPS = 4
 SCENE = SceneSettings(mode="rendered", iterations=4, seed=9, teximage_iterations=6, cloud_iterations=4)
-FLIGHT = Flight(SCENE, (Keyframe(0.0, {"yrot": 0.0, "ztrans": -3.0}),
+FLIGHT = Flythrough(SCENE, (Keyframe(0.0, {"yrot": 0.0, "ztrans": -3.0}),
                         Keyframe(0.75, {"yrot": 40.0, "ztrans": -2.2, "h": 0.5}),
                         Keyframe(1.5, {"yrot": 70.0, "pitch": 10.0})))
 FRAMES = 7  # 0, 0.25, ... 1.5 s at 4 fps
@@ -57,15 +58,15 @@ def png(path) -> np.ndarray:
 
 
 def test_frame_count_and_times():
-    assert video.frame_count(FLIGHT, FPS, 1.0) == FRAMES
-    assert video.frame_count(FLIGHT, FPS, 2.0) == 4  # 0, 0.5, 1.0, 1.5
-    assert video.frame_count(FLIGHT, 30, 1.0) == 46
-    assert video.frame_time(3, FPS, 2.0) == 1.5
+    assert video_encoding.frame_count(FLIGHT, FPS, 1.0) == FRAMES
+    assert video_encoding.frame_count(FLIGHT, FPS, 2.0) == 4  # 0, 0.5, 1.0, 1.5
+    assert video_encoding.frame_count(FLIGHT, 30, 1.0) == 46
+    assert video_encoding.frame_time(3, FPS, 2.0) == 1.5
 
 
 def test_frames_equal_render_of_the_flights_scene_pixel_for_pixel(exported, call_main, tmp_path):
     frames = sorted((exported / "frames").iterdir())
-    assert [path.name for path in frames] == [video.frame_name(k) for k in range(FRAMES)]
+    assert [path.name for path in frames] == [video_encoding.frame_name(k) for k in range(FRAMES)]
     for k in (0, 2, 3, 6):
         settings, warnings = load_scene(frames[k])
         assert warnings == [] and settings == FLIGHT.at(k / FPS), "each PNG carries the flight's scene at k/fps"
@@ -73,7 +74,7 @@ def test_frames_equal_render_of_the_flights_scene_pixel_for_pixel(exported, call
             assert image.text["terrainview.frame"] == str(k)
             assert float(image.text["terrainview.flight-time"]) == k / FPS
         scene = tmp_path / f"scene{k}.toml"
-        from terrainview.scene_file import save_scene_toml
+        from terrainview.scene.scene_file import save_scene_toml
 
         save_scene_toml(FLIGHT.at(k / FPS), scene)
         status, _, err = call_main("render", "-o", tmp_path / f"render{k}.png", "--size", "64x36", "--scene", scene)
@@ -87,7 +88,7 @@ def test_mp4_decodes_to_the_frames_within_codec_tolerance(exported):
     assert len(decoded) == FRAMES
     for k, frame in enumerate(decoded):
         assert frame.shape == (SIZE[1], SIZE[0], 3)
-        reference = png(exported / "frames" / video.frame_name(k)).astype(float)
+        reference = png(exported / "frames" / video_encoding.frame_name(k)).astype(float)
         error = np.abs(frame.astype(float) - reference)
         psnr = 10 * np.log10(255.0 ** 2 / np.mean(error ** 2))
         assert error.mean() < 4.0 and psnr > 28.0, (k, error.mean(), psnr)
@@ -122,7 +123,7 @@ def bt709_limited(rgb: np.ndarray) -> np.ndarray:
 def test_saturated_colours_round_trip_through_bt709(tmp_path):
     """The encoded Y'CbCr is BT.709's (BT.601's red would be Y' 81, not 63), and decodes back to the colours."""
     pixels = np.repeat(np.repeat(COLOURS[np.newaxis], 16, axis=0), 16, axis=1)  # 16 x 128, blocks side by side
-    sink = video.Mp4Sink(tmp_path / "colours.mp4", (pixels.shape[1], pixels.shape[0]), FPS, FLIGHT)
+    sink = video_encoding.Mp4Sink(tmp_path / "colours.mp4", (pixels.shape[1], pixels.shape[0]), FPS, FLIGHT)
     for index in range(3):
         sink.write(index, index / FPS, SCENE, pixels)
     sink.close()
@@ -192,7 +193,7 @@ def test_progress_bar_and_lines(tmp_path, run_cli):
 def test_sigterm_and_sighup_cancel_and_leave_nothing(tmp_path, signal_number):
     """The window cancels with SIGTERM, a closed terminal sends SIGHUP: no video, no part file or part folder."""
     flight_path = tmp_path / "flight.toml"
-    save_flight(Flight(SCENE, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(60.0, {"yrot": 360.0}))), flight_path)
+    save_flight(Flythrough(SCENE, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(60.0, {"yrot": 360.0}))), flight_path)
     for target, part in ((["-o", "long.mp4"], r"\.long\.mp4"), (["--frames", "long"], r"\.long")):
         process = subprocess.Popen([sys.executable, "-m", "terrainview.cli", "video", *target, "--flight",
                                     "flight.toml", "--size", "64x36", "--fps", "30", "--progress", "lines"],
@@ -217,7 +218,7 @@ def test_sigterm_and_sighup_cancel_and_leave_nothing(tmp_path, signal_number):
                                             ("frames", "FramesSink")])
 def test_a_failing_export_leaves_nothing(tmp_path, monkeypatch, target, sink):
     """A full disk on the second frame, in the encoder process (which inherits the patched sink)."""
-    original = getattr(video, sink).write
+    original = getattr(video_encoding, sink).write
     calls = []
 
     def failing_write(self, *args):
@@ -226,9 +227,9 @@ def test_a_failing_export_leaves_nothing(tmp_path, monkeypatch, target, sink):
             raise OSError(28, "No space left on device")
         original(self, *args)
 
-    monkeypatch.setattr(getattr(video, sink), "write", failing_write)
+    monkeypatch.setattr(getattr(video_encoding, sink), "write", failing_write)
     with pytest.raises((OSError, OutputError), match="No space left"):  # OutputError names the file
-        video.export(FLIGHT, tmp_path / target, SIZE, fps=FPS, supersample=1, speed=1.0, force=False,
+        video_encoding.export(FLIGHT, tmp_path / target, SIZE, fps=FPS, supersample=1, speed=1.0, force=False,
                      frames=target == "frames")
     assert list(tmp_path.iterdir()) == []
 
@@ -237,9 +238,9 @@ def test_a_crashing_encoder_is_one_error_and_leaves_nothing(tmp_path, monkeypatc
     def crash(self, *args):
         os._exit(3)
 
-    monkeypatch.setattr(video.Mp4Sink, "write", crash)
+    monkeypatch.setattr(video_encoding.Mp4Sink, "write", crash)
     with pytest.raises(OutputError, match="encoder stopped unexpectedly"):
-        video.export(FLIGHT, tmp_path / "clip.mp4", SIZE, fps=FPS, supersample=1, speed=1.0, force=False)
+        video_encoding.export(FLIGHT, tmp_path / "clip.mp4", SIZE, fps=FPS, supersample=1, speed=1.0, force=False)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -248,8 +249,10 @@ def test_a_stuck_job_queue_holds_neither_the_encoders_stop_nor_the_exit(tmp_path
     queue's feeder thread asleep, jobs unsent (CPython's Condition.notify is not safe against it): stopping the
     encoder must not wait for a job, nor the process's exit for that thread. Here every wake-up is lost."""
     script = ("import time; from functools import partial; from pathlib import Path; import numpy as np\n"
-              "from terrainview import video; from terrainview.settings import SceneSettings\n"
-              "encoder = video._Encoder(partial(video.FramesSink, Path('.'), (8, 8), 4, 2, 1), (8, 8), (8, 8))\n"
+              "from terrainview.output import video_encoding\n"
+              "from terrainview.scene.settings import SceneSettings\n"
+              "sink = partial(video_encoding.FramesSink, Path('.'), (8, 8), 4, 2, 1)\n"
+              "encoder = video_encoding._Encoder(sink, (8, 8), (8, 8))\n"
               "frame = np.zeros((8, 8, 3), np.uint8)\n"
               "encoder.submit(0, 0.0, SceneSettings(), frame, print)\n"
               "encoder._answer(print)  # the feeder has sent frame 0 and sleeps\n"
@@ -262,7 +265,7 @@ def test_a_stuck_job_queue_holds_neither_the_encoders_stop_nor_the_exit(tmp_path
                             timeout=60)
     assert result.returncode == 0, result.stderr
     assert float(result.stdout.split()[-2]) < 5, result.stdout
-    assert names(tmp_path) == [video.frame_name(0, 5)], "frame 1 never reached the encoder"
+    assert names(tmp_path) == [video_encoding.frame_name(0, 5)], "frame 1 never reached the encoder"
 
 
 def test_an_interrupted_export_leaves_nothing(tmp_path, monkeypatch):
@@ -275,7 +278,7 @@ def test_an_interrupted_export_leaves_nothing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(offscreen.TiledRender, "step", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        video.export(FLIGHT, tmp_path / "clip.mp4", SIZE, fps=FPS, supersample=1, speed=1.0, force=False)
+        video_encoding.export(FLIGHT, tmp_path / "clip.mp4", SIZE, fps=FPS, supersample=1, speed=1.0, force=False)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -363,7 +366,7 @@ def test_supersampled_frames_equal_supersampled_render(tmp_path, call_main):
     status, _, err = call_main("video", "--frames", tmp_path / "frames", "--flight", flight_path, "--size", "40x24",
                                "--fps", "2", "--supersample", "2", "--progress", "none")
     assert status == 0, err
-    frame = tmp_path / "frames" / video.frame_name(1)
+    frame = tmp_path / "frames" / video_encoding.frame_name(1)
     status, _, err = call_main("render", "-o", tmp_path / "render.png", "--size", "40x24", "--supersample", "2",
                                "--scene", frame)
     assert status == 0, err

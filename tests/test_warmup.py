@@ -1,4 +1,4 @@
-"""``python -m terrainview.warmup`` compiles every kernel a generation can run, and a cold numba cache is noticed
+"""``python -m terrainview.scene.warmup`` compiles every kernel a generation can run, and a cold numba cache is noticed
 before a generation starts (the terminal and the window say "compiling")."""
 
 from __future__ import annotations
@@ -8,11 +8,12 @@ import os
 import subprocess
 import sys
 
-from terrainview import warmup
-from terrainview.settings import SceneSettings
-from terrainview.worker import GenerationWorker
+from terrainview.scene import warmup
+from terrainview.scene.settings import SceneSettings
+from terrainview.window.generation_worker import GenerationWorker
 
-COLD_REPORT = ("import json; from terrainview import erosion, fractal, generators, lod, texturing, warmup; "
+COLD_REPORT = ("import json; from terrainview.kernels import erosion, fractal, generators, lod, texturing\n"
+               "from terrainview.scene import warmup\n"
                "print(json.dumps({'cold': [warmup.cold_kernels(s) for s in warmup.warm_up_settings()], "
                "'uncached': [d.__name__ for d in warmup._dispatchers([erosion, fractal, generators, lod, texturing]) "
                "if not warmup._cached(d)]}))")
@@ -30,12 +31,12 @@ def test_warm_up_compiles_every_kernel_into_an_empty_cache(tmp_path):
 
     before = json.loads(run_python(["-c", COLD_REPORT], tmp_path).stdout)
     assert all(before["cold"]), "an empty cache: every generation would compile"
-    output = run_python(["-m", "terrainview.warmup"], tmp_path).stdout
+    output = run_python(["-m", "terrainview.scene.warmup"], tmp_path).stdout
     assert "compiling terrain kernels" in output and "kernels ready" in output
     after = json.loads(run_python(["-c", COLD_REPORT], tmp_path).stdout)
     assert after["cold"] == [[] for _ in before["cold"]]
     assert set(after["uncached"]) <= warmup.OFF_PATH_KERNELS, "a kernel that warm-up does not reach"
-    again = run_python(["-m", "terrainview.warmup"], tmp_path).stdout
+    again = run_python(["-m", "terrainview.scene.warmup"], tmp_path).stdout
     assert "compiling" not in again
 
 
@@ -55,7 +56,7 @@ def test_the_terminal_is_told_when_a_compile_is_coming(monkeypatch):
 
 
 def test_the_worker_says_when_its_generation_compiles(monkeypatch):
-    import terrainview.worker as worker_module
+    import terrainview.window.generation_worker as worker_module
 
     for cold in (True, False):
         monkeypatch.setattr(worker_module, "announce_compile", lambda settings, cold=cold: cold)
@@ -70,7 +71,7 @@ def test_the_worker_says_when_its_generation_compiles(monkeypatch):
 
 def test_a_cached_scene_has_no_cold_kernels():
     settings = SceneSettings(iterations=2, generator="fault", texture="bands", mode="rendered", erosion="both")
-    from terrainview.terrain import DerivedArrays
+    from terrainview.scene.derived_arrays import DerivedArrays
 
     DerivedArrays().update(settings)
     warmup.warm_up()  # the level-of-detail kernels run while drawing
@@ -82,7 +83,7 @@ def test_a_cached_scene_has_no_cold_kernels():
 
 def test_both_builds_of_every_row_kernel_are_watched():
     """Row kernels are (serial, parallel) pairs: a cold build of either is a compile to announce."""
-    from terrainview import erosion, generators, texturing
+    from terrainview.kernels import erosion, generators, texturing
 
     names = {dispatcher.__name__ for dispatcher in warmup._dispatchers([erosion, generators, texturing])}
     for kernel in ("_thermal_share_rows", "_thermal_apply_rows", "_fault_rows", "_periodic_blur_rows"):

@@ -72,7 +72,7 @@ RESIZE_SCRIPT = """
 import json, time
 import moderngl_window
 from imgui_bundle import imgui
-from terrainview.app import TerrainApp
+from terrainview.window.app import TerrainApp
 
 app = moderngl_window.create_window_config_instance(TerrainApp, args=["--window", "pyglet", "--iterations", "4"])
 assert app.worker.wait_idle(60.0)

@@ -1,15 +1,22 @@
-"""``terrainview export``: the surface heightmap or mesh written to a file (formats in ``terrainview.export``)."""
+"""``terrainview export``: the surface heightmap or mesh written to a file (formats in ``output.export_formats``)."""
 
 from __future__ import annotations
 
 import argparse
 
-from .. import catalog
-from ..export import EXPORT_FORMATS, FLOW_MAP_FORMATS, companion_paths, estimated_bytes, export_settings, write_flow_map
-from ..files import atomic_outputs, check_free_space, check_output_path
-from ..settings import SceneSettings, SettingsError
-from ..terrain import eroded_heights, surface_heights
-from ..warmup import announce_compile
+from terrainview.base.atomic_files import atomic_outputs, check_free_space, check_output_path
+from terrainview.output.export_formats import (
+    EXPORT_FORMATS,
+    FLOW_MAP_FORMATS,
+    companion_paths,
+    estimated_bytes,
+    export_settings,
+    write_flow_map,
+)
+from terrainview.scene import catalog
+from terrainview.scene.derived_arrays import eroded_heights, surface_heights
+from terrainview.scene.settings import SceneSettings, SettingsError
+from terrainview.scene.warmup import announce_compile
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:

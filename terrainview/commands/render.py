@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .. import camera
-from ..files import check_output_path
-from ..image_size import DEFAULT_SIZE, MAX_IMAGE_SIDE, check_supersample, parse_size
-from ..offscreen import create_headless_context, render_pixels, save_png
-from ..parsing import argument_type, parse_integer
-from ..renderer import FrameStats, Renderer
-from ..scene_file import SceneError
-from ..settings import SceneSettings
-from ..warmup import announce_compile
+from terrainview.base.atomic_files import check_output_path
+from terrainview.base.parsing import argument_type, parse_integer
+from terrainview.render.offscreen import create_headless_context, render_pixels, save_png
+from terrainview.render.renderer import FrameStats, Renderer
+from terrainview.scene import camera
+from terrainview.scene.image_size import DEFAULT_SIZE, MAX_IMAGE_SIDE, check_supersample, parse_size
+from terrainview.scene.scene_file import SceneError
+from terrainview.scene.settings import SceneSettings
+from terrainview.scene.warmup import announce_compile
 
 
 def add_render_arguments(parser: argparse.ArgumentParser) -> None:

@@ -11,12 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..files import CLEANUP_SIGNALS, OutputError, check_output_parent, check_output_path
-from ..flythrough import FlightError, load_flight
-from ..image_size import DEFAULT_SIZE, check_supersample, parse_size
-from ..parsing import argument_type, bounded_argument, parse_integer
-from ..settings import SceneSettings, SettingsError
-from ..video import export, frame_count
+from terrainview.base.atomic_files import CLEANUP_SIGNALS, OutputError, check_output_parent, check_output_path
+from terrainview.base.parsing import argument_type, bounded_argument, parse_integer
+from terrainview.output.video_encoding import export, frame_count
+from terrainview.scene.flythrough import FlightError, load_flight
+from terrainview.scene.image_size import DEFAULT_SIZE, check_supersample, parse_size
+from terrainview.scene.settings import SceneSettings, SettingsError
 
 VIDEO_EXTENSIONS = (".mp4", ".gif")
 MAX_FPS = 120

@@ -1,0 +1,5 @@
+"""The ground floor: helpers every layer may use, importing nothing else of terrainview.
+
+Safe output files (``atomic_files``), the one rule for numbers typed on the command line (``parsing``) and
+where the shaders and assets live (``resources``). May import: the standard library, numpy.
+"""

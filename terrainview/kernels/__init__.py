@@ -1,0 +1,5 @@
+"""Numba kernels: heightmaps, generators, textures, erosion and level-of-detail selection, on arrays only.
+
+No GL, no settings, no files: every public function takes arrays and numbers, checks them and calls a
+private ``@njit`` kernel. May import: ``terrainview.base``, numpy, numba.
+"""

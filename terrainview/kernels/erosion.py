@@ -1,0 +1,410 @@
+"""Erosion of a seamless heightmap: hydraulic (water droplets) and thermal (talus slides). Pure numba, no GL.
+
+Units. Every parameter is given on the surface as drawn, not in cells: the map spans ``SURFACE_SIZE`` (2)
+units across, heights are as displayed (``height_scale`` already applied). So the same scene eroded at
+iterations n and n + 1 looks alike: droplets start at the same surface positions, walk steps of the same
+surface length, erode through a brush of the same surface radius, and move the same volume of material.
+
+Hydraulic erosion is the particle model of Hans Theobald Beyer, *Implementation of a method for hydraulic
+erosion* (2015). A droplet starts at rest with water 1 and no sediment. Each step it
+
+1. reads its height and gradient, interpolated bilinearly in its cell;
+2. turns: direction = direction * inertia - gradient * (1 - inertia), normalised (a random direction on a
+   flat spot);
+3. moves ``STEP`` surface units that way and reads the height there: h_diff = new - old;
+4. uphill (h_diff > 0) it drops what it carries, at most h_diff, to fill the pit behind it; downhill its
+   capacity is max(-h_diff, MIN_SLOPE * STEP) * speed * water * capacity: above capacity it deposits
+   ``deposition`` of the surplus, below it erodes ``strength`` of the shortfall, at most -h_diff;
+5. speed**2 += -h_diff * GRAVITY; water *= 1 - evaporation.
+
+Erosion and deposition go through a radial brush (weights falling linearly to 0 at ``radius``) centred on the
+grid point nearest the droplet. Amounts are volumes measured in "reference cells": a cell of a 256 x 256 map,
+``REFERENCE_CELLS``; an amount a changes the heights under the brush by a * weight * (reference cell area /
+cell area), so the volume moved does not depend on the resolution. A droplet lives ``LIFETIME`` steps; what it
+still carries then is lost, and the kernel reports that volume (``ErosionResult.carried``): the map's volume
+changes by exactly minus that, up to float rounding. Each step also adds the droplet's water at that grid
+point of a flow map, which is blurred over about the brush's width and turned by ``flow_wetness`` into the
+wetness in [0, 1] that the textures darken.
+
+Determinism: droplet i starts at a position hashed from (a per-seed stream key, i) and picks any random
+direction from a hash of (i, step), so the result is the same on every run and thread count (the kernel is
+serial: droplets interact through the map, and a serial kernel meets the targets of ``bench/erosion.py``).
+
+Thermal erosion: in each pass every cell whose height exceeds a neighbour's (8 neighbours) by more than
+tan(talus) * distance moves half of its largest excess to those lower neighbours, in proportion to each
+one's excess. All cells move at once from the same snapshot (two sweeps), so the total is kept to float
+rounding and the order of cells does not matter.
+
+Seams: the map is a torus. The input's last row and column must equal its first; droplets and slides wrap
+across the edges, and the output's last row and column are copies of its first again.
+
+Progress and cancelling: both functions take ``progress(fraction) -> bool``, called between batches of
+droplets (or passes); a False return raises ``Cancelled`` and leaves the input untouched.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+
+from terrainview.kernels.generators import MAX_BLUR, periodic_blur
+from terrainview.kernels.kernel_common import (
+    MAX_ITERATIONS_2D,
+    MAX_SEED,
+    check_int,
+    check_real,
+    hash32,
+    hash_fraction,
+    row_kernels,
+    run_rows,
+    stream_key,
+)
+
+SURFACE_SIZE = 2.0  # the map spans this many surface units across
+REFERENCE_CELLS = 256  # amounts and the step length are those of a cell of a map this many cells across
+STEP = SURFACE_SIZE / REFERENCE_CELLS  # surface units a droplet moves per step
+LIFETIME = 48  # steps of a droplet
+GRAVITY = 4.0
+MIN_SLOPE = 0.05  # capacity never falls below this slope's (keeps droplets on flat ground working)
+WETNESS_FLOW = 3.0  # flow above the map's mean, in means, that gives wetness 1 - 1/e
+DEPOSIT_FULL = 0.03  # net deposit (as a fraction of the map's height range) that counts as fully smoothed
+
+# Defaults (the scene options' defaults) and limits of the options.
+DROPLETS = 20000.0  # per unit area: 80000 on the map
+MAX_DROPLETS = 1_000_000.0  # per unit area
+STRENGTH = 0.3
+RADIUS = 0.012  # about 1.5 reference cells
+MAX_RADIUS = 0.1
+CAPACITY = 8.0
+MAX_CAPACITY = 64.0
+DEPOSITION = 0.3
+EVAPORATION = 0.02
+INERTIA = 0.1
+TALUS = 55.0  # degrees
+MAX_TALUS = 89.0
+THERMAL_PASSES = 20
+MAX_THERMAL_PASSES = 1000
+
+_DOMAIN_DROPLETS = 0x9B05688C
+_BATCHES = 16  # progress reports per hydraulic run
+_SLIDE = 0.5  # fraction of its largest excess a cell passes on per thermal pass
+
+
+class Cancelled(Exception):
+    """The progress callback returned False: the erosion stopped between two batches; nothing was returned."""
+
+
+@dataclass(frozen=True)
+class ErosionResult:
+    """A hydraulic erosion's output, every array float32 of the input's shape and seamless like it."""
+
+    heights: np.ndarray
+    flow: np.ndarray  # wetness in [0, 1]: how much water ran over each point (flow_wetness of the raw flow)
+    deposit: np.ndarray  # in [0, 1]: net deposit at each point, DEPOSIT_FULL of the height range = 1
+    carried: float  # volume (height * surface area) the droplets still carried when they died
+
+
+# --- checks and the torus ----------------------------------------------------------------------------------------
+
+
+def _check_map(heights: object) -> tuple[np.ndarray, int]:
+    """The heightmap as float64 (size + 1)**2 with size a power of two, seamless; and its size in cells."""
+    array = np.asarray(heights)
+    side = array.shape[0] if array.ndim == 2 else 0
+    size = side - 1
+    if array.ndim != 2 or array.shape[1] != side or size < 2 or size & (size - 1) or size > 1 << MAX_ITERATIONS_2D:
+        raise ValueError(f"heights must be a square map of 2**n + 1 points per side (n = 1 to "
+                         f"{MAX_ITERATIONS_2D}), got shape {array.shape}")
+    if not np.issubdtype(array.dtype, np.floating) and not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"heights must be real numbers, got dtype {array.dtype}")
+    array = np.asarray(array, dtype=np.float64)
+    if not np.isfinite(array).all():
+        raise ValueError("heights must be finite")
+    if not (np.array_equal(array[-1], array[0]) and np.array_equal(array[:, -1], array[:, 0])):
+        raise ValueError("heights must be seamless: the last row and column equal to the first")
+    return np.ascontiguousarray(array[:size, :size]), size
+
+
+def _closed(torus: np.ndarray) -> np.ndarray:
+    """The size**2 torus as a float32 (size + 1)**2 map whose last row and column repeat the first."""
+    return np.pad(torus, ((0, 1), (0, 1)), mode="wrap").astype(np.float32)
+
+
+def _report(progress: Callable[[float], bool] | None, fraction: float) -> None:
+    if progress is not None and progress(fraction) is False:
+        raise Cancelled("erosion cancelled")
+
+
+# --- hydraulic ---------------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _sample(torus, size, x, z):
+    """Bilinear height at cell position (x, z) of the flattened torus and its gradient in height per cell."""
+    mask = size - 1
+    column, row = int(math.floor(x)), int(math.floor(z))
+    fx, fz = x - column, z - row
+    c0, c1, r0, r1 = column & mask, (column + 1) & mask, (row & mask) * size, ((row + 1) & mask) * size
+    h00, h01, h10, h11 = torus[r0 + c0], torus[r0 + c1], torus[r1 + c0], torus[r1 + c1]
+    gx = (h01 - h00) * (1.0 - fz) + (h11 - h10) * fz
+    gz = (h10 - h00) * (1.0 - fx) + (h11 - h01) * fx
+    height = (h00 * (1.0 - fx) + h01 * fx) * (1.0 - fz) + (h10 * (1.0 - fx) + h11 * fx) * fz
+    return height, gx, gz
+
+
+def brush(size: int, radius: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Offsets (rows, columns) and weights of the erosion brush on a map ``size`` cells across.
+
+    Weights fall linearly from the centre to 0 at ``radius`` surface units (at least one cell), sum to 1 and
+    are then scaled by reference cell area / cell area, so a brushed amount is a volume in reference cells.
+    """
+    cells = max(radius * size / SURFACE_SIZE, 1.0)
+    reach = int(math.ceil(cells))
+    rows, columns = np.mgrid[-reach:reach + 1, -reach:reach + 1]
+    weights = np.maximum(0.0, cells - np.hypot(rows, columns))
+    inside = weights > 0.0
+    weights = weights[inside] / weights[inside].sum() * (size / REFERENCE_CELLS) ** 2
+    return rows[inside].astype(np.int64), columns[inside].astype(np.int64), weights
+
+
+@njit(cache=True, nogil=True)
+def _hydraulic_kernel(torus, flow, size, key, first, count, brush_rows, brush_columns, brush_weights, step_cells,
+                      cell, strength, capacity, deposition, evaporation, inertia):
+    """Run droplets first .. first + count - 1 over the flattened size x size torus and flow map (in place).
+
+    Returns the volume they still carry when they die, in reference cells. ``cell``: the cell size in surface
+    units.
+    """
+    mask = size - 1
+    area_scale = (size / REFERENCE_CELLS) ** 2
+    reach = max(np.max(np.abs(brush_rows)), np.max(np.abs(brush_columns)))
+    offsets = brush_rows * size + brush_columns
+    min_drop = MIN_SLOPE * STEP
+    lost = 0.0
+    for droplet in range(first, first + count):
+        counter = np.uint32(droplet) * np.uint32(2)
+        x = hash_fraction(np.uint32(counter ^ key)) * size
+        z = hash_fraction(np.uint32((counter + np.uint32(1)) ^ key)) * size
+        direction_x = 0.0
+        direction_z = 0.0
+        speed = 1.0
+        water = 1.0
+        sediment = 0.0
+        for step in range(LIFETIME):
+            height, gx, gz = _sample(torus, size, x, z)
+            # The gradient in height per surface unit, so inertia weighs it alike at every resolution.
+            direction_x = direction_x * inertia - gx / cell * (1.0 - inertia)
+            direction_z = direction_z * inertia - gz / cell * (1.0 - inertia)
+            length = math.sqrt(direction_x * direction_x + direction_z * direction_z)
+            if length == 0.0:
+                angle = 2.0 * math.pi * hash_fraction(np.uint32(hash32(np.uint32(droplet) ^ key) + np.uint32(step)))
+                direction_x = math.cos(angle)
+                direction_z = math.sin(angle)
+            else:
+                direction_x /= length
+                direction_z /= length
+            new_x = x + direction_x * step_cells
+            new_z = z + direction_z * step_cells
+            new_height, _, _ = _sample(torus, size, new_x, new_z)
+            drop = new_height - height
+            if drop > 0.0:
+                change = min(drop, sediment)  # fill the pit behind
+            else:
+                room = max(-drop, min_drop) * speed * water * capacity
+                if sediment > room:
+                    change = (sediment - room) * deposition
+                else:
+                    change = -min((room - sediment) * strength, -drop)
+            sediment -= change
+            row = int(math.floor(z + 0.5))
+            column = int(math.floor(x + 0.5))
+            if reach <= row < size - reach and reach <= column < size - reach:
+                centre = row * size + column  # the brush stays inside: no wrapping
+                for k in range(brush_weights.shape[0]):
+                    torus[centre + offsets[k]] += change * brush_weights[k]
+            else:
+                for k in range(brush_weights.shape[0]):
+                    torus[((row + brush_rows[k]) & mask) * size + ((column + brush_columns[k]) & mask)] += (
+                        change * brush_weights[k])
+            flow[(row & mask) * size + (column & mask)] += water * area_scale
+            speed = math.sqrt(max(0.0, speed * speed - drop * GRAVITY))
+            water *= 1.0 - evaporation
+            # Stay on the torus; a position rounding up to size wraps to 0 through the masks.
+            x = new_x - size * math.floor(new_x / size)
+            z = new_z - size * math.floor(new_z / size)
+        lost += sediment
+    return lost
+
+
+def droplet_count(droplets: float) -> int:
+    """Droplets on the whole map for ``droplets`` per unit area (the map's area is SURFACE_SIZE**2)."""
+    return int(round(droplets * SURFACE_SIZE * SURFACE_SIZE))
+
+
+def flow_wetness(flow: np.ndarray, mean: float) -> np.ndarray:
+    """Raw flow (water per reference cell, summed over droplets and steps) as wetness in [0, 1], float32.
+
+    Wetness is 0 up to the map's ``mean`` flow, then 1 - exp(-(flow / mean - 1) / WETNESS_FLOW), so channels
+    stand out whatever the number of droplets.
+    """
+    if mean <= 0.0:
+        return np.zeros(np.shape(flow), dtype=np.float32)
+    excess = np.maximum(np.asarray(flow, dtype=np.float64) / mean - 1.0, 0.0)
+    return (-np.expm1(-excess / WETNESS_FLOW)).astype(np.float32)
+
+
+def hydraulic_erosion(heights: np.ndarray, seed: int = 0, droplets: float = DROPLETS, strength: float = STRENGTH,
+                      radius: float = RADIUS, capacity: float = CAPACITY, deposition: float = DEPOSITION,
+                      evaporation: float = EVAPORATION, inertia: float = INERTIA,
+                      progress: Callable[[float], bool] | None = None) -> ErosionResult:
+    """Beyer's droplet erosion of a seamless (2**n + 1)**2 heightmap.
+
+    See the module's docstring for the model and the units. ``droplets`` per unit area, erosion rate
+    ``strength``, brush ``radius`` in surface units, sediment ``capacity`` factor, ``deposition`` and
+    ``evaporation`` rates, ``inertia`` of direction.
+
+    Returns the eroded map, the wetness and deposit maps and the volume lost with dying droplets. Calls
+    ``progress(fraction)`` after each of ``_BATCHES`` batches; False raises ``Cancelled``.
+    """
+    torus, size = _check_map(heights)
+    seed = check_int("seed", seed, 0, MAX_SEED)
+    droplets = check_real("droplets", droplets, 0.0, MAX_DROPLETS)
+    strength = check_real("strength", strength, 0.0, 1.0)
+    radius = check_real("radius", radius, 0.0, MAX_RADIUS, low_inclusive=False)
+    capacity = check_real("capacity", capacity, 0.0, MAX_CAPACITY)
+    deposition = check_real("deposition", deposition, 0.0, 1.0)
+    evaporation = check_real("evaporation", evaporation, 0.0, 1.0)
+    inertia = check_real("inertia", inertia, 0.0, 1.0)
+    original = torus.copy()
+    flow = np.zeros_like(torus)
+    key = stream_key(seed, _DOMAIN_DROPLETS)
+    count = droplet_count(droplets)
+    cell = SURFACE_SIZE / size
+    rows, columns, weights = brush(size, radius)
+    lost = 0.0
+    for batch in range(_BATCHES):
+        first, last = count * batch // _BATCHES, count * (batch + 1) // _BATCHES
+        lost += _hydraulic_kernel(torus.reshape(-1), flow.reshape(-1), size, key, first, last - first, rows,
+                                  columns, weights, STEP / cell, cell, strength, capacity, deposition, evaporation,
+                                  inertia)
+        _report(progress, (batch + 1) / _BATCHES)
+    eroded = _closed(torus)
+    span = float(original.max() - original.min())
+    deposit = np.clip((torus - original) / (DEPOSIT_FULL * span), 0.0, 1.0) if span > 0 else np.zeros_like(torus)
+    # Every step brushes its droplet's water (1, evaporating) onto the map: the mean flow per reference cell.
+    mean_flow = count * float(np.sum((1.0 - evaporation) ** np.arange(LIFETIME))) / REFERENCE_CELLS**2
+    # The kernel adds each step's water at the nearest grid point; spread it over about the brush's width.
+    sigma = min(max(0.5 * radius / cell, 0.5), MAX_BLUR)
+    flow = periodic_blur(_closed(flow), sigma)
+    return ErosionResult(eroded, flow_wetness(flow, mean_flow), _closed(deposit), lost * STEP * STEP)
+
+
+# --- thermal -----------------------------------------------------------------------------------------------------
+
+_NEIGHBOUR_ROWS = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)
+_NEIGHBOUR_COLUMNS = np.array([-1, 0, 1, -1, 1, -1, 0, 1], dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _wrap_border(padded):
+    """Fill the one-cell border of a padded torus from the opposite side."""
+    size = padded.shape[0] - 2
+    padded[0, 1:size + 1] = padded[size, 1:size + 1]
+    padded[size + 1, 1:size + 1] = padded[1, 1:size + 1]
+    padded[:, 0] = padded[:, size]
+    padded[:, size + 1] = padded[:, 1]
+
+
+def _thermal_share_rows(padded, limits, share, loss):
+    """One thermal pass's first half: every cell's share (what it moves per unit of excess) and its loss.
+
+    ``padded`` is the (size + 2)**2 torus with a wrapped one-cell border; ``limits[k]`` is the largest stable
+    height difference towards neighbour k (``_NEIGHBOUR_ROWS``, ``_NEIGHBOUR_COLUMNS``). Rows are independent:
+    each sums into scratch rows of its own, and the inner loops run along contiguous columns, so they vectorise.
+    """
+    size = padded.shape[0] - 2
+    for row in prange(1, size + 1):
+        row_total, row_largest = np.zeros(size), np.zeros(size)
+        for k in range(8):
+            above, across, limit = row + _NEIGHBOUR_ROWS[k], 1 + _NEIGHBOUR_COLUMNS[k], limits[k]
+            for column in range(size):
+                excess = max(padded[row, column + 1] - padded[above, column + across] - limit, 0.0)
+                row_total[column] += excess
+                row_largest[column] = max(row_largest[column], excess)
+        for column in range(size):
+            moved = _SLIDE * row_largest[column]
+            share[row, column + 1] = moved / row_total[column] if row_total[column] > 0.0 else 0.0
+            loss[row - 1, column] = moved  # = share * total: what the cell passes on
+    return share
+
+
+def _thermal_apply_rows(padded, limits, share, loss, out):
+    """One thermal pass's second half: every cell's new height.
+
+    That is what the cell keeps plus what its higher neighbours pass to it (``share`` with its border wrapped);
+    rows are independent, as in the first half.
+    """
+    size = padded.shape[0] - 2
+    for row in prange(1, size + 1):
+        row_change = -loss[row - 1]  # a new row: the cell's own loss, then what it receives
+        for k in range(8):
+            above, across, limit = row + _NEIGHBOUR_ROWS[k], 1 + _NEIGHBOUR_COLUMNS[k], limits[k]
+            for column in range(size):
+                # The neighbour sees this cell in the opposite direction, at the same distance.
+                excess = max(padded[above, column + across] - padded[row, column + 1] - limit, 0.0)
+                row_change[column] += share[above, column + across] * excess
+        for column in range(size):
+            out[row, column + 1] = padded[row, column + 1] + row_change[column]
+    return out
+
+
+_THERMAL_SHARES = row_kernels(_thermal_share_rows)
+_THERMAL_APPLY = row_kernels(_thermal_apply_rows)
+_THERMAL_NS_PER_CELL = 20.0  # both halves of a pass, one thread (bench/erosion.py)
+
+
+def _thermal_passes(padded: np.ndarray, out: np.ndarray, share: np.ndarray, loss: np.ndarray, passes: int,
+                    limits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Run ``passes`` thermal passes over the torus held in ``padded``; returns (the result, the other buffer).
+
+    ``out``, ``share`` and ``loss`` are the passes' scratch buffers. Every cell moves material from the same
+    snapshot, so the rows of each half-pass are independent and run in parallel with a result identical to one thread's.
+    """
+    size = padded.shape[0] - 2
+    work = int(_THERMAL_NS_PER_CELL / 2 * size * size)  # one half-pass: each run_rows call decides for itself
+    for _ in range(passes):
+        _wrap_border(padded)
+        run_rows(_THERMAL_SHARES, size, work, padded, limits, share, loss)
+        _wrap_border(share)
+        run_rows(_THERMAL_APPLY, size, work, padded, limits, share, loss, out)
+        padded, out = out, padded
+    return padded, out
+
+
+def thermal_erosion(heights: np.ndarray, talus: float = TALUS, passes: int = THERMAL_PASSES,
+                    progress: Callable[[float], bool] | None = None) -> np.ndarray:
+    """Thermal erosion of a seamless (2**n + 1)**2 heightmap.
+
+    ``passes`` passes move material above the ``talus`` angle (degrees, on a map SURFACE_SIZE across with
+    heights as displayed) to lower neighbours. Returns the float32 map; ``progress(fraction)`` after every
+    pass, False raises ``Cancelled``.
+    """
+    torus, size = _check_map(heights)
+    talus = check_real("talus", talus, 0.0, MAX_TALUS)
+    passes = check_int("passes", passes, 0, MAX_THERMAL_PASSES)
+    cell = SURFACE_SIZE / size
+    limits = math.tan(math.radians(talus)) * cell * np.hypot(_NEIGHBOUR_ROWS, _NEIGHBOUR_COLUMNS)
+    padded = np.pad(torus, 1, mode="wrap")
+    # The passes' buffers, made once: at iterations 12 each is 134 MB.
+    out, share, loss = padded.copy(), np.zeros_like(padded), np.empty((size, size))
+    # A few passes per call: the progress callback stays responsive and the kernel call overhead negligible.
+    batch = max(1, passes // _BATCHES)
+    for done in range(0, passes, batch):
+        padded, out = _thermal_passes(padded, out, share, loss, min(batch, passes - done), limits)
+        _report(progress, min(passes, done + batch) / passes)
+    torus = padded[1:-1, 1:-1]
+    return _closed(torus)

@@ -1,0 +1,315 @@
+"""Videos of flights: drawn offscreen frame by frame and written as H.264 MP4, GIF or PNG frames.
+
+Frame k shows the flight at time k / fps * speed, whatever the machine's speed, drawn by the same code as
+``terrainview render``. Drawing and read-back run in this process (the GL context's); Lanczos filtering and
+encoding run in a child process fed through shared memory, so the stages overlap. The MP4 carries the flight
+file's text in its metadata, so ``--flight clip.mp4`` replays it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import mmap
+import multiprocessing
+import os
+import queue
+import signal
+import sys
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from terrainview.base.atomic_files import OutputError, atomic_folder, atomic_output
+from terrainview.render.offscreen import create_headless_context, reduce, render_pixels, save_png
+from terrainview.render.renderer import Renderer
+from terrainview.scene.flythrough import VIDEO_FLIGHT_KEY, Flythrough, flight_text
+from terrainview.scene.settings import SceneSettings
+
+H264_OPTIONS = {"crf": "16", "preset": "veryfast"}  # near-transparent quality at a speed two cores can afford
+AVCOL_SPC_BT709 = 1  # FFmpeg's AVColorSpace for the BT.709 matrix; PyAV names only swscale's constants
+
+
+def frame_count(flight: Flythrough, fps: int, speed: float) -> int:
+    """Frames k = 0, 1, ... with k / fps * speed within the flight (the last keyframe's time included)."""
+    return math.floor(flight.duration / speed * fps + 1e-9) + 1
+
+
+def frame_time(k: int, fps: int, speed: float) -> float:
+    """The flight time frame k shows."""
+    return k / fps * speed
+
+
+# --- sinks: where finished frames go ---------------------------------------------------------------------
+
+
+class Mp4Sink:
+    """H.264 in MP4 through PyAV, the flight text in the container's metadata.
+
+    The stream is tagged BT.709 (primaries, transfer, matrix) in limited range, so players need not guess, and
+    the frames are converted to YUV with that matrix: left to itself, swscale would use BT.601's.
+    """
+
+    def __init__(self, path: Path, size: tuple[int, int], fps: int, flight: Flythrough) -> None:
+        import av
+        from av.video.reformatter import ColorPrimaries, ColorRange, Colorspace, ColorTrc
+
+        self.container = av.open(str(path), "w", format="mp4", options={"movflags": "use_metadata_tags"})
+        self.container.metadata[VIDEO_FLIGHT_KEY] = flight_text(flight)
+        self.container.metadata["comment"] = f"terrainview flight, {flight.duration:g} s"
+        self.stream = self.container.add_stream("libx264", rate=fps, options=dict(H264_OPTIONS))
+        self.stream.width, self.stream.height = size
+        self.stream.pix_fmt = "yuv420p"
+        self.stream.color_primaries, self.stream.color_trc = ColorPrimaries.BT709, ColorTrc.BT709
+        self.stream.colorspace, self.stream.color_range = AVCOL_SPC_BT709, ColorRange.MPEG
+        self._frame_type = av.VideoFrame
+        self._to_yuv = partial(av.VideoFrame.reformat, format="yuv420p", dst_colorspace=Colorspace.ITU709,
+                               dst_color_range=ColorRange.MPEG)
+
+    def write(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray) -> None:
+        """Encode the RGB ``pixels`` as frame ``index`` and mux the packets into the MP4."""
+        frame = self._to_yuv(self._frame_type.from_ndarray(np.ascontiguousarray(pixels), format="rgb24"))
+        frame.pts = index
+        self.container.mux(self.stream.encode(frame))
+
+    def close(self) -> None:
+        """Flush the encoder's remaining packets and close the MP4."""
+        self.container.mux(self.stream.encode(None))
+        self.container.close()
+
+    def abort(self) -> None:
+        """Close the MP4 without flushing the encoder."""
+        self.container.close()
+
+
+class GifSink:
+    """A looping GIF assembled in memory (one palette per frame), the flight text in its comment."""
+
+    def __init__(self, path: Path, size: tuple[int, int], fps: int, flight: Flythrough) -> None:
+        self.path, self.fps, self.flight = path, fps, flight
+        self.images: list[Image.Image] = []
+
+    def write(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray) -> None:
+        """Keep the frame, quantized to its own 256-colour palette (median cut)."""
+        self.images.append(Image.fromarray(pixels).quantize(256, method=Image.Quantize.MEDIANCUT))
+
+    def close(self) -> None:
+        """Save the kept frames as a looping GIF at the sink's frame rate, with the flight text as its comment."""
+        first, *rest = self.images
+        first.save(self.path, format="GIF", save_all=True, append_images=rest, loop=0,
+                   duration=round(1000 / self.fps), comment=flight_text(self.flight).encode("utf-8"))
+
+    def abort(self) -> None:
+        """Drop the kept frames."""
+        self.images.clear()
+
+
+class FramesSink:
+    """Numbered PNGs, each carrying its scene like every terrainview PNG, plus the frame's flight time."""
+
+    def __init__(self, folder: Path, size: tuple[int, int], fps: int, count: int, supersample: int) -> None:
+        self.folder = folder
+        self.extra = {"size": f"{size[0]}x{size[1]}", "supersample": str(supersample), "fps": str(fps)}
+        self.digits = max(5, len(str(count - 1)))
+
+    def write(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray) -> None:
+        """Save the frame as a numbered PNG with its scene, picture size, frame number and flight time."""
+        save_png(pixels, self.folder / frame_name(index, self.digits), settings, force=True,
+                 extra={**self.extra, "frame": str(index), "flight-time": repr(time)})
+
+    def close(self) -> None:
+        """Nothing to finish: every frame is already saved."""
+        pass
+
+    def abort(self) -> None:
+        """Nothing to drop here: on failure the export removes the hidden folder the frames went into."""
+        pass
+
+
+def frame_name(index: int, digits: int = 5) -> str:
+    """The file name of frame ``index``, its number zero-padded to ``digits`` digits."""
+    return f"frame-{index:0{digits}d}.png"
+
+
+# --- the export ------------------------------------------------------------------------------------------
+
+
+def export(flight: Flythrough, path: Path, size: tuple[int, int], *, fps: int, supersample: int, speed: float,
+           force: bool, frames: bool = False, progress: str = "none") -> None:
+    """Draw every frame of the flight and write it to ``path``: a video, or a folder of PNGs when ``frames``.
+
+    A failure or an interruption leaves nothing behind.
+    """
+    count = frame_count(flight, fps, speed)
+    with _progress(count, progress) as advance:
+        if frames:
+            with atomic_folder(path, force) as folder:
+                _run(flight, partial(FramesSink, folder, size, fps, count, supersample), size, fps,
+                     supersample, speed, count, advance)
+            return
+        sink_type = GifSink if path.suffix.lower() == ".gif" else Mp4Sink
+        with atomic_output(path, force) as temporary:
+            _run(flight, partial(sink_type, temporary, size, fps, flight), size, fps, supersample, speed, count,
+                 advance)
+
+
+def _run(flight: Flythrough, make_sink: Callable[[], Any], size: tuple[int, int], fps: int, supersample: int,
+         speed: float, count: int, advance: Callable[[], None]) -> None:
+    """Draw and read back here; filter and encode in a child process, fed through shared-memory slots.
+
+    A thread would not overlap: moderngl holds the GIL for the whole of a draw call, seconds on llvmpipe.
+    """
+    full = (size[0] * supersample, size[1] * supersample)
+    encoder = _Encoder(make_sink, full, size)
+    ctx = None
+    try:
+        ctx = create_headless_context()
+        with ctx:  # current on this thread, for drawing and releasing, whatever other contexts the process holds
+            renderer = Renderer(ctx)
+            try:
+                for index in range(count):
+                    time = frame_time(index, fps, speed)
+                    settings = flight.at(time)
+                    renderer.update(settings)
+                    pixels = render_pixels(renderer, settings, size, supersample=supersample, filtered=False)
+                    encoder.submit(index, time, settings, pixels, advance)
+            finally:
+                renderer.release()
+        encoder.finish(advance)
+    finally:
+        encoder.stop()
+        if ctx is not None:
+            ctx.release()
+
+
+class _Encoder:
+    """The child process that filters and encodes.
+
+    Frames go through ``SLOTS`` shared-memory slots; the child answers ("done", slot) per frame, ("closed", None)
+    once the sink is finished, or the error it met. Stopping is an event the child checks between frames, not a
+    job: a KeyboardInterrupt inside the job queue's put can leave the queue's feeder thread asleep, and a job
+    sent after it would never arrive.
+    """
+
+    SLOTS = 2  # one frame being encoded while the next is drawn
+
+    def __init__(self, make_sink: Callable[[], Any], full: tuple[int, int], size: tuple[int, int]) -> None:
+        self.full = full
+        self.memory = mmap.mmap(-1, full[0] * full[1] * 3 * self.SLOTS)  # anonymous, shared with the child
+        # fork: the child starts at once, with nothing to import, and only ever runs the sink's code.
+        context = multiprocessing.get_context("fork")
+        self.jobs, self.results, self.stopping = context.Queue(), context.Queue(), context.Event()
+        self.free = list(range(self.SLOTS))
+        self.child = context.Process(target=_encode_frames, name="terrainview-encoder", daemon=True,
+                                     args=(make_sink, self.memory, full, size, self.jobs, self.results,
+                                           self.stopping))
+        self.child.start()
+
+    def submit(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray,
+               advance: Callable[[], None]) -> None:
+        while not self.free:
+            self._answer(advance)
+        slot = self.free.pop()
+        _slot(self.memory, slot, self.full)[:] = pixels
+        self.jobs.put((slot, index, time, settings))
+
+    def finish(self, advance: Callable[[], None]) -> None:
+        """Wait for every frame and the sink's end (the MP4's last frames, the GIF itself)."""
+        self.jobs.put(None)
+        while self._answer(advance) != "closed":
+            pass
+
+    def _answer(self, advance: Callable[[], None]) -> str:
+        while True:
+            try:
+                kind, value = self.results.get(timeout=0.5)
+                break
+            except queue.Empty:
+                if not self.child.is_alive():
+                    raise OutputError(f"the encoder stopped unexpectedly (exit status {self.child.exitcode})") \
+                        from None
+        if kind == "done":
+            self.free.append(value)
+            advance()
+        elif kind == "oserror":
+            raise OSError(*value)
+        elif kind == "error":
+            raise OutputError(f"encoding failed: {value}")
+        return kind
+
+    def stop(self) -> None:
+        """End the child: after ``finish`` it has left; otherwise it drops its sink and leaves."""
+        if self.child.is_alive():
+            self.stopping.set()
+            self.child.join(timeout=30)
+        if self.child.is_alive():
+            self.child.kill()
+        self.child.join()
+        self.jobs.cancel_join_thread()  # jobs left unsent (see above) are for no one now: the exit must not wait
+        self.jobs.close()
+        self.results.close()
+        self.memory.close()
+
+
+def _slot(memory: mmap.mmap, slot: int, full: tuple[int, int]) -> np.ndarray:
+    frame_bytes = full[0] * full[1] * 3
+    return np.frombuffer(memory, np.uint8, frame_bytes, slot * frame_bytes).reshape(full[1], full[0], 3)
+
+
+def _encode_frames(make_sink: Callable[[], Any], memory: mmap.mmap, full: tuple[int, int], size: tuple[int, int],
+                   jobs: Any, results: Any, stopping: Any) -> None:
+    """The encoder process: filter supersampled frames down, hand them to the sink, answer per frame.
+
+    Runs until the drawing process sends None (the sink is closed), sets ``stopping`` or is gone (it is dropped).
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the drawing process's to handle; it stops us
+    parent, sink = os.getppid(), None
+    try:
+        sink = make_sink()
+        while not stopping.is_set() and os.getppid() == parent:
+            try:
+                item = jobs.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if item is None:
+                sink.close()
+                results.put(("closed", None))
+                return
+            slot, index, time, settings = item
+            pixels = _slot(memory, slot, full)
+            sink.write(index, time, settings, reduce(pixels, size) if full != size else pixels)
+            results.put(("done", slot))
+    except OSError as error:
+        results.put(("oserror", (error.errno, error.strerror or str(error), error.filename)))
+    except BaseException as error:  # noqa: BLE001 - reported to the drawing process, which raises it
+        results.put(("error", f"{type(error).__name__}: {error}"))
+    if sink is not None:
+        with contextlib.suppress(BaseException):
+            sink.abort()
+
+
+@contextlib.contextmanager
+def _progress(count: int, style: str) -> Iterator[Callable[[], None]]:
+    """A callback for each frame written: a tqdm bar, a 'frame K/N' line, or nothing."""
+    done = 0
+    with contextlib.ExitStack() as stack:
+        bar = None
+        if style == "bar":
+            from tqdm import tqdm
+
+            bar = stack.enter_context(tqdm(total=count, unit="frame", file=sys.stderr, dynamic_ncols=True,
+                                           smoothing=0.1))
+
+        def advance() -> None:
+            nonlocal done
+            done += 1
+            if bar is not None:
+                bar.update(1)
+            elif style == "lines":
+                print(f"frame {done}/{count}", flush=True)
+
+        yield advance

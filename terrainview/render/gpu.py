@@ -1,0 +1,423 @@
+"""GPU resources: programs, buffers, textures and framebuffers, all owned by ``GpuResources``.
+
+Every GL object lives in one table and is released when it is replaced or when the scene is released, so
+regenerating the terrain any number of times does not grow the number of live GL objects. Constants the
+shaders need are defined here once and passed to them as ``#define`` values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import moderngl
+import numpy as np
+from moderngl_window.meta import ProgramDescription
+from moderngl_window.opengl.program import ProgramShaders
+
+from terrainview.base.resources import shaders_dir
+from terrainview.kernels.texturing import WET_DARKENING
+from terrainview.scene.derived_arrays import teximage_size
+
+# The original's rendered-mode look (SPEC).
+FOG_COLOR = (0.84, 0.87, 1.0)
+SKY_FOG = (3.0, 11.0)
+SURFACE_FOG = (2.0, 7.0)
+LIGHT_DIRECTION = (1.0, 0.5, 1.0)
+LIGHT_AMBIENT = 0.5
+LIGHT_DIFFUSE = 1.0
+# Teximage height bands, lowest to highest third of the height range.
+TEXIMAGE_BAND_COLORS = ((0.2, 0.4, 0.2), (0.55, 0.55, 0.6), (0.95, 0.95, 1.0))
+SLOPE_AMBIENT = 0.45
+WATER_COLOR = (0.16, 0.36, 0.62, 0.62)
+# The sky pyramid: apex above the scene, eight base corners on a near-circle of radius 15 at y = -1,
+# with the cloud texture repeated about six times across it.
+SKY_APEX = (0.0, 2.0, 0.0)
+SKY_BASE_XZ = ((0, 15), (10, 10), (15, 0), (10, -10), (0, -15), (-10, -10), (-15, 0), (-10, 10))
+SKY_TEXTURE_REPEATS = 6.0
+# Large heightmaps reach the GPU this many bytes per slice, a slice per frame (``GpuResources.stage``).
+SLICE_BYTES = 4 << 20
+# A heightmap is held in bands of this many rows (the last band takes the rest), each its own texture:
+# allocating a texture costs more than writing it (about 35 ms for the whole of iterations 12 on llvmpipe,
+# up to 100 ms when the machine is busy), and staging so allocates one band per frame. grid.glsl reads them.
+HEIGHT_BAND_ROWS = 1024
+MAX_HEIGHT_BANDS = 4  # iterations 12: 4097 rows
+HEIGHT_UNIT = 4  # texture units HEIGHT_UNIT.. hold the bands; units below are the programs' other samplers
+SKY_EYE = (0.0, 0.5, 3.0)  # the original's eye, which the sky is drawn around (see shaders/sky.glsl)
+MAX_LOD_LEVELS = 16  # level-of-detail levels the programs take morph zones for (shaders/lod.glsl)
+
+
+def _glsl(value: float | Sequence[float]) -> str:
+    """A Python constant as GLSL source: a float literal or a vecN constructor."""
+    if isinstance(value, (int, float)):
+        return f"{float(value):.6f}"
+    return f"vec{len(value)}({', '.join(f'{float(v):.6f}' for v in value)})"
+
+
+def _shader_source(path: str | Path) -> tuple[Path, str]:
+    """A file under shaders/ (the program itself or an ``#include``d part)."""
+    resolved = shaders_dir() / path
+    return resolved, resolved.read_text(encoding="utf-8")
+
+
+def uniform(program: moderngl.Program, name: str) -> moderngl.Uniform:
+    """A program's uniform by name (moderngl types its members as any kind of uniform, block or attribute)."""
+    return cast(moderngl.Uniform, program[name])
+
+
+def load_program(ctx: moderngl.Context, name: str, **defines: float | Sequence[float] | int) -> moderngl.Program:
+    """Compile ``shaders/<name>.glsl`` on ``ctx`` with the given defines.
+
+    The file is in moderngl-window's single-file format: stages in ``#if defined VERTEX_SHADER`` blocks,
+    ``#include`` resolved under shaders/.
+    """
+    values = {key: str(value) if isinstance(value, int) else _glsl(value) for key, value in defines.items()}
+    path = f"{name}.glsl"
+    description = ProgramDescription(path=path, defines=values)
+    _, source = _shader_source(path)
+    shaders = ProgramShaders.from_single(description, source)
+    shaders.handle_includes(_shader_source)
+    stages = {"vertex_shader": shaders.vertex_source, "geometry_shader": shaders.geometry_source,
+              "fragment_shader": shaders.fragment_source}
+    sources: dict[str, Any] = {stage: shader.source for stage, shader in stages.items() if shader is not None}
+    return ctx.program(**sources)
+
+
+def _sky_vertices() -> np.ndarray:
+    """Eight triangles (apex, base corner, next base corner): position xyz, texcoord uv."""
+    def vertex(x: float, y: float, z: float) -> list[float]:
+        return [x, y, z, (x / 30.0 + 0.5) * SKY_TEXTURE_REPEATS, (z / 30.0 + 0.5) * SKY_TEXTURE_REPEATS]
+
+    rows = []
+    for index, (x0, z0) in enumerate(SKY_BASE_XZ):
+        x1, z1 = SKY_BASE_XZ[(index + 1) % len(SKY_BASE_XZ)]
+        rows += [vertex(*SKY_APEX), vertex(x0, -1.0, z0), vertex(x1, -1.0, z1)]
+    return np.array(rows, dtype="f4")
+
+
+def patch_triangle_indices(quads: int) -> np.ndarray:
+    """Triangles of a quads x quads grid patch whose vertices run row by row.
+
+    Each quad is split along its anti-diagonal and wound like the full mesh's strips.
+    """
+    row, column = np.divmod(np.arange(quads * quads, dtype=np.uint32), quads)
+    corner = row * (quads + 1) + column  # the quad's first vertex; +1 next column, + quads + 1 next row
+    below = corner + quads + 1
+    return np.column_stack([corner, below, corner + 1, corner + 1, below, below + 1]).astype("u4")
+
+
+def patch_line_indices(quads: int) -> np.ndarray:
+    """Line segments along the rows and columns of a quads x quads grid patch whose vertices run row by row.
+
+    Each vertex's segment to the next column and to the next row come together, so the vertex cache of the
+    GL's vertex stage finds most vertices already shaded (llvmpipe shades vertices on one thread).
+    """
+    side = quads + 1
+    row, column = np.divmod(np.arange(side * side, dtype=np.uint32), side)
+    vertex = row * side + column
+    along_x = np.column_stack([vertex, vertex + 1])
+    along_z = np.column_stack([vertex, vertex + side])
+    pairs = np.stack([along_x, along_z], axis=1)  # per vertex: its row segment, then its column segment
+    keep = np.stack([column < quads, row < quads], axis=1)
+    return pairs[keep].astype("u4")
+
+
+class HeightBands:
+    """A float32 heightmap as R32F textures of ``HEIGHT_BAND_ROWS`` rows each, the last holding the rest.
+
+    A band's texture is allocated when its first rows are written, so a staged upload spreads the allocation
+    over frames.
+    """
+
+    def __init__(self, ctx: moderngl.Context, columns: int, rows: int) -> None:
+        self.ctx = ctx
+        self.size = (columns, rows)
+        count = max(1, min(MAX_HEIGHT_BANDS, (rows - 1) // HEIGHT_BAND_ROWS))
+        self.first_rows = [band * HEIGHT_BAND_ROWS for band in range(count)] + [rows]
+        self.textures: list[moderngl.Texture | None] = [None] * count
+
+    def write(self, values: np.ndarray, first_row: int = 0) -> None:
+        """Write rows ``first_row``.. from ``values`` (float32, rows x columns), allocating the bands they reach."""
+        end_row = first_row + values.shape[0]
+        for band, texture in enumerate(self.textures):
+            start, stop = self.first_rows[band], self.first_rows[band + 1]
+            low, high = max(start, first_row), min(stop, end_row)
+            if low >= high:
+                continue
+            if texture is None:
+                texture = self.textures[band] = self.ctx.texture((self.size[0], stop - start), 1, dtype="f4")
+                texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
+            texture.write(values[low - first_row:high - first_row], viewport=(0, low - start, self.size[0], high - low))
+
+    def read(self) -> np.ndarray:
+        """The heightmap back from the GPU, rows x columns."""
+        parts = [np.frombuffer(texture.read(), dtype=np.float32) for texture in self.textures if texture is not None]
+        return np.concatenate(parts).reshape(self.size[1], self.size[0])
+
+    def bind(self, program: moderngl.Program) -> None:
+        """Bind the bands to the units from ``HEIGHT_UNIT`` and point ``program``'s samplers (grid.glsl) at them."""
+        for band, texture in enumerate(self.textures):
+            if texture is not None:
+                texture.use(HEIGHT_UNIT + band)
+        uniform(program, "heights").value = [HEIGHT_UNIT + band for band in range(MAX_HEIGHT_BANDS)]
+        uniform(program, "height_bands").value = len(self.textures)
+
+    def release(self) -> None:
+        """Release every band's texture."""
+        for texture in self.textures:
+            if texture is not None:
+                texture.release()
+        self.textures = [None] * len(self.textures)
+
+
+class GpuResources:
+    """Every GL object of one renderer.
+
+    Programs, vertex arrays, the height and colour textures, the teximage framebuffer.
+    """
+
+    def __init__(self, ctx: moderngl.Context) -> None:
+        self.ctx = ctx
+        self._objects: dict[str, Any] = {}  # every GL object, by a name saying what it is
+        self.max_texture_size = ctx.info["GL_MAX_TEXTURE_SIZE"]
+        fog = {"FOG_COLOR": FOG_COLOR}
+        bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS, "MAX_HEIGHT_BANDS": MAX_HEIGHT_BANDS}  # grid.glsl's
+        lod_levels = {"MAX_LOD_LEVELS": MAX_LOD_LEVELS}  # lod.glsl's
+        surface: dict[str, float | Sequence[float] | int] = {
+            **fog, **bands, "FOG_START": SURFACE_FOG[0], "FOG_END": SURFACE_FOG[1],
+            "LIGHT_DIRECTION": LIGHT_DIRECTION, "SLOPE_AMBIENT": SLOPE_AMBIENT}
+        self.programs = {
+            "terrain": load_program(ctx, "terrain", **surface),
+            "sky": load_program(ctx, "sky", **fog, FOG_START=SKY_FOG[0], FOG_END=SKY_FOG[1], SKY_EYE=SKY_EYE),
+            "water": load_program(ctx, "water", **fog, FOG_START=SURFACE_FOG[0], FOG_END=SURFACE_FOG[1],
+                                  WATER_COLOR=WATER_COLOR),
+            "teximage": load_program(ctx, "teximage", **bands, BAND_LOW_COLOR=TEXIMAGE_BAND_COLORS[0],
+                                     BAND_MIDDLE_COLOR=TEXIMAGE_BAND_COLORS[1],
+                                     BAND_HIGH_COLOR=TEXIMAGE_BAND_COLORS[2], LIGHT_DIRECTION=LIGHT_DIRECTION,
+                                     LIGHT_AMBIENT=LIGHT_AMBIENT, LIGHT_DIFFUSE=LIGHT_DIFFUSE,
+                                     WET_DARKENING=WET_DARKENING),
+            "terrain_lod": load_program(ctx, "terrain", **surface, **lod_levels, LOD=1),
+            "grid_lines": load_program(ctx, "lines", **bands, PROFILE=2),
+            "grid_lines_lod": load_program(ctx, "lines", **bands, **lod_levels, PROFILE=3),
+            "polyline": load_program(ctx, "lines", PROFILE=1),
+            "screen_quad": load_program(ctx, "screen_quad"),
+        }
+        for name, program in self.programs.items():
+            self._own(f"program:{name}", program)
+        # Attribute-less draws: positions come from gl_VertexID / gl_InstanceID.
+        for name in ("terrain", "water", "teximage", "grid_lines", "screen_quad"):
+            self._own(f"vao:{name}", ctx.vertex_array(self.programs[name], []))
+        sky = self._own("buffer:sky", ctx.buffer(_sky_vertices()))
+        self._own("vao:sky", ctx.vertex_array(self.programs["sky"],
+                                              [(sky, "3f 2f", "in_position", "in_texcoord_0")]))
+        self._staged_from: dict[str, np.ndarray] = {}  # texture name -> the array its staged copy holds
+        self.surface_grid_size = 0  # vertices per side of the 2D surface on the GPU (0: none)
+        self.profile_length = 0  # points of the 1D profile on the GPU (0: none)
+
+    # --- ownership ------------------------------------------------------------------------------------------
+
+    def _own(self, name: str, gl_object):
+        """Keep ``gl_object`` under ``name``, releasing whatever was there before."""
+        previous = self._objects.get(name)
+        if previous is not None and previous is not gl_object:
+            previous.release()
+        self._objects[name] = gl_object
+        return gl_object
+
+    def get(self, name: str):
+        """The GL object kept under ``name``."""
+        return self._objects[name]
+
+    def has(self, name: str) -> bool:
+        """Whether a GL object is kept under ``name``."""
+        return name in self._objects
+
+    @property
+    def complete(self) -> bool:
+        """Everything a frame of any mode needs has been uploaded."""
+        surface = "heights:surface" in self._objects or "buffer:profile" in self._objects
+        return surface and "texture:clouds" in self._objects and "texture:teximage" in self._objects
+
+    @property
+    def live_objects(self) -> int:
+        """How many GL objects are kept."""
+        return len(self._objects)
+
+    def release(self) -> None:
+        """Release every GL object kept and forget them."""
+        for gl_object in self._objects.values():
+            gl_object.release()
+        self._objects.clear()
+
+    # --- uploads --------------------------------------------------------------------------------------------
+
+    def stage(self, changed: dict[str, np.ndarray | None]) -> Iterator[None]:
+        """Copy the heightmaps in ``changed`` into new textures a slice at a time, yielding after each.
+
+        ``changed`` is as from ``DerivedArrays.update``. The ``upload_*`` calls given the same arrays then adopt
+        them whole, so the drawn terrain stays the old one until everything is there and then switches at once.
+        """
+        targets = {"surface": "heights:surface", "teximage": "heights:teximage"}
+        for key, name in targets.items():
+            values = changed.get(key)
+            if values is not None and values.ndim == 2:
+                yield from self._stage_float_texture(name, values)
+
+    def _stage_float_texture(self, name: str, values: np.ndarray) -> Iterator[None]:
+        self._staged_from.pop(name, None)
+        rows, columns = values.shape
+        data = np.ascontiguousarray(values, dtype="f4")
+        # The bands the last adoption replaced, when the size is the same: nothing to allocate.
+        bands = self._objects.pop("spare:" + name, None)
+        if bands is None or bands.size != (columns, rows):
+            if bands is not None:
+                bands.release()
+            bands = HeightBands(self.ctx, columns, rows)
+        self._own("staged:" + name, bands)
+        band = max(1, SLICE_BYTES // data[0].nbytes)
+        for first in range(0, rows, band):
+            bands.write(data[first:first + band], first)
+            yield
+        self._staged_from[name] = values
+
+    def _height_bands(self, name: str, values: np.ndarray) -> HeightBands:
+        """Upload a 2D float32 heightmap as ``HeightBands``.
+
+        The bands are reused when the size is unchanged (or the copy ``stage`` made of this very array is
+        adopted).
+        """
+        staged = self._objects.pop("staged:" + name, None)
+        if staged is not None:
+            if self._staged_from.pop(name, None) is values:
+                previous = self._objects.pop(name, None)
+                if previous is not None:
+                    self._own("spare:" + name, previous)  # the next staging writes into it
+                self._objects[name] = staged
+                return staged
+            staged.release()
+        rows, columns = values.shape
+        bands = self._objects.get(name)
+        if bands is None or bands.size != (columns, rows):
+            bands = self._own(name, HeightBands(self.ctx, columns, rows))
+        bands.write(np.ascontiguousarray(values, dtype="f4"))
+        return bands
+
+    def _float_texture(self, name: str, values: np.ndarray) -> moderngl.Texture:
+        """Upload a 2D float32 array as one R32F texture, reused while the size holds."""
+        rows, columns = values.shape
+        texture = self._objects.get(name)
+        if texture is None or texture.size != (columns, rows):
+            texture = self._own(name, self.ctx.texture((columns, rows), 1, dtype="f4"))
+            texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        texture.write(np.ascontiguousarray(values, dtype="f4"))
+        return texture
+
+    def _color_texture(self, name: str, rgb: np.ndarray, repeat: bool = True) -> moderngl.Texture:
+        """Upload an RGB image (float in [0, 1] or uint8) as an 8-bit texture with mipmaps."""
+        if rgb.dtype != np.uint8:
+            rgb = np.clip(np.rint(rgb * 255.0), 0, 255).astype(np.uint8)
+        rows, columns, _ = rgb.shape
+        texture = self._objects.get(name)
+        if texture is None or texture.size != (columns, rows):
+            texture = self._own(name, self.ctx.texture((columns, rows), 3, alignment=1))
+        texture.write(np.ascontiguousarray(rgb))
+        texture.build_mipmaps()
+        texture.repeat_x = texture.repeat_y = repeat
+        return texture
+
+    def upload_surface(self, heights: np.ndarray) -> None:
+        """The surface heightmap (2D) or profile (1D); the other kind's objects are released."""
+        if heights.ndim == 1:
+            self._drop("heights:surface")
+            count = heights.shape[0]
+            x = np.linspace(-1.0, 1.0, count, dtype="f4")
+            vertices = np.column_stack([x, heights.astype("f4")])
+            buffer = self._objects.get("buffer:profile")
+            if buffer is None or buffer.size != vertices.nbytes:
+                buffer = self._own("buffer:profile", self.ctx.buffer(vertices))
+                self._own("vao:polyline", self.ctx.vertex_array(self.programs["polyline"],
+                                                                [(buffer, "2f", "in_position")]))
+            else:
+                buffer.write(vertices)
+            self.profile_length, self.surface_grid_size = count, 0
+        else:
+            self._drop("buffer:profile", "vao:polyline")
+            self._height_bands("heights:surface", heights)
+            self.profile_length, self.surface_grid_size = 0, heights.shape[0]
+
+    def upload_clouds(self, colors: np.ndarray) -> None:
+        """Upload the sky's cloud colours as its texture."""
+        self._color_texture("texture:clouds", colors)
+
+    def upload_teximage_heights(self, heights: np.ndarray) -> moderngl.Framebuffer:
+        """Upload the teximage heightmap; returns the framebuffer it is drawn into.
+
+        That framebuffer's teximage texture is ``teximage_size`` square, kept while the size holds.
+        """
+        size = teximage_size(int(np.log2(heights.shape[0] - 1)), self.max_texture_size)
+        self._height_bands("heights:teximage", heights)
+        texture = self._objects.get("texture:teximage")
+        if texture is None or texture.size != (size, size):
+            texture = self._own("texture:teximage", self.ctx.texture((size, size), 3))
+            texture.repeat_x = texture.repeat_y = True
+            self._own("framebuffer:teximage", self.ctx.framebuffer([texture]))
+        return self._objects["framebuffer:teximage"]
+
+    def upload_teximage_flow(self, flow: np.ndarray | None) -> None:
+        """The hydraulic erosion's flow map of the teximage heightmap (None: dry, no map)."""
+        if flow is None:
+            self._drop("texture:teximage_flow")
+        else:
+            self._float_texture("texture:teximage_flow", flow)
+
+    def upload_surface_texture(self, rgb: np.ndarray | None) -> None:
+        """A CPU-made surface texture (blend, bands); None means the teximage textures the surface."""
+        if rgb is None:
+            self._drop("texture:surface_image")
+        else:
+            # Rows run like the heightmap's (row 0 at z = -1, where v = 1); GL stores the first row at v = 0.
+            self._color_texture("texture:surface_image", rgb[::-1])
+
+    def surface_texture(self) -> moderngl.Texture:
+        """The texture on the surface: the CPU-made one if uploaded, else the teximage."""
+        return self._objects.get("texture:surface_image") or self._objects["texture:teximage"]
+
+    def surface_texture_rgb(self) -> np.ndarray:
+        """The texture on the surface read back as RGB uint8 rows in the heightmap's order (row 0 at z = -1)."""
+        texture = self.surface_texture()
+        pixels = np.frombuffer(texture.read(alignment=1), dtype=np.uint8)
+        return pixels.reshape(texture.height, texture.width, 3)[::-1].copy()  # GL's first row is v = 0
+
+    # --- level of detail -----------------------------------------------------------------------------------
+
+    def lod_vertex_array(self, program: str, part: str, rows: np.ndarray, quads: int,
+                         lines: bool) -> moderngl.VertexArray:
+        """The vertex array that draws ``program``'s level-of-detail patches of ``quads`` quads per side.
+
+        Its index buffer joins the patch's vertices into line segments (``lines``) or triangles.
+        One instance per row of ``rows`` (float32, N x 6, see terrainview/lod.py); ``part`` names the instance
+        buffer ("whole" or "quarters"), which is rewritten in place and grows when needed.
+        """
+        buffer_name = f"buffer:lod_{part}"
+        buffer = self._objects.get(buffer_name)
+        if buffer is None or buffer.size < rows.nbytes:
+            buffer = self._own(buffer_name, self.ctx.buffer(reserve=max(2 * rows.nbytes, 16384)))
+            # Vertex arrays bound to the old buffer go with it.
+            self._drop(*[name for name in self._objects if name.startswith("vao:lod_") and name.endswith(part)])
+        if rows.size:
+            buffer.write(np.ascontiguousarray(rows, dtype="f4"))
+        vao_name = f"vao:lod_{program}_{quads}_{part}"
+        if vao_name not in self._objects:
+            content = [(buffer, "4f 2f/i", "node", "node_info")]
+            kind, make_indices = ("lines", patch_line_indices) if lines else ("triangles", patch_triangle_indices)
+            index_name = f"buffer:lod_{kind}_{quads}"
+            index = self._objects.get(index_name) or self._own(index_name, self.ctx.buffer(make_indices(quads)))
+            self._own(vao_name, self.ctx.vertex_array(self.programs[program], content, index, index_element_size=4))
+        return self._objects[vao_name]
+
+    def _drop(self, *names: str) -> None:
+        for name in names:
+            gl_object = self._objects.pop(name, None)
+            if gl_object is not None:
+                gl_object.release()

@@ -1,0 +1,99 @@
+"""Drawing the surface with level of detail.
+
+Per frame, select nodes (terrainview/lod.py) and draw them as instanced grid patches with the ``terrain_lod``
+and ``grid_lines_lod`` programs. The renderer's rendered and lines modes call this when the full mesh would
+exceed its budget; otherwise they draw the full mesh.
+"""
+
+from __future__ import annotations
+
+import moderngl
+import numpy as np
+from pyglm import glm
+
+from terrainview.kernels import lod
+from terrainview.render.gpu import MAX_LOD_LEVELS, SURFACE_FOG, GpuResources, uniform
+from terrainview.scene import camera
+from terrainview.scene.settings import SceneSettings
+
+ERROR_GROWTH = 1.5  # a selection over budget is made again with this much more error, ...
+MAX_RETRIES = 8  # ... this many times at most
+
+
+class LodTerrain:
+    """The CPU half of level of detail: the current surface's min/max pyramid, and each frame's selection."""
+
+    def __init__(self) -> None:
+        self.surface: lod.LodSurface | None = None
+
+
+    def select(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, detail_height: int,
+               field_of_view_y: float, lines: bool, layout: camera.TileLayout,
+               image_projection: glm.mat4 | None = None) -> lod.Selection | None:
+        """The nodes to draw, or None when the full mesh is drawn.
+
+        The full mesh is drawn with level of detail off, or with the full mesh small enough
+        (lod.FULL_MESH_TRIANGLES, FULL_MESH_SEGMENTS: the original's exact look). Rendered mode selects
+        nothing beyond the fog's end. A view that would exceed the budget (an eye low over a large surface) is
+        drawn with a larger error instead; when ``projection`` shows one tile of a larger image,
+        ``image_projection`` (the whole image's) decides that error, so every tile uses the same. The quadtrees'
+        roots are the tiles of ``layout`` (camera.tile_layout's, which the renderer takes once a frame), the same
+        tiles the full mesh draws: for ``--tile endless`` the ring around the eye, which frustum culling trims.
+        """
+        surface = self.surface
+        if settings.lod == "off" or surface is None:
+            return None
+        tiles, origin = layout
+        if lines:
+            budget, full = lod.SEGMENT_BUDGET, lod.full_mesh_segments(surface.iterations, tiles)
+            if full <= lod.FULL_MESH_SEGMENTS:
+                return None
+        else:
+            budget, full = lod.TRIANGLE_BUDGET, lod.full_mesh_triangles(surface.iterations, tiles)
+            if full <= lod.FULL_MESH_TRIANGLES:
+                return None
+        view_rows = np.array(view, dtype=np.float64)  # numpy gets pyglm matrices row by row
+
+        def planes(matrix: glm.mat4) -> np.ndarray:
+            view_projection = np.array(matrix * view, dtype=np.float64)
+            return lod.frustum_planes(view_projection, None if lines else SURFACE_FOG[1], view_rows)
+
+        eye = np.array(camera.eye_position(settings))
+        roots = lod.tile_roots(tiles) + origin
+        image_planes = planes(image_projection if image_projection is not None else projection)
+        limit = budget * max(1.0, (detail_height / lod.BUDGET_HEIGHT) ** 2)
+        error = settings.lod_error
+        for _ in range(MAX_RETRIES):
+            ranges = lod.lod_ranges(surface, detail_height, field_of_view_y, error)
+            selection = lod.select_nodes(surface, roots, image_planes, eye, ranges)
+            if (selection.segments() if lines else selection.triangles()) <= limit:
+                break
+            error *= ERROR_GROWTH
+        if image_projection is None or image_projection == projection:
+            return selection
+        return lod.select_nodes(surface, roots, planes(projection), eye, ranges)
+
+
+def draw_selection(gpu: GpuResources, selection: lod.Selection, lines: bool) -> int:
+    """Draw the selected nodes as grid lines or triangles; the level-of-detail program's other uniforms are set.
+
+    Returns the triangles or line segments drawn.
+    """
+    program_name = "grid_lines_lod" if lines else "terrain_lod"
+    program = gpu.programs[program_name]
+    zones = np.zeros((MAX_LOD_LEVELS, 2), dtype="f4")
+    morph = selection.morph_zones()
+    zones[:len(morph)] = morph
+    uniform(program, "morph_zones").write(zones.tobytes())
+    uniform(program, "lod_eye").value = tuple(float(value) for value in selection.eye)
+    for part, rows, quads in (("whole", selection.whole, selection.patch),
+                              ("quarters", selection.quarters, selection.patch // 2)):
+        if not len(rows):
+            continue
+        uniform(program, "patch_quads").value = quads
+        vertex_array = gpu.lod_vertex_array(program_name, part, rows, quads, lines)
+        if lines:
+            vertex_array.render(moderngl.LINES, vertices=4 * quads * (quads + 1), instances=len(rows))
+        else:
+            vertex_array.render(moderngl.TRIANGLES, vertices=6 * quads * quads, instances=len(rows))
+    return selection.segments() if lines else selection.triangles()

@@ -1,0 +1,360 @@
+"""Drawing one frame of a scene in any of the five render types, into any framebuffer.
+
+The same code serves the window and headless renders. A frame may be a sub-rectangle of a larger image
+(tiled high-resolution shots): ``ndc_window`` maps the whole image's normalised device coordinates to the
+part being drawn, and ``image_size`` is the whole image's size, so the result does not depend on tiling.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import moderngl
+import numpy as np
+from pyglm import glm
+
+from terrainview.kernels import lod
+from terrainview.render.gpu import FOG_COLOR, SURFACE_FOG, GpuResources, HeightBands, uniform
+from terrainview.render.lod_draw import LodTerrain, draw_selection
+from terrainview.scene import camera, catalog
+from terrainview.scene.derived_arrays import DerivedArrays
+from terrainview.scene.settings import SceneSettings
+
+FIELD_OF_VIEW_Y = 60.0
+NEAR_PLANE = 0.1
+FAR_PLANE = 15.0
+REFERENCE_HEIGHT = 720  # a frame this tall draws 1-pixel lines; taller images scale them up
+
+
+@dataclass(frozen=True)
+class Frame:
+    """What a frame is drawn for: the whole image's size, the part of it being drawn, and the line scale."""
+
+    image_size: tuple[int, int]
+    ndc_window: glm.mat4 = field(default_factory=lambda: glm.mat4(1.0))
+    line_scale: float = 1.0
+    field_of_view_y: float = FIELD_OF_VIEW_Y
+    detail_height: int | None = None  # the output image's height the level of detail is chosen for
+
+    @property
+    def aspect(self) -> float:
+        """The whole image's width over its height."""
+        return self.image_size[0] / self.image_size[1]
+
+    def perspective(self) -> glm.mat4:
+        """The perspective projection of the whole image, mapped to the part of it being drawn."""
+        return camera.compose(self.ndc_window, projection_matrix(self.aspect, self.field_of_view_y))
+
+
+@dataclass(frozen=True)
+class FrameStats:
+    """What a frame drew of the terrain (sky and water not counted), and what the full mesh would be."""
+
+    primitives: int
+    kind: str  # "triangles" or "line segments"
+    terrain: int = 0  # of which the surface's (no sky, no water) ...
+    terrain_full: int = 0  # ... and what the full mesh would have drawn
+
+    def terrain_summary(self) -> str:
+        """What the surface drew against its full mesh, e.g. "312k of 33.5M triangles"."""
+        return f"{_count(self.terrain)} of {_count(self.terrain_full)} {self.kind}"
+
+    def summary(self) -> str:
+        """The status line's figure: the surface against its full mesh, or what the frame drew."""
+        return self.terrain_summary() if self.terrain_full else f"{_count(self.primitives)} {self.kind}"
+
+
+def _count(value: int) -> str:
+    if value >= 1_000_000:
+        return f"{value / 1e6:.1f}M"
+    return f"{value / 1e3:.0f}k" if value >= 10_000 else str(value)
+
+
+def tile_reach(lines: bool) -> float:
+    """How far from the eye endless tiles reach: past the fog's end, or the far plane in lines mode (no fog)."""
+    return FAR_PLANE if lines else SURFACE_FOG[1]
+
+
+def projection_matrix(aspect: float, field_of_view_y: float = FIELD_OF_VIEW_Y) -> glm.mat4:
+    """The perspective projection for ``aspect`` and the vertical field of view in degrees, NEAR_PLANE..FAR_PLANE."""
+    return glm.perspective(glm.radians(field_of_view_y), aspect, NEAR_PLANE, FAR_PLANE)
+
+
+def fov_keeping_framing(reference_aspect: float, aspect: float, field_of_view_y: float = FIELD_OF_VIEW_Y) -> float:
+    """Vertical field of view that shows at least the reference view's whole frame at another aspect ratio.
+
+    A wider image keeps the vertical field of view (and shows more at the sides); a narrower one widens
+    it until the reference view's horizontal extent fits.
+    """
+    if aspect >= reference_aspect:
+        return field_of_view_y
+    half_width = math.tan(math.radians(field_of_view_y) / 2.0) * reference_aspect
+    return math.degrees(2.0 * math.atan(half_width / aspect))
+
+
+def tile_window(image_size: tuple[int, int], tile: tuple[int, int, int, int]) -> glm.mat4:
+    """NDC transform from the whole image to the tile (x0, y0, width, height), y0 counted from the bottom."""
+    width, height = image_size
+    x0, y0, tile_width, tile_height = tile
+    scale_x, scale_y = width / tile_width, height / tile_height
+    offset_x = (width - 2.0 * x0) / tile_width - 1.0
+    offset_y = (height - 2.0 * y0) / tile_height - 1.0
+    return camera.compose(glm.translate(glm.vec3(offset_x, offset_y, 0.0)), glm.scale(glm.vec3(scale_x, scale_y, 1.0)))
+
+
+def _iterations_of(grid_size: int) -> int:
+    """The iterations of a (2**n + 1)-point grid side."""
+    return (grid_size - 1).bit_length() - 1
+
+
+class Renderer:
+    """A scene's CPU arrays and GPU objects, kept in step with the settings, and the frame drawing."""
+
+    def __init__(self, ctx: moderngl.Context) -> None:
+        self.ctx = ctx
+        self.gpu = GpuResources(ctx)
+        self.arrays = DerivedArrays()
+        self.teximage_band_limits = (0.0, 0.0)  # heights splitting the teximage's range in thirds
+        self.lod = LodTerrain()
+        self.surface_heights: np.ndarray | None = None  # the surface on the GPU: what frames draw
+
+    def update(self, settings: SceneSettings) -> list[str]:
+        """Regenerate what the settings changed and upload it, all on this thread; returns what changed."""
+        changed = self.arrays.update(settings)
+        self.upload(changed)
+        return list(changed)
+
+    def upload(self, changed: dict[str, np.ndarray | None], lod_surface: lod.LodSurface | None = None) -> None:
+        """Move regenerated arrays (from ``DerivedArrays.update``, maybe on another thread) to the GPU.
+
+        A new surface's level-of-detail pyramid is built here unless given (the window's worker builds it).
+        """
+        # The teximage's flow map goes up before the teximage is drawn with it.
+        uploads: dict[str, Callable[[Any], None]] = {
+            "surface": self.gpu.upload_surface, "clouds": self.gpu.upload_clouds,
+            "teximage_flow": self.gpu.upload_teximage_flow, "teximage": self._draw_teximage_texture,
+            "surface_texture": self.gpu.upload_surface_texture}
+        for name, upload in uploads.items():
+            if name in changed:
+                upload(changed[name])
+        surface = changed.get("surface")
+        if surface is not None:
+            self.surface_heights = surface
+            self.lod.surface = lod_surface or lod.LodSurface.of(surface)
+
+    def release(self) -> None:
+        """Release the GPU objects."""
+        self.gpu.release()
+
+    def _draw_teximage_texture(self, heights: np.ndarray) -> None:
+        """Draw the teximage heightmap top-down into the teximage texture (the original's glCopyTexImage)."""
+        framebuffer = self.gpu.upload_teximage_heights(heights)
+        low, high = float(heights.min()), float(heights.max())
+        self.teximage_band_limits = (low + (high - low) / 3.0, low + 2.0 * (high - low) / 3.0)
+        with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
+            framebuffer.viewport = (0, 0, *framebuffer.size)
+            framebuffer.clear(0.0, 0.0, 0.0, 1.0)
+            self._draw_teximage_triangles(glm.mat4(1.0))
+        self.gpu.get("texture:teximage").build_mipmaps()
+
+    def _draw_teximage_triangles(self, placement: glm.mat4) -> int:
+        """Draw the teximage heightmap as flat-shaded lit triangles seen from above; returns the triangle count.
+
+        The square -1..1 is placed by ``placement``.
+        """
+        program, heights = self.gpu.programs["teximage"], self.gpu.get("heights:teximage")
+        size = heights.size[0]
+        uniform(program, "band_limits").value = self.teximage_band_limits
+        uniform(program, "placement").write(placement)
+        self._bind_grid(program, heights, size, 1)
+        wet = self.gpu.has("texture:teximage_flow")
+        uniform(program, "wet").value = wet
+        uniform(program, "flow").value = 1
+        if wet:
+            self.gpu.get("texture:teximage_flow").use(1)
+        self.gpu.get("vao:teximage").render(moderngl.TRIANGLE_STRIP, vertices=2 * size, instances=size - 1)
+        return 2 * (size - 1) ** 2
+
+    def can_draw(self, settings: SceneSettings) -> bool:
+        """The GPU holds the kind of surface the render type draws (a 1D profile or a 2D heightmap)."""
+        profile = catalog.render_type(settings).dimensions == 1
+        return self.gpu.complete and self.gpu.has("vao:polyline" if profile else "heights:surface")
+
+    # --- drawing --------------------------------------------------------------------------------------------
+
+    def draw(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
+        """Draw ``settings`` into ``framebuffer``, whose viewport is the part of the image being drawn."""
+        draw = getattr(self, catalog.render_type(settings).draw)
+        with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
+            return draw(settings, framebuffer, frame)
+
+    def _line_uniforms(self, program: moderngl.Program, settings: SceneSettings, framebuffer: moderngl.Framebuffer,
+                       view: glm.mat4, projection: glm.mat4, frame: Frame) -> None:
+        _, _, viewport_width, viewport_height = framebuffer.viewport
+        uniform(program, "view").write(view)
+        uniform(program, "projection").write(projection)
+        uniform(program, "viewport_size").value = (viewport_width, viewport_height)
+        uniform(program, "line_width").value = max(1.0, frame.line_scale)
+        uniform(program, "antialias").value = settings.antialias
+        uniform(program, "line_color").value = (1.0, 1.0, 1.0) if settings.invert else (0.0, 0.0, 0.0)
+        background = 0.0 if settings.invert else 1.0
+        framebuffer.clear(background, background, background, 1.0)
+        if settings.antialias:
+            self.ctx.enable(moderngl.BLEND)
+            self.ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+
+    def draw_profile(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
+        """Draw the 1D profile as a line strip, repeated side by side for the settings' tiles."""
+        program = self.gpu.programs["polyline"]
+        projection = camera.compose(frame.ndc_window, glm.ortho(-frame.aspect, frame.aspect, -1.0, 1.0, -1.0, 1.0))
+        self._line_uniforms(program, settings, framebuffer, glm.mat4(1.0), projection, frame)
+        # Endless: enough copies to fill the image's width (the profile view does not move).
+        tiles = camera.tile_layout(settings, frame.aspect)[0]
+        uniform(program, "tiles").value = tiles
+        uniform(program, "tile_spacing").value = 2.0
+        self.gpu.get("vao:polyline").render(moderngl.LINE_STRIP, vertices=self.gpu.profile_length,
+                                            instances=tiles)
+        return FrameStats((self.gpu.profile_length - 1) * tiles, "line segments")
+
+    def _surface_layout(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, frame: Frame,
+                        lines: bool) -> tuple[camera.TileLayout, lod.Selection | None]:
+        """The frame's tile layout (camera.tile_layout's, taken once a frame) and level-of-detail selection.
+
+        The selection is None when the full mesh is drawn.
+        """
+        layout = camera.tile_layout(settings, tile_reach(lines))
+        detail_height = frame.detail_height or frame.image_size[1]
+        image_projection = projection_matrix(frame.aspect, frame.field_of_view_y)
+        selection = self.lod.select(settings, view, projection, detail_height, frame.field_of_view_y, lines,
+                                    layout, image_projection)
+        return layout, selection
+
+    def draw_lines(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
+        """Draw the surface as grid lines: the full mesh's tiles, or the level-of-detail selection."""
+        view, projection = camera.view_matrix(settings), frame.perspective()
+        layout, selection = self._surface_layout(settings, view, projection, frame, lines=True)
+        program = self.gpu.programs["grid_lines" if selection is None else "grid_lines_lod"]
+        self._line_uniforms(program, settings, framebuffer, view, projection, frame)
+        size = self.gpu.surface_grid_size
+        self._bind_tiles(program, self.gpu.get("heights:surface"), size, layout, selection)
+        tiles = layout[0]
+        full = lod.full_mesh_segments(_iterations_of(size), tiles)
+        if selection is None:
+            self.gpu.get("vao:grid_lines").render(moderngl.LINE_STRIP, vertices=size, instances=2 * size * tiles ** 2)
+            segments = full
+        else:
+            segments = draw_selection(self.gpu, selection, lines=True)
+        return FrameStats(segments, "line segments", segments, full)
+
+    @staticmethod
+    def _bind_grid(program: moderngl.Program, heights: HeightBands, grid_size: int, tiles: int | None,
+                   origin: tuple[float, float] = (0.0, 0.0)) -> None:
+        """Bind the height texture and grid size, and the tiles of the full mesh.
+
+        For the full mesh (``tiles`` not None) tiles x tiles copies centred on ``origin`` (world x, z); level of
+        detail places its nodes itself.
+        """
+        heights.bind(program)
+        uniform(program, "grid_size").value = grid_size
+        if tiles is not None:
+            uniform(program, "tiles").value = tiles
+            uniform(program, "tile_origin").value = origin
+
+    def _bind_tiles(self, program: moderngl.Program, heights: HeightBands, grid_size: int,
+                    layout: camera.TileLayout, selection: lod.Selection | None) -> None:
+        """Bind the heightmap and, for the full mesh (no ``selection``), the frame's tile layout."""
+        tiles, origin = layout
+        self._bind_grid(program, heights, grid_size, tiles if selection is None else None, origin)
+
+    def draw_rendered(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
+        """Draw the rendered scene: the sky pyramid, the textured and fogged surface, and the water if any."""
+        ctx, gpu = self.ctx, self.gpu
+        view, projection = camera.view_matrix(settings), frame.perspective()
+        framebuffer.clear(*FOG_COLOR, 1.0)
+        filter_ = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR) if settings.linear else (
+            moderngl.NEAREST, moderngl.NEAREST)
+
+        # The sky pyramid around the eye (rotation only), behind everything: no depth test.
+        sky = gpu.programs["sky"]
+        uniform(sky, "rotation").write(camera.rotation_matrix(settings))
+        uniform(sky, "yaw_rotation").write(glm.rotate(glm.radians(settings.yrot), glm.vec3(0.0, 1.0, 0.0)))
+        uniform(sky, "projection").write(projection)
+        clouds = gpu.get("texture:clouds")
+        clouds.filter = filter_
+        clouds.use(0)
+        uniform(sky, "clouds").value = 0
+        gpu.get("vao:sky").render(moderngl.TRIANGLES)
+
+        # The tiled surface: depth test and back-face culling, textured, fogged.
+        ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
+        layout, selection = self._surface_layout(settings, view, projection, frame, lines=False)
+        terrain = gpu.programs["terrain" if selection is None else "terrain_lod"]
+        uniform(terrain, "view").write(view)
+        uniform(terrain, "projection").write(projection)
+        uniform(terrain, "slope_shading").value = settings.shading == "slope"
+        size = gpu.surface_grid_size
+        self._bind_tiles(terrain, gpu.get("heights:surface"), size, layout, selection)
+        tiles, origin = layout
+        texture = gpu.surface_texture()
+        texture.filter = filter_
+        texture.use(1)
+        uniform(terrain, "surface_texture").value = 1
+        full = lod.full_mesh_triangles(_iterations_of(size), tiles)
+        if selection is None:
+            gpu.get("vao:terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size, instances=(size - 1) * tiles ** 2)
+            surface_triangles = full
+        else:
+            surface_triangles = draw_selection(gpu, selection, lines=False)
+        triangles = 8 + surface_triangles
+
+        if settings.water_level is not None:
+            # Translucent: blended over the surface, depth-tested against it, writing no depth.
+            ctx.disable(moderngl.CULL_FACE)
+            ctx.enable(moderngl.BLEND)
+            ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+            ctx.depth_mask = False  # type: ignore[attr-defined]  # moderngl has it; its stub does not
+            water = gpu.programs["water"]
+            uniform(water, "view").write(view)
+            uniform(water, "projection").write(projection)
+            uniform(water, "level").value = settings.water_level
+            uniform(water, "half_extent").value = float(tiles)
+            uniform(water, "centre").value = origin
+            gpu.get("vao:water").render(moderngl.TRIANGLE_STRIP, vertices=4)
+            ctx.depth_mask = True  # type: ignore[attr-defined]  # moderngl has it; its stub does not
+            triangles += 2
+        return FrameStats(triangles, "triangles", surface_triangles, full)
+
+    def _draw_image(self, framebuffer: moderngl.Framebuffer, texture: moderngl.Texture, rectangle: tuple,
+                    ndc_window: glm.mat4) -> FrameStats:
+        framebuffer.clear(0.0, 0.0, 0.0, 1.0)
+        program = self.gpu.programs["screen_quad"]
+        uniform(program, "rectangle").value = rectangle
+        uniform(program, "ndc_window").write(ndc_window)
+        texture.use(0)
+        uniform(program, "image").value = 0
+        self.gpu.get("vao:screen_quad").render(moderngl.TRIANGLE_STRIP, vertices=4)
+        return FrameStats(2, "triangles")
+
+    def draw_clouds(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
+        """Draw the clouds texture over the whole image, unfiltered."""
+        clouds = self.gpu.get("texture:clouds")
+        clouds.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        return self._draw_image(framebuffer, clouds, (-1.0, -1.0, 1.0, 1.0), frame.ndc_window)
+
+    def draw_teximage(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
+        """Draw the surface texture (a CPU-made one) or the teximage's triangles into a centred square."""
+        # The largest power-of-two square that fits the image, centred.
+        width, height = frame.image_size
+        side = 1 << int(math.log2(max(1, min(width, height))))
+        half_x, half_y = side / width, side / height
+        if catalog.texture(settings).make is not None:  # a CPU-made texture is an image: show it
+            texture = self.gpu.surface_texture()
+            texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
+            return self._draw_image(framebuffer, texture, (-half_x, -half_y, half_x, half_y), frame.ndc_window)
+        # The teximage itself: its triangles drawn straight into the square, as the original drew them.
+        framebuffer.clear(0.0, 0.0, 0.0, 1.0)
+        placement = camera.compose(frame.ndc_window, glm.scale(glm.vec3(half_x, half_y, 1.0)))
+        return FrameStats(self._draw_teximage_triangles(placement), "triangles")

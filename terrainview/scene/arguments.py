@@ -1,0 +1,54 @@
+"""Command-line plumbing shared by the window and the subcommands.
+
+One-line usage errors and the scene options (``SceneSettings``' fields plus ``--scene FILE``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import NoReturn
+
+from terrainview.base.parsing import join_option_values
+from terrainview.scene.scene_file import SceneError, load_scene_with_extras
+from terrainview.scene.settings import SceneSettings
+
+
+def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``parser`` (a new one, or moderngl-window's) with one-line usage errors and '-' values kept.
+
+    A usage error is one line, ``PROG: error: MESSAGE``, with exit status 2; values that start with '-' reach
+    their option (``join_option_values``).
+    """
+    def error(message: str) -> NoReturn:
+        parser.exit(2, f"{parser.prog}: error: {message}\n")
+
+    parser.error = error  # type: ignore[method-assign]  # this parser's own handler
+    parse_known = parser.parse_known_args
+    parser.parse_known_args = lambda args=None, namespace=None: parse_known(  # type: ignore[method-assign,assignment]
+        join_option_values(parser, sys.argv[1:] if args is None else list(args)), namespace)
+    return parser
+
+
+def add_scene_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--scene FILE`` and an option for each of ``SceneSettings``' fields."""
+    parser.add_argument("--scene", metavar="FILE", help="load a scene (TOML, or a PNG written by terrainview); "
+                        "options given here override it")
+    SceneSettings.add_arguments(parser)
+
+
+def settings_from_args(args: argparse.Namespace, base: SceneSettings | None = None) -> SceneSettings:
+    """The scene file's settings (or ``base``, or the defaults) with the command line's options applied.
+
+    What a PNG scene carries besides its settings (its picture size) stays on ``args`` as ``scene_extras``
+    (empty without one), so a command need not read the file again.
+    """
+    scene = getattr(args, "scene", None)
+    if scene == "":
+        raise SceneError("--scene: no file name given")
+    args.scene_extras = {}
+    if scene is not None:
+        base, warnings, args.scene_extras = load_scene_with_extras(scene)
+        for warning in warnings:
+            print(f"terrainview: warning: {warning}", file=sys.stderr)
+    return SceneSettings.from_namespace(args, base)

@@ -1,0 +1,204 @@
+"""The camera: orbit (the original's, the world turns about its origin) and fly (an eye that moves freely).
+
+Pure math, no GL. Both modes share the angles (``yrot``, ``pitch``) and so the view's rotation
+R = rotateX(pitch) * rotateY(yrot); they differ in where the eye is:
+
+- orbit: view = translate(xtrans, ytrans, ztrans) * R, so the eye is at -R^T (xtrans, ytrans, ztrans);
+- fly: view = R * translate(-eye), the eye at (eye_x, eye_y, eye_z).
+
+The two describe the same views, so ``switch_mode`` converts one into the other and the picture stays.
+Also here: the ground under the eye (from the CPU heightmap) and the tile layout of ``--tile endless``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable
+
+import numpy as np
+from pyglm import glm
+
+from terrainview.scene.settings import CAMERAS, ENDLESS, SceneSettings
+
+CAMERA_FIELDS = tuple(spec.name for spec in dataclasses.fields(SceneSettings) if spec.metadata["group"] == "camera")
+# The eye keeps this far above the ground under it: more than the near plane's reach (0.1 deep, about 0.15
+# to its corners), so the ground is never cut open in front of the eye.
+CLEARANCE = 0.2
+# The ground is sampled this far around the eye too, so a steep slope beside it is not cut open either.
+CLEARANCE_RADIUS = 0.15
+# A flying eye climbs at most this far above the ground under it: from higher up the land lies beyond the fog's
+# end (7 units away), and only the sky and the fog colour would show.
+CEILING = 2.5
+TILE_SIZE = 2.0  # one copy of the surface spans -1..1
+
+Vec3 = tuple[float, float, float]
+TileLayout = tuple[int, tuple[float, float]]  # tiles per side, the world (x, z) of the middle tile's centre
+Ground = Callable[[float, float], float]
+
+
+def _rotate_x(v: Vec3, degrees: float) -> Vec3:
+    c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+    return v[0], v[1] * c - v[2] * s, v[1] * s + v[2] * c
+
+
+def _rotate_y(v: Vec3, degrees: float) -> Vec3:
+    c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+    return v[0] * c + v[2] * s, v[1], -v[0] * s + v[2] * c
+
+
+def _rotate(settings: SceneSettings, v: Vec3) -> Vec3:
+    """R v: world direction to eye space."""
+    return _rotate_x(_rotate_y(v, settings.yrot), settings.pitch)
+
+
+def _unrotate(settings: SceneSettings, v: Vec3) -> Vec3:
+    """R^T v: eye-space direction to world."""
+    return _rotate_y(_rotate_x(v, -settings.pitch), -settings.yrot)
+
+
+def rotation_matrix(settings: SceneSettings) -> glm.mat4:
+    """R = rotateX(pitch) * rotateY(yrot), the view's rotation in both modes (the sky uses only this)."""
+    pitch = glm.rotate(glm.radians(settings.pitch), glm.vec3(1.0, 0.0, 0.0))
+    yaw = glm.rotate(glm.radians(settings.yrot), glm.vec3(0.0, 1.0, 0.0))
+    return compose(pitch, yaw)
+
+
+def compose(first: glm.mat4, *others: glm.mat4) -> glm.mat4:
+    """The product first * others[0] * ... of 4 x 4 matrices."""
+    product = first
+    for matrix in others:
+        product = product * matrix  # type: ignore[assignment]  # pyglm's stubs type mat4 * mat4 as mat4x2
+    return product
+
+
+def view_matrix(settings: SceneSettings) -> glm.mat4:
+    """World to eye space for the settings' camera mode."""
+    if settings.camera == "fly":
+        eye = glm.translate(-glm.vec3(*eye_position(settings)))
+        return compose(rotation_matrix(settings), eye)
+    translation = glm.translate(glm.vec3(settings.xtrans, settings.ytrans, settings.ztrans))
+    return compose(translation, rotation_matrix(settings))
+
+
+def eye_position(settings: SceneSettings) -> Vec3:
+    """The eye in world coordinates, whatever the mode."""
+    if settings.camera == "fly":
+        return settings.eye_x, settings.eye_y, settings.eye_z
+    x, y, z = _unrotate(settings, (settings.xtrans, settings.ytrans, settings.ztrans))
+    return -x, -y, -z
+
+
+def with_eye(settings: SceneSettings, eye: Vec3) -> SceneSettings:
+    """The same angles and mode with the eye moved to ``eye`` (world coordinates)."""
+    if settings.camera == "fly":
+        return settings.replace(eye_x=eye[0], eye_y=eye[1], eye_z=eye[2])
+    x, y, z = _rotate(settings, eye)
+    return settings.replace(xtrans=-x, ytrans=-y, ztrans=-z)
+
+
+def switch_mode(settings: SceneSettings, mode: str) -> SceneSettings:
+    """Another camera mode showing the same view (the other mode's fields are derived from this one's)."""
+    if mode not in CAMERAS:
+        raise ValueError(f"camera: {mode!r} is not one of {', '.join(CAMERAS)}")
+    if mode == settings.camera:
+        return settings
+    return with_eye(settings.replace(camera=mode), eye_position(settings))
+
+
+def heading(settings: SceneSettings) -> tuple[float, float]:
+    """The horizontal world direction (x, z) the eye looks along, whatever its pitch."""
+    x, _, z = _rotate_y((0.0, 0.0, -1.0), -settings.yrot)
+    return x, z
+
+
+# --- tiles ----------------------------------------------------------------------------------------------------
+
+def _tile_shift(tile: int | str) -> float:
+    """Where the tile grid's lines are.
+
+    Copies are centred on the origin, so an odd count (and endless, which continues the single tile) puts a
+    tile's centre at 0, an even count a tile's edge.
+    """
+    return 1.0 if tile != ENDLESS and tile % 2 == 0 else 0.0
+
+
+def tile_layout(settings: SceneSettings, reach: float) -> TileLayout:
+    """Tiles per side and the world (x, z) of the middle tile's centre.
+
+    A fixed count centred on the origin, or for ``--tile endless`` an odd ring snapped to the tile grid
+    around the eye, wide enough that nothing within ``reach`` of the eye is past its edge.
+    """
+    if isinstance(settings.tile, int):
+        return settings.tile, (0.0, 0.0)
+    x, _, z = eye_position(settings)
+    # The eye is at most one unit from its tile's centre; the ring's edge is count units from that centre.
+    count = 2 * math.ceil(reach / TILE_SIZE) + 1
+    return count, (TILE_SIZE * round(x / TILE_SIZE), TILE_SIZE * round(z / TILE_SIZE))
+
+
+# --- the ground ------------------------------------------------------------------------------------------------
+
+def ground_height(heights: np.ndarray | None, tile: int | str) -> Ground | None:
+    """The surface height at world (x, z): bilinear in the heightmap, which repeats every tile.
+
+    Outside a finite tile grid the surface is continued as if tiled on, so the eye stays above its level
+    there too (from below, the surface at the edge would show its culled underside). No 2D heightmap (none
+    yet, or a 1D profile): no ground.
+    """
+    if heights is None or np.ndim(heights) != 2:
+        return None
+    heights = np.asarray(heights)  # no copy: the ground samples a few points per step
+    cells = heights.shape[0] - 1
+    shift = _tile_shift(tile)
+
+    def height(x: float, z: float) -> float:
+        column, row = (((x + 1.0 + shift) % TILE_SIZE) / TILE_SIZE * cells,
+                       ((z + 1.0 + shift) % TILE_SIZE) / TILE_SIZE * cells)
+        c, r = min(int(column), cells - 1), min(int(row), cells - 1)
+        fc, fr = column - c, row - r
+        corners = heights[r:r + 2, c:c + 2].astype(np.float64)
+        top = corners[0, 0] + (corners[0, 1] - corners[0, 0]) * fc
+        bottom = corners[1, 0] + (corners[1, 1] - corners[1, 0]) * fc
+        return float(top + (bottom - top) * fr)
+
+    return height
+
+
+def floor_under(ground: Ground, x: float, z: float) -> float:
+    """The lowest the eye may be at (x, z): the clearance above the highest ground close around it."""
+    samples = [ground(x, z)]
+    for index in range(8):
+        angle = index * math.pi / 4.0
+        samples.append(ground(x + CLEARANCE_RADIUS * math.cos(angle), z + CLEARANCE_RADIUS * math.sin(angle)))
+    return max(samples) + CLEARANCE
+
+
+def keep_above_ground(settings: SceneSettings, ground: Ground | None) -> SceneSettings:
+    """The settings with the eye kept over the ground (unchanged without a ground).
+
+    The eye is raised to the floor under it if it was below; a flying eye is also kept within ``CEILING`` of
+    the ground.
+    """
+    if ground is None:
+        return settings
+    x, y, z = eye_position(settings)
+    floor = floor_under(ground, x, z)
+    top = floor + CEILING if settings.camera == "fly" else math.inf
+    return settings if floor <= y <= top else with_eye(settings, (x, min(max(y, floor), top), z))
+
+
+def given_fly_eye_in_bounds(settings: SceneSettings, ground: Ground | None) -> tuple[SceneSettings, str | None]:
+    """A fly camera given on the command line or in a scene, kept where flying could take it; and what moved.
+
+    The eye goes between the clearance and ``CEILING`` above the ground, as keys keep it: below, the surface's
+    underside would show; above, the fog hides the land. An orbit camera is the original's, drawn as given.
+    """
+    if settings.camera != "fly":
+        return settings, None
+    bounded = keep_above_ground(settings, ground)
+    if bounded is settings:
+        return settings, None
+    why = (f"lowered to {CEILING:g} above the ground (from higher up the fog hides the land)"
+           if bounded.eye_y < settings.eye_y else "raised above the ground (its underside would show)")
+    return bounded, f"the fly camera's eye at y={settings.eye_y:g} was {why}: y={bounded.eye_y:.3g}"

@@ -1,0 +1,263 @@
+"""The scene's derived arrays and which settings each depends on (the original's dirty flags).
+
+No GL here: these are the CPU arrays the GPU layer uploads. ``DerivedArrays`` regenerates an array only when
+one of its own inputs changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from terrainview.kernels import erosion, fractal
+from terrainview.scene import catalog
+from terrainview.scene.settings import SceneSettings
+
+Progress = Callable[[float], bool]  # progress(fraction) -> False to cancel (raises erosion.Cancelled)
+
+# The settings each array is made from; a change anywhere else leaves the array as it is. The generator's own
+# settings join in only while that generator is chosen (see generator_inputs).
+PROFILE_INPUTS = ("iterations", "seed", "h", "height_scale")  # the 1D surface
+MAP_INPUTS = ("seed", "height_scale")  # a 2D map's (surface or teximage), besides its iterations and roughness
+CLOUD_INPUTS = ("seed", "cloud_iterations", "cloud_h")
+MIN_TEXIMAGE_SIZE = 256
+MAX_CPU_TEXTURE_SIZE = 4096  # CPU-made textures (blend, bands) stop here; every GL 3.3 driver takes 4096
+
+
+def teximage_size(iterations: int, max_texture_size: int = MAX_CPU_TEXTURE_SIZE) -> int:
+    """Side of the surface texture: 2**iterations, at least 256, at most the GL (or CPU) limit."""
+    return max(MIN_TEXIMAGE_SIZE, min(1 << iterations, max_texture_size))
+
+
+def generator_inputs(settings: SceneSettings) -> tuple[str, ...]:
+    """Settings of the chosen 2D generator.
+
+    A generator whose map at one resolution depends on the surface's (fault blur given in surface cells, image
+    passes capped by the surface iterations) adds the iterations, so the teximage made at another resolution
+    follows them too.
+    """
+    entry = catalog.generator(settings)
+    idle = entry.idle(settings)
+    reads = tuple(name for name in entry.reads if name not in idle)
+    return ("generator",) + reads + (("iterations",) if entry.resolution_dependent(settings) else ())
+
+
+def _roughness(settings: SceneSettings, name: str) -> tuple[str, ...]:
+    """The roughness setting ``name`` while the heights depend on it."""
+    return (name,) if catalog.reads(settings, name) else ()
+
+
+# --- erosion: applied to whatever the generator made (surface and teximage alike, so the texture fits) ---------
+
+
+def erosion_inputs(settings: SceneSettings) -> tuple[str, ...]:
+    """Settings of the chosen erosion; none while erosion is off, so its options change nothing then."""
+    entry = catalog.erosion(settings)
+    hydraulic = catalog.HYDRAULIC_SETTINGS if entry.hydraulic else ()
+    thermal = catalog.THERMAL_SETTINGS if entry.thermal else ()
+    return ("erosion",) + hydraulic + thermal if hydraulic or thermal else ()
+
+
+def eroded(heights: np.ndarray, settings: SceneSettings,
+           progress: Progress | None = None) -> tuple[np.ndarray, erosion.ErosionResult | None]:
+    """``heights`` eroded as ``settings.erosion`` says (hydraulic first, then thermal), and the hydraulic result.
+
+    The hydraulic pass's result comes with its flow and deposit maps (None without one). ``progress`` runs from
+    0 to 1 over both.
+    """
+    entry = catalog.erosion(settings)
+    # The hydraulic pass's share of the progress bar; the thermal pass takes the rest.
+    split = (0.8 if entry.thermal else 1.0) if entry.hydraulic else 0.0
+
+    def part(start: float, share: float) -> Progress | None:
+        return None if progress is None else lambda fraction: progress(start + share * fraction)
+
+    result = None
+    if entry.hydraulic:
+        result = erosion.hydraulic_erosion(
+            heights, settings.seed, settings.erosion_droplets, settings.erosion_strength, settings.erosion_radius,
+            settings.erosion_capacity, settings.erosion_deposition, settings.erosion_evaporation,
+            settings.erosion_inertia, progress=part(0.0, split))
+        heights = result.heights
+    if entry.thermal:
+        heights = erosion.thermal_erosion(heights, settings.talus, settings.thermal_passes,
+                                          progress=part(split, 1.0 - split))
+    return heights, result
+
+
+def eroded_heights(settings: SceneSettings, iterations: int, h: float,
+                   progress: Progress | None = None) -> tuple[np.ndarray, erosion.ErosionResult | None]:
+    """The generator's heightmap at ``iterations``, eroded when erosion is on."""
+    return eroded(catalog.generator(settings).make(settings, iterations, h), settings, progress)
+
+
+def profile_heights(settings: SceneSettings) -> np.ndarray:
+    """The 1D render type's surface: a midpoint-displacement profile."""
+    return fractal.midpoint_1d(settings.iterations, settings.seed, settings.h, settings.height_scale)
+
+
+def surface_heights(settings: SceneSettings) -> np.ndarray:
+    """The surface: a 1D profile for a 1D render type, else the chosen generator's heightmap (eroded when asked)."""
+    if catalog.render_type(settings).dimensions == 1:
+        return profile_heights(settings)
+    return eroded_heights(settings, settings.iterations, settings.h)[0]
+
+
+def cloud_colors(settings: SceneSettings) -> np.ndarray:
+    """The sky's RGB texture: the cloud heightmap coloured as the original does."""
+    return fractal.cloud_colors(fractal.diamond_square(settings.cloud_iterations, settings.seed, settings.cloud_h))
+
+
+def _values(settings: SceneSettings, names: tuple[str, ...]) -> tuple:
+    return tuple(getattr(settings, name) for name in names)
+
+
+def map_key(settings: SceneSettings, iterations: str, h: str) -> tuple:
+    """The values a 2D map is made from at the iterations and roughness settings named (surface's or teximage's).
+
+    Surface and teximage run the same generator and erosion on the same settings, so equal keys are equal maps.
+    """
+    names = (iterations,) + MAP_INPUTS + _roughness(settings, h) + generator_inputs(settings) + erosion_inputs(settings)
+    return _values(settings, names)
+
+
+def surface_key(settings: SceneSettings) -> tuple:
+    """The surface's key: the values of the settings it is made from (1D profile or 2D heightmap)."""
+    if catalog.render_type(settings).dimensions == 1:
+        return ("1d",) + _values(settings, PROFILE_INPUTS)
+    return ("2d",) + map_key(settings, "iterations", "h")
+
+
+def cloud_key(settings: SceneSettings) -> tuple:
+    """The cloud colours' key: the values of the settings they are made from."""
+    return _values(settings, CLOUD_INPUTS)
+
+
+def teximage_key(settings: SceneSettings) -> tuple:
+    """The teximage heightmap's key: the values of the settings it is made from."""
+    return map_key(settings, "teximage_iterations", "teximage_h")
+
+
+def surface_texture_key(settings: SceneSettings) -> tuple:
+    """The CPU-made surface texture's key: the teximage's key and the texture setting."""
+    return teximage_key(settings) + (settings.texture,)
+
+
+class GenerationError(ValueError):
+    """An array could not be made; ``changed`` holds those regenerated before it.
+
+    Those are valid and must still reach the GPU (their keys already say they are current).
+    """
+
+    def __init__(self, message: str, changed: dict[str, np.ndarray | None]) -> None:
+        super().__init__(message)
+        self.changed = changed
+
+
+@dataclass
+class _Derived:
+    key_of: Callable[[SceneSettings], tuple]  # the values of exactly the settings this array is made from
+    make: Callable[[SceneSettings], np.ndarray | None]
+    key: tuple | None = None
+    value: np.ndarray | None = None
+    # Arrays made in the same regeneration, by name (the teximage's flow map): they share this array's key.
+    companions: Callable[[], dict[str, np.ndarray | None]] = dict
+
+    def update(self, settings: SceneSettings) -> bool:
+        key = self.key_of(settings)
+        if key == self.key:
+            return False
+        self.value, self.key = self.make(settings), key
+        return True
+
+
+@dataclass
+class DerivedArrays:
+    """The surface and teximage heightmaps, the sky's cloud colours and the CPU-made surface texture.
+
+    Each is regenerated only when its own inputs change, and all are kept current whatever the render type, so
+    the window switches modes without waiting for generation. ``surface_texture`` is None when the GPU-drawn
+    teximage textures the surface.
+
+    ``progress`` (optional) is passed to the erosion: called with the fraction done, False cancels it
+    (``erosion.Cancelled``, reported as a GenerationError). ``teximage_erosion`` holds the hydraulic erosion of
+    the teximage heights (its flow and deposit maps texture the surface), None without one.
+    """
+
+    progress: Progress | None = None
+    surface: _Derived = field(init=False)
+    clouds: _Derived = field(default_factory=lambda: _Derived(cloud_key, cloud_colors))
+    teximage: _Derived = field(init=False)
+    surface_texture: _Derived = field(init=False)
+    teximage_erosion: erosion.ErosionResult | None = field(default=None, init=False)
+    # The eroded 2D maps made by the running update, by map_key: a teximage made like the surface takes the
+    # surface's. Emptied when the update ends, so the surface's erosion maps are not kept.
+    _maps: dict[tuple, tuple[np.ndarray, erosion.ErosionResult | None]] = field(default_factory=dict, init=False,
+                                                                                repr=False)
+
+    # In dependency order; the teximage's flow map comes with it (``teximage_flow``, None without a hydraulic
+    # pass).
+    NAMES = ("surface", "clouds", "teximage", "surface_texture")
+
+    def __post_init__(self) -> None:
+        self.surface = _Derived(surface_key, self._make_surface)
+        self.teximage = _Derived(teximage_key, self._make_teximage, companions=self._teximage_flow)
+        self.surface_texture = _Derived(surface_texture_key, self._make_surface_texture)
+
+    def _eroded_map(self, settings: SceneSettings, iterations: str,
+                    h: str) -> tuple[np.ndarray, erosion.ErosionResult | None]:
+        """``eroded_heights`` at the iterations and roughness settings named, made once per update and key."""
+        key = map_key(settings, iterations, h)
+        if key not in self._maps:
+            self._maps[key] = eroded_heights(settings, getattr(settings, iterations), getattr(settings, h),
+                                             self.progress)
+        return self._maps[key]
+
+    def _make_surface(self, settings: SceneSettings) -> np.ndarray:
+        if catalog.render_type(settings).dimensions == 1:
+            return profile_heights(settings)  # no map to share
+        return self._eroded_map(settings, "iterations", "h")[0]
+
+    def _make_teximage(self, settings: SceneSettings) -> np.ndarray:
+        heights, self.teximage_erosion = self._eroded_map(settings, "teximage_iterations", "teximage_h")
+        return heights
+
+    def _teximage_flow(self) -> dict[str, np.ndarray | None]:
+        """Where water ran over the teximage heightmap just made, None without a hydraulic pass."""
+        return {"teximage_flow": None if self.teximage_erosion is None else self.teximage_erosion.flow}
+
+    def _make_surface_texture(self, settings: SceneSettings) -> np.ndarray | None:
+        make = catalog.texture(settings).make
+        if make is None:
+            return None
+        heights = self.teximage.value
+        if heights is None:
+            raise ValueError("the surface texture needs the teximage heights first")
+        maps = self.teximage_erosion  # wet channels and deposits, when the hydraulic pass ran
+        flow, deposit = (None, None) if maps is None else (maps.flow, maps.deposit)
+        return make(heights, teximage_size(settings.teximage_iterations), flow, deposit)
+
+    def keys(self, settings: SceneSettings) -> tuple:
+        """What the arrays would be made from: equal keys mean nothing to regenerate."""
+        return tuple(getattr(self, name).key_of(settings) for name in self.NAMES)
+
+    def update(self, settings: SceneSettings) -> dict[str, np.ndarray | None]:
+        """Bring every array up to date; returns the regenerated ones by name, with the arrays made with them.
+
+        They are safe to hand to another thread: regeneration replaces arrays, it never writes into one it has
+        returned. Raises GenerationError, carrying what was regenerated before the failure.
+        """
+        changed: dict[str, np.ndarray | None] = {}
+        try:
+            for name in self.NAMES:
+                derived = getattr(self, name)
+                if derived.update(settings):
+                    changed[name] = derived.value
+                    changed.update(derived.companions())
+        except (ValueError, OSError, erosion.Cancelled) as error:
+            raise GenerationError(str(error), changed) from error
+        finally:
+            self._maps.clear()
+        return changed

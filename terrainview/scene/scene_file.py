@@ -1,0 +1,135 @@
+"""Saved scenes: TOML files, and the text chunks inside every PNG terrainview writes.
+
+A scene is ``SceneSettings`` plus a format ``version`` and the program that wrote it. Loading keeps working
+across versions: unknown keys are reported as warnings, not errors; missing keys take their defaults.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+from PIL import PngImagePlugin
+
+from terrainview import __version__
+from terrainview.scene.bounded_reader import SceneError, parse_json, parse_toml, read_scene_source
+from terrainview.scene.settings import SceneSettings, SettingsError, base_type
+
+__all__ = ["SceneError", "load_scene", "load_scene_with_extras", "png_text_chunks", "save_scene_toml",
+           "scene_document"]
+
+SCENE_FORMAT_VERSION = 1
+PNG_SCENE_KEY = "terrainview-scene"  # the machine-readable entry; the others are for people
+PNG_KEY_PREFIX = "terrainview."
+TOP_LEVEL_KEYS = ("version", "program", "scene", "keyframe")
+
+
+def scene_document(settings: SceneSettings) -> dict[str, Any]:
+    """The whole scene as plain data (None-valued settings are left out, as TOML has no null)."""
+    values = {name: value for name, value in settings.to_dict().items() if value is not None}
+    return {"version": SCENE_FORMAT_VERSION, "program": f"terrainview {__version__}", "scene": values}
+
+
+def png_text_chunks(settings: SceneSettings, extra: dict[str, str] | None = None) -> PngImagePlugin.PngInfo:
+    """PNG text chunks: one human-readable ``terrainview.<name>`` per setting, plus one JSON document."""
+    document = scene_document(settings)
+    info = PngImagePlugin.PngInfo()
+    info.add_text("Software", document["program"])
+    for name, value in document["scene"].items():
+        info.add_text(PNG_KEY_PREFIX + name, str(value).lower() if isinstance(value, bool) else str(value))
+    for key, value in (extra or {}).items():
+        info.add_text(PNG_KEY_PREFIX + key, value)
+    info.add_text(PNG_SCENE_KEY, json.dumps(document, sort_keys=True))
+    return info
+
+
+def save_scene_toml(settings: SceneSettings, path: Path) -> None:
+    """Write a scene as TOML (callers decide about overwriting and atomicity)."""
+    path.write_text("# terrainview scene\n" + tomli_w.dumps(scene_document(settings)), encoding="utf-8")
+
+
+def load_scene(path: str | Path, base: SceneSettings | None = None) -> tuple[SceneSettings, list[str]]:
+    """Read a scene from a TOML file or a terrainview PNG. Returns the settings and any warnings."""
+    settings, warnings, _ = load_scene_with_extras(path, base)
+    return settings, warnings
+
+
+def load_scene_with_extras(source: str | Path,
+                           base: SceneSettings | None = None) -> tuple[SceneSettings, list[str], dict[str, str]]:
+    """``load_scene``'s settings and warnings, and the PNG's ``terrainview.<key>`` entries that are not settings.
+
+    Such entries are, for example, a picture's size and supersampling; a TOML scene has none. The file is read
+    once for all three.
+    """
+    kind, content = read_scene_source(source)
+    path = Path(source)
+    if kind == "toml":
+        document = parse_toml(path, content)
+    elif PNG_SCENE_KEY not in content:
+        raise SceneError(f"{path}: this PNG carries no terrainview scene")
+    else:
+        document = parse_json(path, content[PNG_SCENE_KEY])
+    if not isinstance(document, dict):
+        raise SceneError(f"{path}: its terrainview scene is damaged")
+    settings, warnings = _settings_from_document(path, document, base or SceneSettings())
+    return settings, warnings, _png_extras(content) if kind == "png" else {}
+
+
+SETTING_FIELDS = {spec.name: spec for spec in dataclasses.fields(SceneSettings)}
+
+
+def file_value(spec: dataclasses.Field, value: Any) -> Any:
+    """A setting's value from a scene file, as the settings take it: 1 is 1.0 for a number setting.
+
+    TOML and JSON make no distinction between them that matters here.
+    """
+    if base_type(spec) == "float" and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+def _png_extras(texts: dict[str, str]) -> dict[str, str]:
+    return {key[len(PNG_KEY_PREFIX):]: value for key, value in texts.items()
+            if key.startswith(PNG_KEY_PREFIX) and key[len(PNG_KEY_PREFIX):] not in SETTING_FIELDS}
+
+
+def scene_from_document(source: str | Path, document: dict[str, Any]) -> tuple[SceneSettings, list[str]]:
+    """The settings of an already parsed scene document (a flight file's, a video's metadata), with warnings."""
+    return _settings_from_document(Path(source), document, SceneSettings())
+
+
+def _ignored(path: Path, what: str, keys: list[str]) -> list[str]:
+    """One warning for any number of unknown keys: the count and the first few names."""
+    if not keys:
+        return []
+    shown = ", ".join(repr(key[:40]) for key in keys[:5]) + (", ..." if len(keys) > 5 else "")
+    return [f"{path}: {len(keys):,} unknown {what}{'s' if len(keys) > 1 else ''} ignored ({shown})"]
+
+
+def _settings_from_document(path: Path, document: dict[str, Any],
+                            base: SceneSettings) -> tuple[SceneSettings, list[str]]:
+    warnings: list[str] = []
+    version = document.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise SceneError(f"{path}: not a terrainview scene (no integer 'version' key)")
+    if version > SCENE_FORMAT_VERSION:
+        warnings.append(f"{path}: written by a newer terrainview (scene version {version}); "
+                        "settings this version does not know are ignored")
+    warnings += _ignored(path, "top-level key", [key for key in document if key not in TOP_LEVEL_KEYS])
+    values = document.get("scene", {})
+    if not isinstance(values, dict):
+        raise SceneError(f"{path}: 'scene' must be a table of settings")
+    warnings += _ignored(path, "setting", sorted(set(values) - set(SETTING_FIELDS)))
+    given = {}
+    for name, spec in SETTING_FIELDS.items():
+        if name in values:
+            given[name] = file_value(spec, values[name])
+        elif spec.metadata.get("optional"):
+            given[name] = spec.default  # written as absent (TOML has no null): off, whatever the base says
+    try:
+        return base.replace(**given), warnings
+    except SettingsError as error:
+        raise SceneError(f"{path}: {error}") from None

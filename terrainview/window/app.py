@@ -1,0 +1,468 @@
+"""The viewer window: a moderngl-window WindowConfig with the options panel, flight and screenshots.
+
+Thin on purpose: generation runs on ``GenerationWorker``'s thread, drawing in ``Renderer``, camera steps in
+``flight``, widgets in ``panel``. This module routes input and runs the frame loop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+import moderngl_window as mglw
+from imgui_bundle import imgui
+
+from terrainview.base.atomic_files import OutputError, atomic_output, check_output_path, unique_path
+from terrainview.base.parsing import bounded_argument, join_option_values
+from terrainview.render.imgui_draw import ImGuiRenderer
+from terrainview.render.offscreen import TiledRender, save_png
+from terrainview.render.renderer import Frame, FrameStats, Renderer, fov_keeping_framing
+from terrainview.scene import camera, catalog
+from terrainview.scene.arguments import add_scene_arguments, one_line_errors, settings_from_args
+from terrainview.scene.flythrough import Flythrough, load_flight
+from terrainview.scene.scene_file import SceneError, load_scene, save_scene_toml
+from terrainview.scene.settings import SceneSettings
+from terrainview.window import arrow_keys, window_arguments
+from terrainview.window.flythrough_controls import FlythroughControls, add_flight_argument
+from terrainview.window.generation_worker import GenerationWorker
+from terrainview.window.imgui_input import StyleScale, WindowInput
+from terrainview.window.panel import MAX_UI_SCALE, MIN_UI_SCALE, Panel, PanelStatus, overlay
+
+SCREENSHOT_FOLDER = Path("screenshots")
+SCENE_FOLDER = Path("scenes")
+MESSAGE_SECONDS = 4.0
+UPLOAD_SECONDS = 0.02  # a frame spends at most about this long copying new heightmaps to the GPU
+
+
+class TerrainApp(mglw.WindowConfig):
+    """The viewer window: routes input, runs the frame loop, draws the terrain, the options panel and messages."""
+
+    gl_version = (3, 3)
+    title = "terrainview"
+    window_size = (1280, 720)
+    aspect_ratio = None  # type: ignore[assignment]  # moderngl-window takes None: any aspect ratio
+    resizable = True
+    vsync = True
+    clear_color = None  # type: ignore[assignment]  # moderngl-window takes None: no clear before a frame
+    log_level = logging.WARNING
+    initial_settings: SceneSettings | None = None  # set by run_viewer, which has parsed the command line
+    initial_flight: Flythrough | None = None  # --flight, read by run_viewer
+
+    @classmethod
+    def add_arguments(cls, parser) -> None:
+        """Add the scene options, ``--flight`` and ``--ui-scale`` to the window's command line."""
+        add_scene_arguments(parser)
+        add_flight_argument(parser)
+        parser.add_argument("--ui-scale", type=_ui_scale, default=1.0, metavar="X",
+                            help=f"size of the panel and its text, {MIN_UI_SCALE:g} to {MAX_UI_SCALE:g}, on top of "
+                                 "the screen's pixel ratio (default: 1)")
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.wnd.exit_key = None  # Escape is handled here, so it can cancel a text field first
+        self.settings = self.initial_settings or settings_from_args(self.argv or argparse.Namespace())
+        self.flythrough = FlythroughControls(self.show_message)
+        flight_path = getattr(self.argv, "flight", None)
+        replay = self.initial_flight or (load_flight(flight_path)[0] if flight_path else None)
+        if replay is not None:
+            self.settings = self.flythrough.play(replay)
+        self.start_camera = {name: getattr(self.settings, name) for name in camera.CAMERA_FIELDS}
+        self.renderer = Renderer(self.ctx)
+        self.worker = GenerationWorker(self.renderer.arrays)
+        self.worker.request(self.settings)
+        self.requested_key = self.renderer.arrays.keys(self.settings)
+        self.uploaded_key: tuple | None = None  # arrays.keys() of the terrain on the GPU
+        self.staging: tuple | None = None  # (a generation result, its slice-by-slice upload under way)
+        self.changed_since: float | None = time.perf_counter()  # the oldest change not on screen yet (the start)
+        self.drawn_settings: SceneSettings | None = None  # the last settings a frame was drawn with
+        self.flight = arrow_keys.ArrowKeyCamera()
+        # Key presses are timed against the frames' time steps (tests that give frame times drive their own).
+        self.input_clock: Callable[[], float] = time.perf_counter
+        self._time_step_at = self.input_clock()  # when the current frame's frame_time was taken
+        self.panel = Panel()
+        self.panel.sections.append(lambda settings: self.flythrough.draw_section(settings, self.wnd.buffer_size))
+        self.status = PanelStatus()
+        self.frame_stats: FrameStats | None = None
+        self.pointer = (0.0, 0.0)  # the mouse, in window coordinates
+        self.message = ("", 0.0)
+        self.shot: tuple[TiledRender, Path] | None = None
+        self.pending_shot: tuple | None = None  # a shot asked for before the new terrain reached the GPU
+        self.saved_scenes: set[Path] = set()  # scene files this session wrote (and may overwrite)
+        self._fps_frames, self._fps_since = 0, time.perf_counter()
+        self._frame_started: float | None = None
+        self._slowest_frame = 0.0
+        self.imgui_context = imgui.create_context()
+        imgui.set_current_context(self.imgui_context)
+        imgui.get_io().set_ini_filename("")  # no imgui.ini litter in the user's folder
+        self.imgui = ImGuiRenderer(self.ctx)
+        self.imgui_input = WindowInput(self.wnd)
+        self.style_scale = StyleScale()
+        self.panel.ui_scale = getattr(self.argv, "ui_scale", 1.0)
+
+    @property
+    def ready(self) -> bool:
+        """The GPU holds everything the current settings draw."""
+        return self.renderer.can_draw(self.settings)
+
+    # --- frame loop -----------------------------------------------------------------------------------------
+
+    def on_render(self, time_: float, frame_time: float) -> None:
+        """Draw one frame: take new heightmaps, move the camera, draw the terrain, advance a screenshot, the panel."""
+        self._time_step_at = self.input_clock()
+        self._take_generated()
+        self._update_ground()
+        self.settings = self.flight.advance(self.settings, frame_time)
+        # A replay's clock starts with the first frame drawn (not while the kernels compile).
+        self.settings = self.flythrough.advance(self.settings, frame_time if self.drawn_settings else 0.0)
+        self._request_generation()
+        framebuffer = self.wnd.fbo
+        framebuffer.use()
+        settings = self.settings
+        if not self.renderer.can_draw(settings) and self.drawn_settings is not None:
+            # Switched between 1d and a 2D mode: draw the old mode until the new surface arrives.
+            settings = self.drawn_settings.replace(**{name: getattr(settings, name) for name in camera.CAMERA_FIELDS})
+        if self.renderer.can_draw(settings):
+            frame = Frame(self.wnd.buffer_size, line_scale=self.wnd.pixel_ratio)
+            self.frame_stats = self.renderer.draw(settings, framebuffer, frame)
+            self.drawn_settings = settings
+            self.status.drawn = self.frame_stats.summary()
+            if self.changed_since is not None and self.uploaded_key == self.requested_key:
+                self.status.change_seconds = time.perf_counter() - self.changed_since
+                self.changed_since = None
+        else:
+            framebuffer.clear(0.1, 0.1, 0.12, 1.0)
+        if self.pending_shot is not None and self.renderer.arrays.keys(self.settings) == self.uploaded_key:
+            pending, self.pending_shot = self.pending_shot, None
+            self.start_screenshot(*pending)
+        self._advance_shot()
+        self._count_frame()
+        self._draw_ui(frame_time)
+
+    def _take_generated(self) -> None:
+        if self.shot is not None:  # a screenshot in progress keeps the terrain it started with
+            return
+        if self.staging is None:
+            result = self.worker.take_result()
+            if result is None:
+                return
+            self.staging = (result, self.renderer.gpu.stage(result.changed))
+        # Large heightmaps go up a slice per frame while the old terrain is still drawn.
+        result, slices = self.staging
+        deadline = time.perf_counter() + UPLOAD_SECONDS
+        for _ in slices:
+            if time.perf_counter() >= deadline:
+                return
+        self.staging = None
+        self.renderer.upload(result.changed, result.lod_surface)
+        self.status.error = result.error
+        if result.error is None:
+            self.uploaded_key = self.renderer.arrays.keys(result.settings)
+        elif self.pending_shot is not None:  # the terrain it waits for will not come
+            self.pending_shot = None
+            self.show_message(f"Screenshot not taken: {result.error}")
+        if result.changed:
+            self.status.generation_seconds = result.seconds
+
+    def _request_generation(self) -> None:
+        key = self.renderer.arrays.keys(self.settings)
+        if key != self.requested_key:
+            self.requested_key = key
+            self.worker.request(self.settings)
+            if self.changed_since is None:
+                self.changed_since = time.perf_counter()
+
+    def _update_ground(self) -> None:
+        """Terrain following needs the surface under the eye: the CPU copy of the heightmap being drawn."""
+        self.flight.ground = camera.ground_height(self.renderer.surface_heights, self.settings.tile)
+        if self.flythrough.player is None:  # a replay is drawn as recorded, as its video export is
+            self.settings, moved = camera.given_fly_eye_in_bounds(self.settings, self.flight.ground)
+            if moved:
+                self.show_message(moved[0].upper() + moved[1:])
+
+    def _count_frame(self) -> None:
+        now = time.perf_counter()
+        if self._frame_started is not None:
+            self._slowest_frame = max(self._slowest_frame, now - self._frame_started)
+        self._frame_started = now
+        self._fps_frames += 1
+        elapsed = now - self._fps_since
+        if elapsed >= 0.5:
+            self.status.frames_per_second = self._fps_frames / elapsed
+            self.status.frame_seconds = elapsed / self._fps_frames
+            self.status.slowest_frame_seconds = self._slowest_frame
+            self._fps_frames, self._fps_since, self._slowest_frame = 0, now, 0.0
+
+    def _draw_ui(self, frame_time: float) -> None:
+        self.status.busy_seconds = self.worker.busy_seconds
+        self.status.erosion_progress = self.worker.erosion_progress
+        self.status.window_size = self.wnd.buffer_size
+        self.status.shot_progress = None if self.shot is None else self.shot[0].progress
+        self.status.compiling = self.worker.compiling
+        self.status.fly_speed = self.flight.speed
+        self.status.recording_seconds = self.flythrough.recording_seconds
+        self.imgui_input.new_frame(frame_time)
+        self.style_scale.apply(self.panel.ui_scale)
+        imgui.new_frame()
+        self.settings, actions = self.panel.draw(self.settings, self.status)
+        if actions.reset_camera:
+            self.reset_camera()
+        if actions.screenshot is not None:
+            self.start_screenshot(*actions.screenshot)
+        if actions.cancel_screenshot:
+            self.cancel_shot()
+        if actions.save_scene:
+            self.save_scene_file()
+        if actions.load_scene:
+            self.load_scene_file(Path(self.panel.scene_path))
+        self._draw_overlay()
+        self.flythrough.draw_badge()
+        imgui.render()
+        self.imgui.render(imgui.get_draw_data(), self.wnd.fbo)
+
+    def _draw_overlay(self) -> None:
+        lines = []
+        if self.drawn_settings is None:
+            lines.append("Compiling terrain kernels..." if self.status.compiling else "Generating terrain...")
+        if self.shot is not None:
+            lines.append(f"Rendering {self.shot[1].name}: {self.shot[0].progress:.0%} (Escape cancels)")
+        text, until = self.message
+        if text and time.perf_counter() < until:
+            lines.append(text)
+        if not lines:
+            return
+        viewport = imgui.get_main_viewport()
+        overlay(lines, (viewport.size.x / 2, viewport.size.y - 20 * self.panel.ui_scale), (0.5, 1.0), 0.75)
+
+    def show_message(self, text: str) -> None:
+        """Show ``text`` over the view for MESSAGE_SECONDS and print it to stderr."""
+        self.message = (text, time.perf_counter() + MESSAGE_SECONDS)
+        print(f"terrainview: {text}", file=sys.stderr, flush=True)
+
+    # --- actions --------------------------------------------------------------------------------------------
+
+    def reset_camera(self) -> None:
+        """Home: put the camera back where the session started, with no keys held and speed 1."""
+        self.settings = self.settings.replace(**self.start_camera)
+        self.flight.release_all()
+        self.flight.speed = 1.0
+
+    def toggle_wireframe(self) -> None:
+        """P (seeds/004): switch the current surface between rendered and wireframe drawing.
+
+        From another render type, show it rendered.
+        """
+        self.settings = self.settings.with_mode(catalog.render_type(self.settings).toggle)
+
+    def start_screenshot(self, size: tuple[int, int], supersample: int = 1, path: Path | None = None) -> None:
+        """Begin rendering the current view, without the panel, to a PNG; one tile per frame."""
+        if self.shot is not None:
+            return
+        window_width, window_height = self.wnd.buffer_size
+        if self.status.error or window_height == 0:
+            self.show_message(f"Screenshot not taken: {self.status.error or 'the window is minimised'}")
+            return
+        if self.renderer.arrays.keys(self.settings) != self.uploaded_key:  # shoot the new terrain once uploaded
+            self.pending_shot = (size, supersample, path)
+            return
+        if path is None:
+            SCREENSHOT_FOLDER.mkdir(exist_ok=True)
+            stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+            path = unique_path(SCREENSHOT_FOLDER, f"terrainview-{stamp}-seed{self.settings.seed}", ".png")
+        # Small tiles: each frame draws one, so the window stays responsive during a large shot.
+        job = TiledRender(self.renderer, self.settings, size, supersample=supersample, tile_side=512,
+                          line_scale=self.wnd.pixel_ratio * size[1] / window_height,
+                          field_of_view_y=fov_keeping_framing(window_width / window_height, size[0] / size[1]))
+        self.shot = (job, path)
+
+    def _advance_shot(self) -> None:
+        if self.shot is None:
+            return
+        job, path = self.shot
+        job.step()
+        if not job.finished:
+            return
+        self.shot = None
+        try:
+            pixels = job.result()
+            save_png(pixels, check_output_path(path, False, (".png",)), job.settings, force=False,
+                     extra={"size": f"{job.size[0]}x{job.size[1]}", "supersample": str(job.supersample)})
+            self.show_message(f"Saved {path} ({job.size[0]}x{job.size[1]})")
+        except (OutputError, OSError) as error:
+            self.show_message(f"Screenshot not saved: {error}")
+        finally:
+            job.release()
+
+    def cancel_shot(self) -> None:
+        """Stop the screenshot being rendered, if any, and say so."""
+        if self.shot is not None:
+            self.shot[0].release()
+            self.show_message(f"Cancelled {self.shot[1].name}")
+            self.shot = None
+
+    def save_scene_file(self, path: Path | None = None) -> None:
+        """Save the scene as TOML, by default to a new time-stamped file in ./scenes/.
+
+        The panel's Scene file field then shows the new file's name, ready to load; a file this session did not
+        write is never overwritten.
+        """
+        try:
+            if path is None:
+                SCENE_FOLDER.mkdir(exist_ok=True)
+                stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+                path = unique_path(SCENE_FOLDER, f"terrainview-{stamp}-seed{self.settings.seed}", ".toml")
+            ours = path.resolve() in self.saved_scenes
+            path = check_output_path(path, ours, (".toml",))
+            with atomic_output(path, force=ours) as temporary:
+                save_scene_toml(self.settings, temporary)
+            self.saved_scenes.add(path.resolve())
+            self.panel.scene_path = str(path)
+            self.show_message(f"Saved scene to {path}")
+        except (OutputError, OSError) as error:
+            self.show_message(f"Scene not saved: {error}")
+
+    def load_scene_file(self, path: Path) -> None:
+        """Load a scene file; on any error show a message and keep the current scene, and print its warnings."""
+        try:
+            settings, warnings = load_scene(path, self.settings)
+        except Exception as error:  # whatever a file does, the session goes on (a message, not a crash)
+            self.show_message(f"Scene not loaded: {error}" if isinstance(error, SceneError)
+                              else f"Scene not loaded: {path}: {type(error).__name__}")
+            return
+        self.settings = settings
+        self.show_message(f"Loaded scene {path}" + (f" ({len(warnings)} warnings)" if warnings else ""))
+        for warning in warnings:
+            print(f"terrainview: warning: {warning}", file=sys.stderr)
+
+    # --- input ----------------------------------------------------------------------------------------------
+
+    def _flight_key(self, key) -> arrow_keys.Key | None:
+        keys = self.wnd.keys
+        return {keys.LEFT: arrow_keys.Key.LEFT, keys.A: arrow_keys.Key.LEFT, keys.RIGHT: arrow_keys.Key.RIGHT,
+                keys.D: arrow_keys.Key.RIGHT, keys.UP: arrow_keys.Key.UP, keys.W: arrow_keys.Key.UP,
+                keys.DOWN: arrow_keys.Key.DOWN, keys.S: arrow_keys.Key.DOWN}.get(key)
+
+    def on_key_event(self, key, action, modifiers) -> None:
+        """Pass a key to ImGui, then act on it: panel and help toggles, Escape, screenshot, camera, replay, flight."""
+        self.imgui_input.key_event(key, action, modifiers)
+        keys = self.wnd.keys
+        self.flight.shift = bool(modifiers.shift)
+        typing = imgui.get_io().want_text_input  # keys typed into a panel field never fly
+        flight_key = self._flight_key(key)
+        if action == keys.ACTION_RELEASE:
+            if flight_key is not None:
+                self.flight.release(flight_key)
+            return
+        if action != keys.ACTION_PRESS:
+            return
+        if key == keys.O and modifiers.ctrl:
+            self.panel.visible = not self.panel.visible
+        elif key == keys.F1:
+            self.panel.help_visible = not self.panel.help_visible
+        elif key == keys.ESCAPE and not typing:
+            if self.shot is not None:
+                self.cancel_shot()
+            elif not self.flythrough.escape():
+                self.wnd.close()
+        elif typing:
+            return
+        elif key == keys.F12:
+            self.start_screenshot(self.wnd.buffer_size)
+        elif key == keys.HOME:
+            self.reset_camera()
+        elif key == keys.P and not modifiers.ctrl:
+            self.toggle_wireframe()
+        elif key == keys.R and not modifiers.ctrl:
+            self.flythrough.toggle_recording(self.settings)
+        elif self.flythrough.player is not None:  # a replay owns the camera: Space pauses, Left/Right step
+            self.flythrough.key({keys.SPACE: "space", keys.LEFT: "left", keys.RIGHT: "right"}.get(key, ""))
+        elif flight_key is not None and not modifiers.ctrl:
+            self.settings = self.flight.press(self.settings, flight_key, self.input_clock() - self._time_step_at)
+
+    def on_unicode_char_entered(self, char: str) -> None:
+        """Pass a typed character to ImGui."""
+        self.imgui_input.text(char)
+
+    # Mouse input goes to ImGui as queued events, so a press and release within one frame (a quick click, a
+    # touchpad tap) still reaches the panel.
+
+    def on_mouse_position_event(self, x: int, y: int, dx: int, dy: int) -> None:
+        """Pass the mouse position to ImGui."""
+        self.pointer = (x, y)
+        self.imgui_input.mouse_position(x, y)
+
+    def on_mouse_drag_event(self, x: int, y: int, dx: int, dy: int) -> None:
+        """Pass the mouse position to ImGui; a drag outside the panel turns the camera."""
+        self.imgui_input.mouse_position(x, y)
+        if not imgui.get_io().want_capture_mouse:  # the mouse over the panel never moves the camera
+            self.settings = self.flight.drag(self.settings, dx, dy)
+
+    def on_mouse_scroll_event(self, x_offset: float, y_offset: float) -> None:
+        """Pass the wheel to ImGui; outside the panel it sets the fly speed or steps the orbit camera.
+
+        ImGui's answer comes from its last frame, which may predate a pointer just moved onto the panel: the
+        pointer's own position is checked against the panel too.
+        """
+        self.imgui_input.mouse_wheel(x_offset, y_offset)
+        if not (imgui.get_io().want_capture_mouse or self.panel.covers(self.pointer)):
+            self.settings = self.flight.wheel(self.settings, y_offset)
+
+    def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
+        """Pass a mouse button press to ImGui."""
+        self.imgui_input.mouse_button(x, y, button, True)
+
+    def on_mouse_release_event(self, x: int, y: int, button: int) -> None:
+        """Pass a mouse button release to ImGui."""
+        self.imgui_input.mouse_button(x, y, button, False)
+
+    def on_files_dropped_event(self, x: int, y: int, paths: list) -> None:
+        """Load the first file dropped on the window as a scene."""
+        if paths:
+            self.load_scene_file(Path(paths[0]))
+
+    def on_close(self) -> None:
+        """Stop the flythrough and the generation thread and release the GPU objects."""
+        self.flythrough.close()
+        self.worker.stop()
+        self.staging = None
+        if self.shot is not None:
+            self.shot[0].release()
+        self.renderer.release()
+        self.imgui.release()
+
+
+_ui_scale = bounded_argument(MIN_UI_SCALE, MAX_UI_SCALE)  # --ui-scale's value, by the one number rule
+
+
+def run_viewer(argv: list[str], epilog: str = "") -> int:
+    """Validate the command line (one-line errors, exit 2), then open the window. ``epilog`` ends --help."""
+    parser = one_line_errors(mglw.create_parser())
+    parser.prog, parser.epilog = "terrainview", epilog  # prog: not __main__.py under python -m
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    window_arguments.strict_window_options(parser)
+    TerrainApp.add_arguments(parser)
+    argv = join_option_values(parser, argv)  # moderngl-window parses them again, without our help
+    args = parser.parse_args(argv)
+    settings = settings_from_args(args)  # bad values fail here, before a window opens
+    replay = load_flight(args.flight)[0] if args.flight else None
+    TerrainApp.initial_settings, TerrainApp.initial_flight = settings, replay
+    window_arguments.check_window_options(args, TerrainApp.window_size)
+    window_arguments.check_window_backend(args.window)
+    window_arguments.check_display(args.window)
+    if not args.window:
+        argv = ["--window", "pyglet", *argv]
+    window_arguments.patch_pyglet_fullscreen()
+    try:
+        config = mglw.create_window_config_instance(TerrainApp, args=argv)
+    except Exception as error:  # pyglet's NoSuchConfigException and kin: the GL configuration asked for
+        if "Config" not in type(error).__name__:
+            raise
+        samples = f" and {args.samples} samples (--samples)" if args.samples else ""
+        raise OutputError(f"the display offers no OpenGL 3.3 window with double buffering{samples}; "
+                          f"try fewer samples ({error or type(error).__name__})") from None
+    mglw.run_window_config_instance(config)
+    return 0

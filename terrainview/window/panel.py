@@ -1,0 +1,440 @@
+"""The options panel (Dear ImGui via imgui-bundle): every scene option, applied live, no OK button.
+
+Widgets take their ranges from ``SceneSettings``' field metadata; a widget's change becomes
+``settings.replace(...)``, so the panel cannot produce invalid settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from imgui_bundle import imgui
+
+from terrainview.scene import camera, catalog
+from terrainview.scene.image_size import MAX_IMAGE_SIDE, MAX_RENDER_SIDE, SUPERSAMPLE_FACTORS
+from terrainview.scene.settings import CAMERAS, ENDLESS, SceneSettings, option_spec
+
+SHORTCUTS = (
+    ("Left / Right, A / D", "turn 3 degrees (hold to repeat, 30 steps/s)"),
+    ("Up / Down, W / S", "orbit: move 0.05 along Z; fly: along the heading"),
+    ("Shift + Up / Down", "orbit: move 0.05 along Y; fly: climb / descend"),
+    ("Mouse drag", "turn; vertical drag pitches (within 80 degrees)"),
+    ("Mouse wheel", "orbit: move along Z; fly: speed"),
+    ("Home", "reset the camera to the session's start"),
+    ("P", "toggle rendered / wireframe"),
+    ("R", "start / stop recording a flight to ./flights/"),
+    ("Space, Left / Right", "replaying a flight: pause, step while paused"),
+    ("Ctrl-O", "show / hide the options panel"),
+    ("F12", "save a screenshot to ./screenshots/"),
+    ("F1", "show / hide this help"),
+    ("Escape", "cancel a screenshot or video export, stop a replay, else quit"),
+)
+
+
+PANEL_WIDTH = 430  # at UI scale 1, in window coordinates (the pixel ratio scales it on HiDPI screens)
+# Room kept right of the value widgets for their labels, at UI scale 1: the widest ("Droplets per unit area", 154)
+# and the gap before it. Widgets end this far inside the options' content region, which narrows when it scrolls.
+LABEL_COLUMN = 160
+MIN_UI_SCALE, MAX_UI_SCALE = 0.5, 4.0  # --ui-scale and the panel's UI scale slider
+SHOT_PRESETS = ((1920, 1080), (2560, 1440), (3840, 2160))
+
+
+@dataclass
+class ShotOptions:
+    """The Screenshot section's choices: a preset (or the window's size, or custom) and the supersampling."""
+
+    preset: int = 0  # 0: window size, 1..3: SHOT_PRESETS, 4: custom
+    custom_size: tuple[int, int] = (1920, 1080)
+    supersample: int = 1
+
+    def size(self, window_size: tuple[int, int]) -> tuple[int, int]:
+        """The screenshot size the preset chooses: the window's size, a SHOT_PRESETS size or the custom one."""
+        if self.preset == 0:
+            return window_size
+        if self.preset <= len(SHOT_PRESETS):
+            return SHOT_PRESETS[self.preset - 1]
+        return self.custom_size
+
+
+@dataclass
+class PanelStatus:
+    """What the status line shows."""
+
+    generation_seconds: float = 0.0
+    change_seconds: float | None = None  # from a settings change to the first frame showing it
+    drawn: str = ""  # what the frame drew, e.g. "312k of 33.5M triangles" (FrameStats.summary)
+    frames_per_second: float = 0.0
+    frame_seconds: float = 0.0  # mean over the last half second
+    slowest_frame_seconds: float = 0.0  # the slowest frame of the last half second
+    fly_speed: float = 1.0
+    busy_seconds: float | None = None  # a generation running for this long (None: idle)
+    compiling: bool = False
+    error: str | None = None
+    shot_progress: float | None = None  # a screenshot being rendered (None: none)
+    erosion_progress: float | None = None  # the running erosion's fraction done (None: none runs)
+    window_size: tuple[int, int] = (1280, 720)
+    recording_seconds: float | None = None  # a flight being recorded (None: not recording)
+
+
+@dataclass
+class PanelActions:
+    """Buttons pressed this frame."""
+
+    screenshot: tuple[tuple[int, int], int] | None = None  # (size, supersample) to render
+    cancel_screenshot: bool = False
+    reset_camera: bool = False
+    save_scene: bool = False
+    load_scene: bool = False
+
+
+@dataclass
+class Panel:
+    """The options panel's state across frames: visibility, fields being edited, screenshot choices, UI scale."""
+
+    visible: bool = True
+    help_visible: bool = False
+    seed_text: str = ""
+    editing_seed: bool = False
+    seed_image_text: str = ""
+    editing_seed_image: bool = False
+    scene_path: str = ""  # the scene file to load; Save fills in the file it wrote to ./scenes/
+    shot: ShotOptions = field(default_factory=ShotOptions)
+    # Sections other modules add below the screenshot section (the flythrough): settings in, settings out.
+    sections: list[Callable[[SceneSettings], SceneSettings]] = field(default_factory=list)
+    ui_scale: float = 1.0  # the panel's, the status line's and the help's size (--ui-scale)
+    ui_scale_value: float = 1.0  # the UI scale slider while it is being dragged
+    editing_ui_scale: bool = False
+    status_height: float = 0.0  # of the status lines at the panel's foot, as last drawn
+    rect: tuple[float, float, float, float] | None = None  # left, top, right, bottom as last drawn; None: hidden
+
+    def draw(self, settings: SceneSettings, status: PanelStatus) -> tuple[SceneSettings, PanelActions]:
+        """Draw the help (if shown) and the panel for one frame; returns the settings and the buttons pressed."""
+        actions = PanelActions()
+        scale = self.ui_scale
+        if self.help_visible:
+            self._draw_help(scale)
+        self.rect = None
+        if not self.visible:
+            return settings, actions
+        imgui.set_next_window_pos(imgui.ImVec2(10 * scale, 10 * scale), imgui.Cond_.first_use_ever)
+        # As tall as its open sections, but never taller than the window: then the options scroll, and the status
+        # lines below them stay in view.
+        height = imgui.get_main_viewport().size.y - 20 * scale
+        width = PANEL_WIDTH * scale
+        imgui.set_next_window_size_constraints(imgui.ImVec2(width, 0), imgui.ImVec2(width, height))
+        expanded, open_ = imgui.begin("View Options (Ctrl-O)", True, imgui.WindowFlags_.always_auto_resize)
+        position, size = imgui.get_window_pos(), imgui.get_window_size()
+        self.rect = (position.x, position.y, position.x + size.x, position.y + size.y)
+        if not open_:
+            self.visible = False
+        _keep_in_window()
+        if expanded:
+            style = imgui.get_style()
+            footer = self.status_height + style.window_padding.y + style.item_spacing.y
+            room = height - imgui.get_cursor_pos_y() - footer
+            imgui.set_next_window_size_constraints(imgui.ImVec2(0, 0), imgui.ImVec2(width, max(room, 40 * scale)))
+            imgui.begin_child("##options", imgui.ImVec2(0, 0), imgui.ChildFlags_.auto_resize_y)
+            imgui.push_item_width(-LABEL_COLUMN * scale)  # negative: up to that far from the region's right edge
+            settings = self._draw_options(settings, actions, status)
+            self._draw_screenshot(status, actions)
+            for section in self.sections:
+                settings = section(settings)
+            self._draw_ui_scale()
+            imgui.pop_item_width()
+            imgui.end_child()
+            top = imgui.get_cursor_pos_y()
+            self._draw_status(status)
+            self.status_height = imgui.get_cursor_pos_y() - top
+        imgui.end()
+        return settings, actions
+
+    def covers(self, point: tuple[float, float]) -> bool:
+        """Whether the panel, as last drawn, covers ``point`` (window coordinates)."""
+        if self.rect is None:
+            return False
+        left, top, right, bottom = self.rect
+        return left <= point[0] <= right and top <= point[1] <= bottom
+
+    # --- sections -------------------------------------------------------------------------------------------
+
+    def _draw_options(self, settings: SceneSettings, actions: PanelActions, status: PanelStatus) -> SceneSettings:
+        s = settings
+        s = _combo(s, "mode", "Render type", {name: entry.label for name, entry in catalog.RENDER_TYPES.items()})
+        imgui.separator_text("Surface")
+        s = _slider(s, "iterations", "Iterations", high=catalog.render_type(s).max_iterations)
+        s = _slider(s, "h", "Surface H")
+        s = _slider(s, "height_scale", "Height scale", low=0.01, logarithmic=True)
+        s = self._seed(s)
+        s = self._tile(s)
+        if imgui.collapsing_header("Clouds and teximage", imgui.TreeNodeFlags_.default_open):
+            s = _slider(s, "cloud_iterations", "Cloud iterations")
+            s = _slider(s, "cloud_h", "Cloud H")
+            s = _slider(s, "teximage_iterations", "Teximage iterations")
+            s = _slider(s, "teximage_h", "Teximage H")
+        imgui.separator_text("Drawing")
+        s = _checkbox(s, "antialias", "Antialiased lines")
+        imgui.same_line()
+        s = _checkbox(s, "invert", "Invert colors")
+        s = _checkbox(s, "linear", "Texture linear")
+        if catalog.render_type(s).level_of_detail:
+            s = _combo(s, "lod", "Level of detail", {"on": "on (large surfaces)", "off": "off (always the full mesh)"})
+            if s.lod == "on":
+                s = _slider(s, "lod_error", "Detail error (px)", low=0.5, high=32.0)
+        if imgui.collapsing_header("Generator and texture"):
+            s = _combo(s, "generator", "Generator", {name: entry.label for name, entry in catalog.GENERATORS.items()})
+            for widget in catalog.generator(s).widgets:
+                s = self._seed_image(s, widget.label) if widget.kind == "path" else _slider(
+                    s, widget.setting, widget.label, high=widget.high)
+            s = _combo(s, "texture", "Texture", {name: entry.label for name, entry in catalog.TEXTURES.items()})
+            s = _combo(s, "shading", "Shading", {name: name for name in catalog.SHADINGS})
+            s = self._water(s)
+        if imgui.collapsing_header("Erosion"):
+            s = _combo(s, "erosion", "Passes", {name: entry.label for name, entry in catalog.EROSIONS.items()})
+            for widget in catalog.erosion(s).widgets:
+                s = _slider(s, widget.setting, widget.label, high=widget.high)
+        if imgui.collapsing_header("Camera"):
+            s = self._camera(s, status)
+            actions.reset_camera = imgui.button("Reset camera (Home)")
+        imgui.separator()
+        actions.save_scene = imgui.button("Save scene")
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("to a new file in ./scenes/")
+        imgui.same_line()
+        actions.load_scene = imgui.button("Load scene") and bool(self.scene_path.strip())
+        _, self.scene_path = imgui.input_text("Scene file", self.scene_path)
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("a scene TOML or a terrainview PNG; dropping one on the window loads it too")
+        return s
+
+    @staticmethod
+    def _tile(settings: SceneSettings) -> SceneSettings:
+        endless = settings.tile == ENDLESS
+        changed, endless = imgui.checkbox("Endless", endless)
+        if changed:
+            return settings.replace(tile=ENDLESS if endless else 1)
+        if endless:
+            return settings
+        imgui.same_line()
+        return _slider(settings, "tile", "Tile")
+
+    @staticmethod
+    def _camera(settings: SceneSettings, status: PanelStatus) -> SceneSettings:
+        """The mode (switching keeps the view) and the mode's own fields."""
+        index = CAMERAS.index(settings.camera)
+        changed, index = imgui.combo("Mode", index, ["orbit (the original's)", "fly"])
+        if changed:
+            settings = camera.switch_mode(settings, CAMERAS[index])
+        s = _drag(settings, "yrot", "Yaw", 1.0)
+        s = _drag(s, "pitch", "Pitch", 1.0)
+        names = ("eye_x", "eye_y", "eye_z") if s.camera == "fly" else ("xtrans", "ytrans", "ztrans")
+        for name, label in zip(names, ("X", "Y", "Z"), strict=True):
+            s = _drag(s, name, label, 0.01)
+        if s.camera == "fly":
+            imgui.text_disabled(f"speed x{status.fly_speed:.2f} (mouse wheel)")
+        return s
+
+    def _seed(self, settings: SceneSettings) -> SceneSettings:
+        # Text, not input_int: seeds go up to 2**32 - 1, beyond ImGui's 32-bit signed integers.
+        if not self.editing_seed:
+            self.seed_text = str(settings.seed)
+        changed, self.seed_text = imgui.input_text("Seed", self.seed_text, imgui.InputTextFlags_.chars_decimal)
+        self.editing_seed = imgui.is_item_active()
+        if changed and self.seed_text.isdigit() and int(self.seed_text) <= option_spec("seed").metadata["high"]:
+            return settings.replace(seed=int(self.seed_text))
+        return settings
+
+    def _seed_image(self, settings: SceneSettings, label: str) -> SceneSettings:
+        """A path applied on Enter (a half-typed path would be a missing file at every keystroke)."""
+        if not self.editing_seed_image:
+            self.seed_image_text = settings.seed_image
+        entered, self.seed_image_text = imgui.input_text(label, self.seed_image_text,
+                                                         imgui.InputTextFlags_.enter_returns_true)
+        self.editing_seed_image = imgui.is_item_active()
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("a grey-scale PNG or JPEG; Enter applies it, empty turns it off")
+        return settings.replace(seed_image=self.seed_image_text.strip()) if entered else settings
+
+    def _water(self, settings: SceneSettings) -> SceneSettings:
+        enabled = settings.water_level is not None
+        changed, enabled = imgui.checkbox("Water", enabled)
+        if changed:
+            settings = settings.replace(water_level=0.0 if enabled else None)
+        if settings.water_level is not None:
+            changed, level = imgui.slider_float("Water level", settings.water_level, -1.0, 1.0)
+            if changed:
+                settings = settings.replace(water_level=level)
+        return settings
+
+    def _draw_screenshot(self, status: PanelStatus, actions: PanelActions) -> None:
+        if not imgui.collapsing_header("Screenshot..."):
+            return
+        shot = self.shot
+        labels = [f"Window ({status.window_size[0]}x{status.window_size[1]})"]
+        labels += [f"{width}x{height}" for width, height in SHOT_PRESETS] + ["Custom"]
+        _, shot.preset = imgui.combo("Size", shot.preset, labels)
+        if shot.preset == len(labels) - 1:
+            changed, values = imgui.input_int2("Width x height", list(shot.custom_size))
+            if changed:
+                width, height = (min(MAX_IMAGE_SIDE, max(1, value)) for value in values)
+                shot.custom_size = (width, height)
+            imgui.text_disabled(f"at most {MAX_IMAGE_SIDE} px per side; larger than the GL limit is drawn in tiles")
+        for factor in SUPERSAMPLE_FACTORS:
+            if imgui.radio_button(f"{factor}x", shot.supersample == factor):
+                shot.supersample = factor
+            imgui.same_line()
+        imgui.text("supersampling")
+        width, height = shot.size(status.window_size)
+        too_large = max(width, height) * shot.supersample > MAX_RENDER_SIDE
+        if too_large:
+            imgui.text_colored(imgui.ImVec4(1.0, 0.6, 0.3, 1.0),
+                               f"{shot.supersample}x of {width}x{height} exceeds {MAX_RENDER_SIDE} px: "
+                               "choose less supersampling")
+        if status.shot_progress is not None:
+            imgui.progress_bar(status.shot_progress, imgui.ImVec2(-1, 0))
+            actions.cancel_screenshot = imgui.button("Cancel (Escape)")
+        elif not too_large and imgui.button("Render screenshot"):
+            actions.screenshot = ((width, height), shot.supersample)
+        imgui.same_line()
+        if imgui.button("Screenshot of the window (F12)"):
+            actions.screenshot = (status.window_size, 1)
+
+    def _draw_ui_scale(self) -> None:
+        """Applied when the slider is let go: a panel resizing under the dragging mouse would move the slider."""
+        imgui.separator()
+        if not self.editing_ui_scale:
+            self.ui_scale_value = self.ui_scale
+        _, self.ui_scale_value = imgui.slider_float("UI scale", self.ui_scale_value, MIN_UI_SCALE, MAX_UI_SCALE,
+                                                    "%.2f", imgui.SliderFlags_.always_clamp)
+        self.editing_ui_scale = imgui.is_item_active()
+        if imgui.is_item_deactivated_after_edit():
+            self.ui_scale = round(self.ui_scale_value, 2)
+
+    @staticmethod
+    def _draw_status(status: PanelStatus) -> None:
+        imgui.separator()
+        if status.recording_seconds is not None:
+            seconds = int(status.recording_seconds)
+            imgui.text_colored(imgui.ImVec4(1.0, 0.2, 0.2, 1.0), f"REC {seconds // 60}:{seconds % 60:02d}")
+        if status.busy_seconds is not None:
+            label = "Compiling terrain kernels (first run)..." if status.compiling else "Generating..."
+            imgui.text(f"{label} {status.busy_seconds:.1f} s")
+        if status.erosion_progress is not None:
+            imgui.progress_bar(status.erosion_progress, imgui.ImVec2(-1, 0), f"Eroding {status.erosion_progress:.0%}")
+        if status.error:
+            imgui.text_colored(imgui.ImVec4(1.0, 0.35, 0.3, 1.0), status.error)
+        shown = "-" if status.change_seconds is None else f"{status.change_seconds * 1000:.0f} ms"
+        imgui.text(f"change shown after {shown} (generated in {status.generation_seconds * 1000:.1f} ms)")
+        imgui.text(f"frame {status.frame_seconds * 1000:.0f} ms (slowest {status.slowest_frame_seconds * 1000:.0f}) | "
+                   f"{status.frames_per_second:.0f} fps")
+        imgui.text(status.drawn)
+        imgui.text_disabled("F1: keyboard shortcuts")
+
+    @staticmethod
+    def _draw_help(scale: float) -> None:
+        viewport = imgui.get_main_viewport()
+        imgui.set_next_window_pos(imgui.ImVec2(viewport.size.x / 2, viewport.size.y / 2), imgui.Cond_.always,
+                                  imgui.ImVec2(0.5, 0.5))
+        imgui.begin("Keyboard shortcuts (F1)", None, imgui.WindowFlags_.always_auto_resize
+                    | imgui.WindowFlags_.no_collapse)
+        for keys, meaning in SHORTCUTS:
+            imgui.text(keys)
+            imgui.same_line(190 * scale)
+            imgui.text_disabled(meaning)
+        imgui.end()
+
+
+def overlay(lines: list[str], anchor: tuple[float, float], pivot: tuple[float, float], background_alpha: float,
+            color: imgui.ImVec4 | None = None) -> None:
+    """Lines of text on a box over everything ImGui draws, the panel included, whichever window has the focus.
+
+    Drawn on the foreground draw list: an ImGui window would go behind the panel as soon as the panel is clicked.
+    ``pivot`` is the point of the box placed at ``anchor`` ((0.5, 1): the middle of its bottom edge); the box has
+    a window's padding, background (with ``background_alpha``) and line spacing, the text ``color`` or the style's.
+    """
+    style = imgui.get_style()
+    padding, spacing = style.window_padding, style.item_spacing.y
+    sizes = [imgui.calc_text_size(line) for line in lines]
+    width = max(size.x for size in sizes) + 2 * padding.x
+    height = sum(size.y for size in sizes) + spacing * (len(lines) - 1) + 2 * padding.y
+    left, top = round(anchor[0] - pivot[0] * width), round(anchor[1] - pivot[1] * height)
+    red, green, blue, _ = imgui.get_style_color_vec4(imgui.Col_.window_bg)
+    draw_list = imgui.get_foreground_draw_list()
+    draw_list.add_rect_filled(imgui.ImVec2(left, top), imgui.ImVec2(left + width, top + height),
+                              imgui.get_color_u32(imgui.ImVec4(red, green, blue, background_alpha)),
+                              style.window_rounding)
+    text_color = imgui.get_color_u32(color or imgui.get_style_color_vec4(imgui.Col_.text))
+    y = top + padding.y
+    for line, size in zip(lines, sizes, strict=True):
+        draw_list.add_text(imgui.ImVec2(left + padding.x, y), text_color, line)
+        y += size.y + spacing
+
+
+def _keep_in_window() -> None:
+    """Bring the current ImGui window back inside the main window.
+
+    After the main window shrank (to 1x1, say) ImGui leaves it shifted off the left edge, with the Seed field's
+    text out of sight, even once it grows.
+    """
+    position, screen = imgui.get_window_pos(), imgui.get_main_viewport().size
+    x = min(max(position.x, 0.0), max(screen.x - imgui.get_window_width(), 0.0))
+    y = min(max(position.y, 0.0), max(screen.y - imgui.get_frame_height(), 0.0))
+    if (x, y) != (position.x, position.y):
+        imgui.set_window_pos(imgui.ImVec2(x, y))
+
+
+# --- widgets bound to one setting ---------------------------------------------------------------------------
+
+def _slider(settings: SceneSettings, name: str, label: str, *, low: float | None = None,
+            high: float | None = None, logarithmic: bool = False) -> SceneSettings:
+    """A slider over the option's range (or ``low``..``high``); Ctrl+click types a value."""
+    if not catalog.reads(settings, name):  # the chosen generator ignores it: hide it
+        return settings
+    meta = option_spec(name).metadata
+    low = meta["low"] if low is None else low
+    high = meta["high"] if high is None else high
+    value = getattr(settings, name)
+    if isinstance(value, int):
+        changed, value = imgui.slider_int(label, value, int(low), int(high))
+    else:
+        flags = imgui.SliderFlags_.logarithmic if logarithmic else imgui.SliderFlags_.none
+        changed, value = imgui.slider_float(label, value, float(low), float(high), "%.3f", flags)
+        value = _as_shown(value)
+    if imgui.is_item_hovered(imgui.HoveredFlags_.delay_normal):
+        imgui.set_tooltip(f"{meta['help']}; Ctrl+click to type a value")
+    return _apply(settings, name, value) if changed else settings
+
+
+def _drag(settings: SceneSettings, name: str, label: str, speed: float) -> SceneSettings:
+    meta = option_spec(name).metadata
+    changed, value = imgui.drag_float(label, getattr(settings, name), speed, meta["low"], meta["high"], "%.2f")
+    return _apply(settings, name, _as_shown(value)) if changed else settings
+
+
+def _as_shown(value: float) -> float:
+    """ImGui's float32 as the decimal the user saw or typed (0.711, not 0.7110000252723694).
+
+    Widgets round to their display format, and the shortest float32 decimal is that rounded value.
+    """
+    return float(str(np.float32(value)))
+
+
+def _checkbox(settings: SceneSettings, name: str, label: str) -> SceneSettings:
+    changed, value = imgui.checkbox(label, getattr(settings, name))
+    return settings.replace(**{name: value}) if changed else settings
+
+
+def _combo(settings: SceneSettings, name: str, label: str, labels: dict[str, str]) -> SceneSettings:
+    """A choice among ``labels`` (value -> what the list shows)."""
+    values = list(labels)
+    changed, index = imgui.combo(label, values.index(getattr(settings, name)), list(labels.values()))
+    return _apply(settings, name, values[index]) if changed else settings
+
+
+def _apply(settings: SceneSettings, name: str, value) -> SceneSettings:
+    """A widget's new value, unless the settings reject it in combination (then the old settings stay)."""
+    try:
+        return settings.with_mode(value) if name == "mode" else settings.replace(**{name: value})
+    except ValueError:
+        return settings

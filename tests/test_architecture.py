@@ -1,0 +1,73 @@
+"""The house's plan, checked: layers as packages, imports pointing one way, names that cannot be confused."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "terrainview"
+LAYERS = ("base", "kernels", "scene", "render", "output", "window", "commands")
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+
+
+def modules() -> list[Path]:
+    return sorted(path for path in PACKAGE.rglob("*.py") if path.name not in ("__init__.py", "__main__.py"))
+
+
+def lint_imports(tree: Path) -> subprocess.CompletedProcess:
+    """Run the import contract of pyproject.toml over the terrainview package found in ``tree``."""
+    return subprocess.run([str(LINT_IMPORTS), "--no-cache", "--config", str(ROOT / "pyproject.toml")], cwd=tree,
+                          env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
+                          timeout=120)
+
+
+def planted_copy(tmp_path: Path, module: str, line: str) -> Path:
+    """A copy of the package with ``line`` added at the end of ``module`` (a path under terrainview/)."""
+    shutil.copytree(PACKAGE, tmp_path / "terrainview", ignore=shutil.ignore_patterns("__pycache__"))
+    target = tmp_path / "terrainview" / module
+    target.write_text(target.read_text() + f"\n{line}\n")
+    return tmp_path
+
+
+def test_the_import_contract_holds():
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Contracts: 2 kept, 0 broken" in result.stdout
+
+
+@pytest.mark.parametrize("module, line, broken", [
+    ("kernels/fractal.py", "from terrainview.scene import settings", "Layers point one way"),
+    ("render/gpu.py", "from terrainview.window import panel", "Layers point one way"),
+    ("window/app.py", "from terrainview.commands import render", "Layers point one way"),
+    ("scene/catalog.py", "from terrainview.scene import settings", "No import circles"),
+])
+def test_an_arrow_that_runs_back_up_breaks_the_contract(tmp_path, module, line, broken):
+    result = lint_imports(planted_copy(tmp_path, module, line))
+    assert result.returncode != 0, result.stdout
+    assert f"{broken} BROKEN" in result.stdout
+
+
+def test_every_layer_is_a_package_that_says_what_it_holds_and_may_import():
+    for layer in LAYERS:
+        docstring = ast.get_docstring(ast.parse((PACKAGE / layer / "__init__.py").read_text()))
+        assert docstring and "import" in docstring, layer
+    flat = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert flat == ["__init__.py", "__main__.py", "cli.py"]
+
+
+def test_no_two_modules_share_a_name():
+    counts = Counter(path.stem for path in modules())
+    assert [name for name, count in counts.items() if count > 1] == []
+
+
+def test_no_two_classes_share_a_name():
+    classes = Counter(node.name for path in modules() for node in ast.walk(ast.parse(path.read_text()))
+                      if isinstance(node, ast.ClassDef))
+    assert [name for name, count in classes.items() if count > 1] == []
