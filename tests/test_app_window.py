@@ -41,7 +41,7 @@ def app(xvfb_display):
             TerrainApp, args=["--window", "pyglet", "--iterations", "4"])
         instance.input_clock = lambda: 0.0  # keys go down as the frames' (given) time steps are taken
         try:
-            assert instance.worker.wait_idle(60.0), "the first generation did not finish"
+            assert instance.feed.wait_idle(60.0), "the first generation did not finish"
             instance.on_render(0.0, 1 / 60)
             assert instance.ready
             yield instance
@@ -85,8 +85,8 @@ def frames_until(app, condition, limit: int = 20) -> bool:
 
 def settle(app) -> None:
     """Generate for the app's current settings and let the result reach the GPU before drawing."""
-    app._request_generation()
-    assert app.worker.wait_idle(60.0)
+    app.feed.request(app.settings)
+    assert app.feed.wait_idle(60.0)
     app.on_render(0.0, 1 / 60)
 
 
@@ -163,8 +163,8 @@ class TestKeysInProcess:
 
         drawn = fresh.renderer.surface_heights
         fresh.settings = fresh.settings.replace(h=0.2)
-        fresh._request_generation()
-        assert fresh.worker.wait_idle(60.0) and fresh.renderer.arrays.surface.value is not drawn
+        fresh.feed.request(fresh.settings)
+        assert fresh.feed.wait_idle(60.0) and fresh.renderer.arrays.surface.value is not drawn
         fresh._update_ground()  # the new map is generated but not taken yet
         assert fresh.flight.ground(0.3, 0.1) == camera.ground_height(drawn, fresh.settings.tile)(0.3, 0.1)
         settle(fresh)
@@ -196,13 +196,13 @@ class TestKeysInProcess:
         seed = fresh.settings.seed
         fresh.settings = fresh.settings.replace(seed=seed + 1)
         settle(fresh)
-        requested = fresh.requested_key
+        requested = fresh.feed.requested_key
         try:
             tap(fresh, fresh.wnd.keys.P)
             fresh.on_render(0.0, 1 / 60)
             assert fresh.drawn_settings == fresh.settings and fresh.settings.mode == "rendered"
             assert fresh.frame_stats.kind == "triangles"
-            assert fresh.requested_key == requested, "the switch asked for a generation"
+            assert fresh.feed.requested_key == requested, "the switch asked for a generation"
         finally:
             fresh.settings = fresh.settings.replace(seed=seed)
             settle(fresh)
@@ -384,7 +384,7 @@ class TestKeysInProcess:
                 if written and fresh.shot is None:
                     assert len(written) == 1
                     return written.pop()
-                fresh.worker.wait_idle(60.0)
+                fresh.feed.wait_idle(60.0)
                 fresh.on_render(0.0, 1 / 60)
             pytest.fail("F12 wrote no screenshot")
 
@@ -432,8 +432,8 @@ class TestKeysInProcess:
     def test_status_shows_the_change_latency_and_the_full_mesh(self, fresh):
         fresh.status.change_seconds = None
         fresh.settings = fresh.settings.replace(iterations=5)
-        fresh._request_generation()
-        assert fresh.worker.wait_idle(60.0)
+        fresh.feed.request(fresh.settings)
+        assert fresh.feed.wait_idle(60.0)
         assert frames_until(fresh, lambda: fresh.status.change_seconds is not None)
         assert fresh.status.change_seconds > 0.0
         assert fresh.status.drawn == "2112 of 2112 line segments", "lines, iterations 5: 2 * 33 * 32, the full mesh"

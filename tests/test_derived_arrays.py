@@ -12,7 +12,7 @@ from terrainview.kernels import erosion
 from terrainview.scene import catalog
 from terrainview.scene.derived_arrays import DerivedArrays, GenerationError
 from terrainview.scene.settings import SceneSettings
-from terrainview.window.generation_worker import GenerationWorker
+from terrainview.window.generation_feed import GenerationWorker
 
 # Another valid value for every setting (camera and drawing options included: they must change no key).
 OTHER_VALUES = {

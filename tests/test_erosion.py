@@ -358,7 +358,7 @@ def test_scene_files_keep_the_erosion_settings(tmp_path):
 def test_worker_cancels_an_erosion_when_newer_settings_arrive():
     import time
 
-    from terrainview.window.generation_worker import GenerationWorker
+    from terrainview.window.generation_feed import GenerationWorker
 
     slow = SceneSettings(mode="rendered", iterations=8, teximage_iterations=8, erosion="hydraulic",
                          erosion_droplets=500000.0)

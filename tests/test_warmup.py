@@ -10,7 +10,7 @@ import sys
 
 from terrainview.scene import warmup
 from terrainview.scene.settings import SceneSettings
-from terrainview.window.generation_worker import GenerationWorker
+from terrainview.window.generation_feed import GenerationWorker
 
 COLD_REPORT = ("import json; from terrainview.kernels import erosion, fractal, generators, lod, texturing\n"
                "from terrainview.scene import warmup\n"
@@ -56,7 +56,7 @@ def test_the_terminal_is_told_when_a_compile_is_coming(monkeypatch):
 
 
 def test_the_worker_says_when_its_generation_compiles(monkeypatch):
-    import terrainview.window.generation_worker as worker_module
+    import terrainview.window.generation_feed as worker_module
 
     for cold in (True, False):
         monkeypatch.setattr(worker_module, "announce_compile", lambda settings, cold=cold: cold)

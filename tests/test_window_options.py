@@ -75,7 +75,7 @@ from imgui_bundle import imgui
 from terrainview.window.app import TerrainApp
 
 app = moderngl_window.create_window_config_instance(TerrainApp, args=["--window", "pyglet", "--iterations", "4"])
-assert app.worker.wait_idle(60.0)
+assert app.feed.wait_idle(60.0)
 
 def frames(count=6):
     for _ in range(count):

@@ -1,7 +1,7 @@
 """The viewer window: a moderngl-window WindowConfig with the options panel, flight and screenshots.
 
-Thin on purpose: generation runs on ``GenerationWorker``'s thread, drawing in ``Renderer``, camera steps in
-``flight``, widgets in ``panel``. This module routes input and runs the frame loop.
+Thin on purpose: generation reaches the GPU through ``GenerationFeed``, drawing is ``Renderer``'s, camera steps
+``ArrowKeyCamera``'s, widgets the panel's. This module routes input and runs the frame loop.
 """
 
 from __future__ import annotations
@@ -29,14 +29,13 @@ from terrainview.scene.scene_file import SceneError, load_scene, save_scene_toml
 from terrainview.scene.settings import SceneSettings
 from terrainview.window import arrow_keys, window_arguments
 from terrainview.window.flythrough_controls import FlythroughControls, add_flight_argument
-from terrainview.window.generation_worker import GenerationWorker
+from terrainview.window.generation_feed import GenerationFeed
 from terrainview.window.imgui_input import StyleScale, WindowInput
 from terrainview.window.panel import MAX_UI_SCALE, MIN_UI_SCALE, Panel, PanelStatus, overlay
 
 SCREENSHOT_FOLDER = Path("screenshots")
 SCENE_FOLDER = Path("scenes")
 MESSAGE_SECONDS = 4.0
-UPLOAD_SECONDS = 0.02  # a frame spends at most about this long copying new heightmaps to the GPU
 
 
 class TerrainApp(mglw.WindowConfig):
@@ -73,12 +72,7 @@ class TerrainApp(mglw.WindowConfig):
             self.settings = self.flythrough.play(replay)
         self.start_camera = {name: getattr(self.settings, name) for name in camera.CAMERA_FIELDS}
         self.renderer = Renderer(self.ctx)
-        self.worker = GenerationWorker(self.renderer.arrays)
-        self.worker.request(self.settings)
-        self.requested_key = self.renderer.arrays.keys(self.settings)
-        self.uploaded_key: tuple | None = None  # arrays.keys() of the terrain on the GPU
-        self.staging: tuple | None = None  # (a generation result, its slice-by-slice upload under way)
-        self.changed_since: float | None = time.perf_counter()  # the oldest change not on screen yet (the start)
+        self.feed = GenerationFeed(self.renderer, self.settings)
         self.drawn_settings: SceneSettings | None = None  # the last settings a frame was drawn with
         self.flight = arrow_keys.ArrowKeyCamera()
         # Key presses are timed against the frames' time steps (tests that give frame times drive their own).
@@ -119,7 +113,7 @@ class TerrainApp(mglw.WindowConfig):
         self.settings = self.flight.advance(self.settings, frame_time)
         # A replay's clock starts with the first frame drawn (not while the kernels compile).
         self.settings = self.flythrough.advance(self.settings, frame_time if self.drawn_settings else 0.0)
-        self._request_generation()
+        self.feed.request(self.settings)
         framebuffer = self.wnd.fbo
         framebuffer.use()
         settings = self.settings
@@ -131,12 +125,12 @@ class TerrainApp(mglw.WindowConfig):
             self.frame_stats = self.renderer.draw(settings, framebuffer, frame)
             self.drawn_settings = settings
             self.status.drawn = self.frame_stats.summary()
-            if self.changed_since is not None and self.uploaded_key == self.requested_key:
-                self.status.change_seconds = time.perf_counter() - self.changed_since
-                self.changed_since = None
+            settled = self.feed.settled_seconds()
+            if settled is not None:
+                self.status.change_seconds = settled
         else:
             framebuffer.clear(0.1, 0.1, 0.12, 1.0)
-        if self.pending_shot is not None and self.renderer.arrays.keys(self.settings) == self.uploaded_key:
+        if self.pending_shot is not None and self.feed.is_current(self.settings):
             pending, self.pending_shot = self.pending_shot, None
             self.start_screenshot(*pending)
         self._advance_shot()
@@ -146,39 +140,19 @@ class TerrainApp(mglw.WindowConfig):
     def _take_generated(self) -> None:
         if self.shot is not None:  # a screenshot in progress keeps the terrain it started with
             return
-        if self.staging is None:
-            result = self.worker.take_result()
-            if result is None:
-                return
-            self.staging = (result, self.renderer.gpu.stage(result.changed))
-        # Large heightmaps go up a slice per frame while the old terrain is still drawn.
-        result, slices = self.staging
-        deadline = time.perf_counter() + UPLOAD_SECONDS
-        for _ in slices:
-            if time.perf_counter() >= deadline:
-                return
-        self.staging = None
-        self.renderer.upload(result.changed, result.lod_surface)
+        result = self.feed.take()
+        if result is None:
+            return
         self.status.error = result.error
-        if result.error is None:
-            self.uploaded_key = self.renderer.arrays.keys(result.settings)
-        elif self.pending_shot is not None:  # the terrain it waits for will not come
+        if result.error is not None and self.pending_shot is not None:  # the terrain it waits for will not come
             self.pending_shot = None
             self.show_message(f"Screenshot not taken: {result.error}")
         if result.changed:
             self.status.generation_seconds = result.seconds
 
-    def _request_generation(self) -> None:
-        key = self.renderer.arrays.keys(self.settings)
-        if key != self.requested_key:
-            self.requested_key = key
-            self.worker.request(self.settings)
-            if self.changed_since is None:
-                self.changed_since = time.perf_counter()
-
     def _update_ground(self) -> None:
         """Terrain following needs the surface under the eye: the CPU copy of the heightmap being drawn."""
-        self.flight.ground = camera.ground_height(self.renderer.surface_heights, self.settings.tile)
+        self.flight.ground = camera.ground_height(self.feed.ground_heights, self.settings.tile)
         if self.flythrough.player is None:  # a replay is drawn as recorded, as its video export is
             self.settings, moved = camera.given_fly_eye_in_bounds(self.settings, self.flight.ground)
             if moved:
@@ -198,11 +172,11 @@ class TerrainApp(mglw.WindowConfig):
             self._fps_frames, self._fps_since, self._slowest_frame = 0, now, 0.0
 
     def _draw_ui(self, frame_time: float) -> None:
-        self.status.busy_seconds = self.worker.busy_seconds
-        self.status.erosion_progress = self.worker.erosion_progress
+        self.status.busy_seconds = self.feed.busy_seconds
+        self.status.erosion_progress = self.feed.erosion_progress
         self.status.window_size = self.wnd.buffer_size
         self.status.shot_progress = None if self.shot is None else self.shot[0].progress
-        self.status.compiling = self.worker.compiling
+        self.status.compiling = self.feed.compiling
         self.status.fly_speed = self.flight.speed
         self.status.recording_seconds = self.flythrough.recording_seconds
         self.imgui_input.new_frame(frame_time)
@@ -266,7 +240,7 @@ class TerrainApp(mglw.WindowConfig):
         if self.status.error or window_height == 0:
             self.show_message(f"Screenshot not taken: {self.status.error or 'the window is minimised'}")
             return
-        if self.renderer.arrays.keys(self.settings) != self.uploaded_key:  # shoot the new terrain once uploaded
+        if not self.feed.is_current(self.settings):  # shoot the new terrain once uploaded
             self.pending_shot = (size, supersample, path)
             return
         if path is None:
@@ -427,7 +401,7 @@ class TerrainApp(mglw.WindowConfig):
     def on_close(self) -> None:
         """Stop the flythrough and the generation thread and release the GPU objects."""
         self.flythrough.close()
-        self.worker.stop()
+        self.feed.stop()
         self.staging = None
         if self.shot is not None:
             self.shot[0].release()

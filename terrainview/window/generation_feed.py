@@ -1,9 +1,14 @@
-"""Terrain generation off the UI thread.
+"""The generation feed: terrain generated off the UI thread and fed to the GPU a slice per frame.
 
-The window asks for the latest settings; a background thread brings the derived arrays up to date (numba
-kernels release the GIL) and hands back what changed for the UI thread to upload. Requests made while a
-generation runs collapse into one: only the newest settings are generated next. The first request also
-pays numba's compile time, which the UI shows as progress rather than freezing.
+``GenerationFeed`` is the window's one owner of this flow: it asks the worker for the newest settings, takes
+what the worker made, stages large heightmaps to the GPU a slice per frame while the old terrain keeps drawing,
+and says whether the picture on the GPU is the one the settings ask for. The window asks it; it never reaches
+into the renderer's arrays or GPU table itself.
+
+``GenerationWorker`` is the background thread: it brings the derived arrays up to date (numba kernels release
+the GIL) and hands back what changed. Requests made while a generation runs collapse into one: only the newest
+settings are generated next. The first request also pays numba's compile time, which the UI shows as progress
+rather than freezing.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from terrainview.kernels.lod import LodSurface
+from terrainview.render.renderer import Renderer
 from terrainview.scene.derived_arrays import DerivedArrays, GenerationError
 from terrainview.scene.settings import SceneSettings
 from terrainview.scene.warmup import announce_compile
@@ -129,3 +135,100 @@ class GenerationWorker:
         except Exception as error:  # anything else must not kill the thread and leave the UI waiting
             return Generated(settings, {}, time.perf_counter() - started, f"{type(error).__name__}: {error}")
         return Generated(settings, changed, time.perf_counter() - started, lod_surface=_pyramid(changed))
+
+
+# A frame spends at most about this long copying new heightmaps to the GPU.
+UPLOAD_SECONDS = 0.02
+
+
+class GenerationFeed:
+    """Requests, the worker, staging to the GPU and whether the picture is current: the window's one handle.
+
+    The renderer's derived arrays are written by the worker's thread only; the UI thread reads their keys
+    (immutable tuples) and uploads the arrays the worker hands back.
+    """
+
+    def __init__(self, renderer: Renderer, settings: SceneSettings) -> None:
+        self._renderer = renderer
+        self._worker = GenerationWorker(renderer.arrays)
+        self._requested_key = renderer.arrays.keys(settings)
+        self._uploaded_key: tuple | None = None  # the keys of the terrain on the GPU
+        self._staging: tuple | None = None  # (a generation result, its slice-by-slice upload under way)
+        self.changed_since: float | None = time.perf_counter()  # the oldest change not on screen yet (the start)
+        self._worker.request(settings)
+
+    def request(self, settings: SceneSettings) -> bool:
+        """Ask for ``settings``' arrays when they differ from those last asked for; whether a request was made."""
+        key = self._renderer.arrays.keys(settings)
+        if key == self._requested_key:
+            return False
+        self._requested_key = key
+        self._worker.request(settings)
+        if self.changed_since is None:
+            self.changed_since = time.perf_counter()
+        return True
+
+    def take(self) -> Generated | None:
+        """Advance the upload of the newest generation; the generation once all of it is on the GPU.
+
+        A large heightmap goes up a slice per frame (``UPLOAD_SECONDS`` each) while the old terrain is drawn.
+        """
+        if self._staging is None:
+            result = self._worker.take_result()
+            if result is None:
+                return None
+            self._staging = (result, self._renderer.gpu.stage(result.changed))
+        result, slices = self._staging
+        deadline = time.perf_counter() + UPLOAD_SECONDS
+        for _ in slices:
+            if time.perf_counter() >= deadline:
+                return None
+        self._staging = None
+        self._renderer.upload(result.changed, result.lod_surface)
+        if result.error is None:
+            self._uploaded_key = self._renderer.arrays.keys(result.settings)
+        return result
+
+    def is_current(self, settings: SceneSettings) -> bool:
+        """The GPU holds the terrain ``settings`` ask for (a screenshot may be taken of it)."""
+        return self._renderer.arrays.keys(settings) == self._uploaded_key
+
+    def settled_seconds(self) -> float | None:
+        """Once the terrain last asked for is on the GPU: seconds since the change that asked for it (once)."""
+        if self.changed_since is None or self._uploaded_key != self._requested_key:
+            return None
+        seconds, self.changed_since = time.perf_counter() - self.changed_since, None
+        return seconds
+
+    @property
+    def requested_key(self) -> tuple:
+        """The keys of the arrays last asked for."""
+        return self._requested_key
+
+    @property
+    def busy_seconds(self) -> float | None:
+        """How long the running generation has taken so far; None when idle."""
+        return self._worker.busy_seconds
+
+    @property
+    def erosion_progress(self) -> float | None:
+        """The running erosion's fraction done, or None."""
+        return self._worker.erosion_progress
+
+    @property
+    def compiling(self) -> bool:
+        """The running generation compiles numba kernels first (a cold cache)."""
+        return self._worker.compiling
+
+    @property
+    def ground_heights(self) -> np.ndarray | None:
+        """The CPU copy of the surface heightmap being drawn (terrain following)."""
+        return self._renderer.surface_heights
+
+    def wait_idle(self, timeout: float = 60.0) -> bool:
+        """Block until nothing is requested or generating (for tests and benchmarks)."""
+        return self._worker.wait_idle(timeout)
+
+    def stop(self) -> None:
+        """Stop the worker thread."""
+        self._worker.stop()
