@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from terrainview.output.video_encoding import Mp4Sink, export
+from terrainview.output.video_encoding import Mp4Sink, VideoPlan, export
 from terrainview.render.offscreen import create_headless_context, line_scale_for
 from terrainview.render.renderer import Frame, Renderer
 from terrainview.scene.flythrough import Flythrough, Keyframe
@@ -79,8 +79,7 @@ def _export_fps(size: tuple[int, int], supersample: int, frames: int, folder: Pa
         runs = []
         for _ in range(2):
             started = time.perf_counter()
-            export(_flight(count), folder / "export.mp4", size, fps=FPS, supersample=supersample, speed=1.0,
-                   force=True)
+            export(VideoPlan(_flight(count), size, FPS, supersample), folder / "export.mp4", force=True)
             runs.append(time.perf_counter() - started)
         seconds.append(min(runs))
     return (frames - 1) / (seconds[1] - seconds[0])

@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 
 from terrainview import __version__
 from terrainview.base.atomic_files import OutputError
-from terrainview.scene.arguments import add_scene_arguments, one_line_errors, settings_from_args
+from terrainview.commands import Command
+from terrainview.scene.arguments import add_scene_arguments, one_line_errors
 from terrainview.scene.scene_file import SceneError
 
 # What bad input raises (SettingsError and the kernels' argument checks are ValueErrors): one line, exit 2.
@@ -21,19 +22,13 @@ USAGE_ERRORS = (ValueError, OutputError, SceneError)
 
 
 def _subcommand(name: str, description: str, module: str) -> Callable[[Sequence[str]], int]:
-    """A subcommand whose module has ``add_<name>_arguments(parser)`` and ``<name>_command(args, settings)``.
-
-    A module may also have ``<name>_base_settings(args)``: the settings the command line's options apply to, in
-    place of the defaults (a video's flight scene, say).
-    """
+    """A subcommand whose module's ``COMMAND`` adds its options and runs it; imported only when it runs."""
     def run(argv: Sequence[str]) -> int:
-        implementation = importlib.import_module(module, __package__)
+        command: Command = importlib.import_module(module).COMMAND
         parser = one_line_errors(argparse.ArgumentParser(prog=f"terrainview {name}", description=description))
-        getattr(implementation, f"add_{name}_arguments")(parser)
+        command.add_arguments(parser)
         add_scene_arguments(parser)
-        args = parser.parse_args(argv)
-        base = getattr(implementation, f"{name}_base_settings", lambda args: None)(args)
-        return getattr(implementation, f"{name}_command")(args, settings_from_args(args, base))
+        return command.run(parser.parse_args(argv))
 
     run.__doc__ = description  # the viewer's --help lists it
     return run
@@ -46,10 +41,10 @@ def _view(argv: Sequence[str]) -> int:
 
 
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
-    "render": _subcommand("render", "Render one frame to a PNG, no display needed.", ".commands.render"),
-    "export": _subcommand("export", "Write the surface heightmap or mesh to a file.", ".commands.export"),
+    "render": _subcommand("render", "Render one frame to a PNG, no display needed.", "terrainview.commands.render"),
+    "export": _subcommand("export", "Write the surface heightmap or mesh to a file.", "terrainview.commands.export"),
     "video": _subcommand("video", "Export a flight as an H.264 MP4, a GIF or PNG frames, no display needed.",
-                         ".commands.video"),
+                         "terrainview.commands.video"),
 }
 
 

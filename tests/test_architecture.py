@@ -71,3 +71,14 @@ def test_no_two_classes_share_a_name():
     classes = Counter(node.name for path in modules() for node in ast.walk(ast.parse(path.read_text()))
                       if isinstance(node, ast.ClassDef))
     assert [name for name, count in classes.items() if count > 1] == []
+
+
+def test_no_getattr_of_a_name_built_from_a_string():
+    """Functions are found through the catalog's entries and registries, never by a name put together at run time."""
+    built = []
+    for path in modules():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+                    and len(node.args) > 1 and isinstance(node.args[1], (ast.JoinedStr, ast.BinOp))):
+                built.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert built == []

@@ -14,7 +14,7 @@ from terrainview.kernels.fractal import diamond_square
 from terrainview.render.gpu import FOG_COLOR
 from terrainview.render.renderer import Frame
 from terrainview.scene import camera
-from terrainview.scene.arguments import add_scene_arguments, settings_from_args
+from terrainview.scene.arguments import add_scene_arguments, scene_from_args
 from terrainview.scene.scene_file import load_scene, png_text_chunks, save_scene_toml
 from terrainview.scene.settings import SceneSettings, SettingsError
 from terrainview.window import arrow_keys
@@ -223,9 +223,9 @@ def test_scenes_round_trip_the_camera_mode_and_fields(tmp_path):
     assert load_scene(image_path)[0] == settings
     parser = argparse.ArgumentParser()
     add_scene_arguments(parser)
-    restored = settings_from_args(parser.parse_args(["--scene", str(path), "--pitch", "12"]))
+    restored = scene_from_args(parser.parse_args(["--scene", str(path), "--pitch", "12"])).settings
     assert restored == settings.replace(pitch=12.0)
-    assert settings_from_args(parser.parse_args(["--tile", "endless", "--camera", "fly"])).tile == "endless"
+    assert scene_from_args(parser.parse_args(["--tile", "endless", "--camera", "fly"])).settings.tile == "endless"
 
 
 # --- pictures -------------------------------------------------------------------------------------------------

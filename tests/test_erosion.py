@@ -222,7 +222,7 @@ def test_progress_reports_and_cancels():
     (lambda h: thermal_erosion(h, talus=90.0), "talus"),
     (lambda h: thermal_erosion(h, passes=2.5), "passes"),
     (lambda h: thermal_erosion(h[:-1, :-1]), "2**n + 1"),
-    (lambda h: thermal_erosion(h[:, :-1]), "2**n + 1"),
+    (lambda h: thermal_erosion(h[:, :-1]), "heights must be square"),
     (lambda h: hydraulic_erosion(h + np.arange(h.shape[0])[:, None]), "seamless"),
     (lambda h: hydraulic_erosion(np.where(h > 0, np.inf, h)), "finite"),
 ])

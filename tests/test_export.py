@@ -138,8 +138,8 @@ def test_flat_heightmap_maps_to_zero(tmp_path, monkeypatch):
     assert values.dtype == np.uint16 and not values.any() and (low, high) == (0.25, 0.25)
     monkeypatch.setattr(export_command, "surface_heights", lambda settings: flat)
     for name in ("flat.png", "flat.raw"):
-        args = argparse.Namespace(output=str(tmp_path / name), force=False)
-        assert export_command.export_command(args, SceneSettings(iterations=2)) == 0
+        args = argparse.Namespace(output=str(tmp_path / name), force=False, iterations=2)
+        assert export_command.export_command(args) == 0
     with Image.open(tmp_path / "flat.png") as image:
         assert not np.array(image).any()
         assert image.text["terrainview.height_min"] == image.text["terrainview.height_max"] == "0.25"
@@ -246,7 +246,8 @@ def test_failed_write_leaves_nothing(tmp_path, call_main, monkeypatch):
     (tmp_path / "kept.npy").write_bytes(b"old")
     for name in ("new.npy", "kept.npy"):
         with pytest.raises(OutputError, match=f"{name}: not written: No space"):  # the file is named
-            export_command.export_command(argparse.Namespace(output=str(tmp_path / name), force=True), SETTINGS)
+            export_command.export_command(argparse.Namespace(output=str(tmp_path / name), force=True,
+                                                             **SETTINGS.to_dict()))
     assert names(tmp_path) == ["kept.npy"]
     assert (tmp_path / "kept.npy").read_bytes() == b"old"
 

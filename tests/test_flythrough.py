@@ -317,7 +317,7 @@ def test_bad_flight_for_the_viewer_is_one_line_exit_2(tmp_path, call_main, usage
 
 
 def test_a_replay_pauses_at_its_end_and_space_plays_it_again():
-    from terrainview.window.flythrough_controls import FlythroughControls
+    from terrainview.window.flythrough_controls import FlythroughControls, ReplayKey
 
     messages: list[str] = []
     controls = FlythroughControls(messages.append)
@@ -326,10 +326,10 @@ def test_a_replay_pauses_at_its_end_and_space_plays_it_again():
     assert controls.advance(START, 0.25).yrot == flight.at(0.25).yrot
     assert controls.advance(START, 1.0).yrot == 30.0
     assert controls.player.paused and messages[-1].startswith("Replay finished")
-    controls.key("left")
+    controls.key(ReplayKey.BACK)
     assert controls.advance(START, 1.0).yrot == flight.at(0.5 - flythrough.STEP_SECONDS).yrot
-    controls.key("right")
-    controls.key("space")
+    controls.key(ReplayKey.FORWARD)
+    controls.key(ReplayKey.PAUSE)
     assert controls.player.time == 0.0 and not controls.player.paused
     assert controls.escape() and controls.player is None and messages[-1] == "Replay stopped"
 

@@ -409,3 +409,21 @@ def test_cloud_colors_of_a_heightmap():
 def test_cloud_colors_reject_non_2d(bad):
     with pytest.raises(ValueError, match="heights"):
         cloud_colors(bad)
+
+
+def test_every_kernel_that_takes_a_map_checks_it_the_same_way():
+    """One check (kernel_common.check_heightmap) for every kernel: the same refusals, each naming the map."""
+    from terrainview.kernels.erosion import hydraulic_erosion, thermal_erosion
+    from terrainview.kernels.generators import periodic_blur
+    from terrainview.kernels.lod import LodSurface
+    from terrainview.kernels.texturing import bands_texture, blend_texture
+
+    kernels = [cloud_colors, lambda h: blend_texture(h, 8), lambda h: bands_texture(h, 8),
+               lambda h: periodic_blur(h, 1.0), thermal_erosion, hydraulic_erosion, LodSurface.from_heights]
+    nan = np.zeros((5, 5))
+    nan[2, 2] = np.nan
+    for bad in (np.zeros(5), np.zeros((1, 5)), np.zeros((2, 2, 2)), np.full((5, 5), 1j), nan,
+                np.array([["a", "b"], ["c", "d"]])):
+        for kernel in kernels:
+            with pytest.raises(ValueError, match="^heights must "):
+                kernel(bad)

@@ -428,7 +428,8 @@ class RecordingImGui:
         self.texts: dict[str, float] = {}  # hint text -> the bottom of its line, in window coordinates
         self.ranges: dict[str, tuple] = {}  # slider label -> (low, high, flags)
         self.headers: list[str] = []
-        self.moves: dict[str, tuple[bool, float]] = {}  # slider label -> what the slider returns, as if dragged
+        self.moves: dict[str, tuple] = {}  # widget label -> what the widget returns, as if the user changed it
+        self.calls: dict[str, tuple[str, tuple]] = {}  # value widget label -> (imgui function, its arguments)
         self.overflow: dict[str, float] = {}  # label -> its right edge minus the content region's, as last drawn
         self.scroll = 0.0  # how far the options scroll, as last drawn
 
@@ -438,7 +439,7 @@ class RecordingImGui:
         region_right = imgui.get_cursor_screen_pos().x + imgui.get_content_region_avail().x
         result = draw()
         self.overflow[label] = imgui.get_item_rect_max().x - region_right
-        return result
+        return self.moves.get(label, result)
 
     def __getattr__(self, name: str):
         real = getattr(imgui, name)
@@ -450,8 +451,8 @@ class RecordingImGui:
         if name == "slider_float":
             def slider(label, value, low, high, *args, **kwargs):
                 self.ranges[label] = (low, high, args[1] if len(args) > 1 else kwargs.get("flags"))
-                return self._recorded(label, lambda: self.moves[label] if label in self.moves else real(
-                    label, value, low, high, *args, **kwargs))
+                self.calls[label] = (name, (value, low, high))
+                return self._recorded(label, lambda: real(label, value, low, high, *args, **kwargs))
             return slider
         if name == "text_disabled":
             def hint(text, *args, **kwargs):
@@ -465,6 +466,7 @@ class RecordingImGui:
             return end_child
         if name.startswith(("slider_", "drag_", "input_", "combo", "checkbox")):
             def recorded(label, *args, **kwargs):
+                self.calls[label] = (name, args)
                 return self._recorded(label, lambda: real(label, *args, **kwargs))
             return recorded
         return real
@@ -551,3 +553,68 @@ def test_the_erosion_section_shows_the_chosen_passes_options(ui, target, monkeyp
     assert "Passes" in labels
     assert ({"Droplets per unit area", "Erosion strength", "Brush radius"} <= labels) == hydraulic
     assert ({"Talus angle (deg)", "Thermal passes"} <= labels) == thermal
+
+
+# --- every widget wired to its own setting --------------------------------------------------------------------
+
+# Each widget the panel draws, and the settings a change of it changes: exactly these, nothing else. A widget
+# wired to the wrong setting, or to none, fails here.
+OWN_SETTINGS = {
+    "Render type": {"mode"}, "Iterations": {"iterations"}, "Surface H": {"h"}, "Height scale": {"height_scale"},
+    "Seed": {"seed"}, "Endless": {"tile"}, "Tile": {"tile"}, "Cloud iterations": {"cloud_iterations"},
+    "Cloud H": {"cloud_h"}, "Teximage iterations": {"teximage_iterations"}, "Teximage H": {"teximage_h"},
+    "Antialiased lines": {"antialias"}, "Invert colors": {"invert"}, "Texture linear": {"linear"},
+    "Level of detail": {"lod"}, "Detail error (px)": {"lod_error"}, "Generator": {"generator"},
+    "Faults": {"fault_iterations"}, "Blur sigma": {"blur"}, "Seed image": {"seed_image"},
+    "Seed-image passes": {"seed_passes"}, "Texture": {"texture"}, "Shading": {"shading"},
+    "Water": {"water_level"}, "Water level": {"water_level"}, "Passes": {"erosion"},
+    "Droplets per unit area": {"erosion_droplets"}, "Erosion strength": {"erosion_strength"},
+    "Brush radius": {"erosion_radius"}, "Sediment capacity": {"erosion_capacity"},
+    "Deposition": {"erosion_deposition"}, "Evaporation": {"erosion_evaporation"}, "Inertia": {"erosion_inertia"},
+    "Talus angle (deg)": {"talus"}, "Thermal passes": {"thermal_passes"},
+    # Switching the camera keeps the view: these scenes' orbit and fly views are the same, so only the mode moves.
+    "Mode": {"camera"}, "Yaw": {"yrot"}, "Pitch": {"pitch"},
+    # Not scene settings: the scene file's name, the screenshot's size, the panel's own scale.
+    "Scene file": set(), "Size": set(), "UI scale": set(),
+}
+CAMERA_POSITION = {"orbit": ("xtrans", "ytrans", "ztrans"), "fly": ("eye_x", "eye_y", "eye_z")}
+
+
+def moved(function: str, label: str, args: tuple) -> tuple:
+    """What a widget returns when the user changes it: another value within its range."""
+    if function == "checkbox":
+        return True, not args[0]
+    if function == "combo":
+        return True, (args[0] + 1) % len(args[1])
+    if function == "slider_int":
+        value, low, high = args[:3]
+        return True, value + 1 if value + 1 <= high else value - 1
+    if function == "slider_float":
+        value, low, high = args[:3]
+        return True, low + (high - low) * (0.37 if abs(low + (high - low) * 0.37 - value) > 1e-3 else 0.61)
+    if function == "drag_float":
+        return True, args[0] + 0.25
+    assert function == "input_text", function
+    return True, {"Seed": "4242", "Seed image": "sketch.png"}.get(label, "elsewhere.toml")
+
+
+@pytest.mark.parametrize("settings", [
+    SceneSettings(mode="rendered", generator="fault", erosion="both", water_level=0.1),
+    SceneSettings(mode="lines", camera="fly", iterations=10),
+], ids=["rendered-orbit-fault-eroded", "lines-fly-diamond-square"])
+def test_every_widget_changes_exactly_its_own_setting(ui, target, monkeypatch, settings):
+    shown = record_panel(ui, target, settings, monkeypatch).calls
+    own = {**OWN_SETTINGS, **{label: {name} for label, name in zip("XYZ", CAMERA_POSITION[settings.camera],
+                                                                         strict=True)}}
+    assert set(shown) <= set(own), f"widgets missing from the table: {set(shown) - set(own)}"
+    for label, (function, args) in shown.items():
+        changed = record_panel(ui, target, settings, monkeypatch, moves={label: moved(function, label, args)}).settings
+        differ = {name for name, value in changed.to_dict().items() if value != getattr(settings, name)}
+        assert differ == own[label], label
+
+
+def test_the_widget_table_covers_every_widget_of_some_scene(ui, target, monkeypatch):
+    scenes = [SceneSettings(mode="rendered", generator="fault", erosion="both", water_level=0.1),
+              SceneSettings(mode="lines", camera="fly", iterations=10)]
+    shown = set().union(*(record_panel(ui, target, scene, monkeypatch).calls for scene in scenes))
+    assert shown | set("XYZ") == set(OWN_SETTINGS) | set("XYZ")

@@ -291,3 +291,47 @@ def test_teximage_mode_is_crisp_at_any_size(frame):
     same_right = (pixels[:, 1:] == pixels[:, :-1]).all(axis=2).mean()
     same_below = (pixels[1:] == pixels[:-1]).all(axis=2).mean()
     assert min(same_right, same_below) > 0.6, (same_right, same_below)
+
+
+# --- the surface fog, pinned ----------------------------------------------------------------------------------
+
+FOG_START, FOG_END = 2.0, 7.0  # the original's glFog distances (SPEC): eye-space depth, linear in between
+FOG_GREEN = 0.87  # the fog colour's green; the surface below is pure red, so green is all fog
+
+
+def ground_depths(settings: SceneSettings, size: tuple[int, int]) -> np.ndarray:
+    """The eye-space depth at which each row's centre pixel meets the plane y = 0 (NaN where it looks above it)."""
+    from pyglm import glm
+
+    from terrainview.render.renderer import FIELD_OF_VIEW_Y
+    from terrainview.scene import camera
+
+    inverse = glm.inverse(camera.view_matrix(settings))
+    eye = inverse * glm.vec4(0.0, 0.0, 0.0, 1.0)
+    width, height = size
+    half = np.tan(np.radians(FIELD_OF_VIEW_Y) / 2)
+    x = (2 * (width // 2 + 0.5) / width - 1) * half * width / height
+    depths = np.full(height, np.nan)
+    for row in range(height):
+        direction = inverse * glm.vec4(x, (1 - 2 * (row + 0.5) / height) * half, -1.0, 0.0)  # depth 1 per step
+        if direction.y < 0:
+            depths[row] = -eye.y / direction.y
+    return depths
+
+
+def test_the_surface_fog_starts_and_ends_where_the_original_s_did(renderer):
+    """Over a flat red plane, each pixel's share of fog is (depth - start) / (end - start), clamped."""
+    from terrainview.render.offscreen import render_pixels
+
+    settings = SceneSettings(mode="rendered", tile="endless", camera="fly", height_scale=0.0001, iterations=6,
+                             eye_x=0.3, eye_y=0.6, eye_z=0.2, pitch=-12.0)
+    size = (96, 240)
+    renderer.update(settings)
+    renderer.gpu.upload_surface_texture(np.full((4, 4, 3), (255, 0, 0), dtype=np.uint8))
+    pixels = render_pixels(renderer, settings, size)
+    depths = ground_depths(settings, size)
+    ground = ~np.isnan(depths) & (depths < 12.0)  # the land: within the endless tiles' reach
+    fog_share = pixels[:, size[0] // 2, 1] / 255.0 / FOG_GREEN
+    expected = np.clip((depths - FOG_START) / (FOG_END - FOG_START), 0.0, 1.0)
+    assert (depths[ground] < FOG_START - 0.3).any() and (depths[ground] > FOG_END).any(), "both ends in view"
+    np.testing.assert_allclose(fog_share[ground], expected[ground], atol=0.02)

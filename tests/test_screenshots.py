@@ -9,10 +9,11 @@ import pytest
 from helpers import names
 from PIL import Image
 
+from terrainview import __version__
 from terrainview.cli import main
-from terrainview.render.offscreen import TiledRender, create_headless_context, reduce, render_pixels
+from terrainview.render.offscreen import TiledRender, create_headless_context, reduce, render_pixels, save_png
 from terrainview.render.renderer import Renderer
-from terrainview.scene.scene_file import PNG_SCENE_KEY, SceneError, load_scene, save_scene_toml
+from terrainview.scene.scene_file import PNG_SCENE_KEY, SceneError, load_scene, picture_extras, save_scene_toml
 from terrainview.scene.settings import SceneSettings
 
 pytestmark = pytest.mark.gl  # renders offscreen (EGL)
@@ -205,3 +206,26 @@ def test_unique_path_adds_a_suffix_instead_of_overwriting(tmp_path):
     assert second.name == "shot-2.png"
     second.write_bytes(b"2")
     assert unique_path(tmp_path, "shot", ".png").name == "shot-3.png"
+
+
+# How people read a terrainview PNG's scene (any PNG viewer lists the text chunks): one plain line per setting.
+READABLE_CHUNKS = {
+    "terrainview.mode": "rendered", "terrainview.camera": "fly", "terrainview.lod": "off",
+    "terrainview.invert": "true", "terrainview.antialias": "false", "terrainview.tile": "endless",
+    "terrainview.h": "0.55", "terrainview.seed": "123", "terrainview.iterations": "7",
+    "terrainview.water_level": "0.25", "terrainview.texture": "blend", "terrainview.size": "40x30",
+    "terrainview.supersample": "2", "Software": "terrainview " + __version__,
+}
+
+
+def test_a_png_carries_every_setting_as_a_readable_chunk(tmp_path):
+    settings = SceneSettings(mode="rendered", camera="fly", lod="off", invert=True, antialias=False, tile="endless",
+                             h=0.55, seed=123, iterations=7, water_level=0.25, texture="blend")
+    save_png(np.zeros((30, 40, 3), np.uint8), tmp_path / "shot.png", settings, False,
+             extra=picture_extras((40, 30), 2))
+    with Image.open(tmp_path / "shot.png") as image:
+        text = dict(image.text)
+    assert {key: text.get(key) for key in READABLE_CHUNKS} == READABLE_CHUNKS
+    assert {key for key in text if key.startswith("terrainview.")} == (
+        {f"terrainview.{name}" for name in settings.to_dict()} | {"terrainview.size", "terrainview.supersample"})
+    assert load_scene(tmp_path / "shot.png")[0] == settings

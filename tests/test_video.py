@@ -58,10 +58,10 @@ def png(path) -> np.ndarray:
 
 
 def test_frame_count_and_times():
-    assert video_encoding.frame_count(FLIGHT, FPS, 1.0) == FRAMES
-    assert video_encoding.frame_count(FLIGHT, FPS, 2.0) == 4  # 0, 0.5, 1.0, 1.5
-    assert video_encoding.frame_count(FLIGHT, 30, 1.0) == 46
-    assert video_encoding.frame_time(3, FPS, 2.0) == 1.5
+    assert video_encoding.VideoPlan(FLIGHT, SIZE, FPS, speed=1.0).frame_count == FRAMES
+    assert video_encoding.VideoPlan(FLIGHT, SIZE, FPS, speed=2.0).frame_count == 4  # 0, 0.5, 1.0, 1.5
+    assert video_encoding.VideoPlan(FLIGHT, SIZE, 30).frame_count == 46
+    assert video_encoding.VideoPlan(FLIGHT, SIZE, FPS, speed=2.0).frame_time(3) == 1.5
 
 
 def test_frames_equal_render_of_the_flights_scene_pixel_for_pixel(exported, call_main, tmp_path):
@@ -161,6 +161,11 @@ def test_gif_loops_with_its_flight(tmp_path, call_main):
     assert status == 0, err
     with Image.open(tmp_path / "loop.gif") as image:
         assert image.size == (33, 21) and image.n_frames == 4 and image.info["loop"] == 0
+        durations = []
+        for k in range(image.n_frames):
+            image.seek(k)
+            durations.append(image.info["duration"])
+        assert durations == [500] * 4, "2 fps: half a second a frame"
     assert load_flight(tmp_path / "loop.gif")[0].keyframes == FLIGHT.keyframes
 
 
@@ -229,7 +234,7 @@ def test_a_failing_export_leaves_nothing(tmp_path, monkeypatch, target, sink):
 
     monkeypatch.setattr(getattr(video_encoding, sink), "write", failing_write)
     with pytest.raises((OSError, OutputError), match="No space left"):  # OutputError names the file
-        video_encoding.export(FLIGHT, tmp_path / target, SIZE, fps=FPS, supersample=1, speed=1.0, force=False,
+        video_encoding.export(video_encoding.VideoPlan(FLIGHT, SIZE, FPS), tmp_path / target, force=False,
                      frames=target == "frames")
     assert list(tmp_path.iterdir()) == []
 
@@ -240,7 +245,7 @@ def test_a_crashing_encoder_is_one_error_and_leaves_nothing(tmp_path, monkeypatc
 
     monkeypatch.setattr(video_encoding.Mp4Sink, "write", crash)
     with pytest.raises(OutputError, match="encoder stopped unexpectedly"):
-        video_encoding.export(FLIGHT, tmp_path / "clip.mp4", SIZE, fps=FPS, supersample=1, speed=1.0, force=False)
+        video_encoding.export(video_encoding.VideoPlan(FLIGHT, SIZE, FPS), tmp_path / "clip.mp4", force=False)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -278,7 +283,7 @@ def test_an_interrupted_export_leaves_nothing(tmp_path, monkeypatch):
 
     monkeypatch.setattr(offscreen.TiledRender, "step", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        video_encoding.export(FLIGHT, tmp_path / "clip.mp4", SIZE, fps=FPS, supersample=1, speed=1.0, force=False)
+        video_encoding.export(video_encoding.VideoPlan(FLIGHT, SIZE, FPS), tmp_path / "clip.mp4", force=False)
     assert list(tmp_path.iterdir()) == []
 
 

@@ -17,6 +17,7 @@ import signal
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Mapping
+from datetime import datetime
 from pathlib import Path
 
 
@@ -259,6 +260,11 @@ def _remove_parts_and_resignal(number: int, frame) -> None:
         return
     signal.signal(number, signal.SIG_DFL)
     os.kill(os.getpid(), number)
+
+
+def timestamped_path(folder: Path, prefix: str, suffix: str, tail: str = "") -> Path:
+    """A new ``folder/PREFIXyyyymmdd-hhmmssTAIL.suffix`` (numbered when taken): screenshots, scenes, flights."""
+    return unique_path(folder, f"{prefix}{datetime.now():%Y%m%d-%H%M%S}{tail}", suffix)
 
 
 def unique_path(folder: Path, stem: str, suffix: str) -> Path:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from terrainview.base.atomic_files import atomic_outputs, check_free_space, check_output_path
+from terrainview.commands import Command
 from terrainview.output.export_formats import (
     EXPORT_FORMATS,
     FLOW_MAP_FORMATS,
@@ -14,8 +15,9 @@ from terrainview.output.export_formats import (
     write_flow_map,
 )
 from terrainview.scene import catalog
+from terrainview.scene.arguments import scene_from_args
 from terrainview.scene.derived_arrays import eroded_heights, surface_heights
-from terrainview.scene.settings import SceneSettings, SettingsError
+from terrainview.scene.settings import SettingsError
 from terrainview.scene.warmup import announce_compile
 
 
@@ -29,8 +31,9 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
                         f"0-1): {', '.join(FLOW_MAP_FORMATS)} (needs --erosion hydraulic or both)")
 
 
-def export_command(args: argparse.Namespace, settings: SceneSettings) -> int:
+def export_command(args: argparse.Namespace) -> int:
     """Write the surface (and its companion files and flow map, all or none) to ``--output``; returns exit status 0."""
+    settings = scene_from_args(args).settings
     path = check_output_path(args.output, args.force, EXPORT_FORMATS)
     extension = path.suffix.lower()
     paths = companion_paths(path)
@@ -59,3 +62,6 @@ def export_command(args: argparse.Namespace, settings: SceneSettings) -> int:
     for companion in list(paths)[1:]:
         print(f"wrote {companion} ({companion.stat().st_size} bytes)")
     return 0
+
+
+COMMAND = Command(add_export_arguments, export_command)

@@ -7,12 +7,13 @@ import sys
 
 from terrainview.base.atomic_files import check_output_path
 from terrainview.base.parsing import argument_type, parse_integer
+from terrainview.commands import Command
 from terrainview.render.offscreen import create_headless_context, render_pixels, save_png
 from terrainview.render.renderer import FrameStats, Renderer
 from terrainview.scene import camera
+from terrainview.scene.arguments import scene_from_args
 from terrainview.scene.image_size import DEFAULT_SIZE, MAX_IMAGE_SIDE, check_supersample, parse_size
-from terrainview.scene.scene_file import SceneError
-from terrainview.scene.settings import SceneSettings
+from terrainview.scene.scene_file import SceneError, picture_extras
 from terrainview.scene.warmup import announce_compile
 
 
@@ -28,10 +29,10 @@ def add_render_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true", help="overwrite FILE.png if it exists")
 
 
-def picture_options(args: argparse.Namespace) -> tuple[tuple[int, int], int]:
+def picture_options(args: argparse.Namespace, scene_extras: dict[str, str]) -> tuple[tuple[int, int], int]:
     """--size and --supersample as given, else those a PNG scene was made with, else the defaults."""
     given = args.size is not None and args.supersample is not None
-    extras = {} if given else args.scene_extras  # read with the scene (settings_from_args)
+    extras = {} if given else scene_extras
     try:
         size = parse_size(args.size or extras.get("size") or "x".join(map(str, DEFAULT_SIZE)))
         supersample = args.supersample if args.supersample is not None else parse_integer(
@@ -44,9 +45,11 @@ def picture_options(args: argparse.Namespace) -> tuple[tuple[int, int], int]:
     return size, supersample
 
 
-def render_command(args: argparse.Namespace, settings: SceneSettings) -> int:
+def render_command(args: argparse.Namespace) -> int:
     """Render one frame of the scene offscreen to the PNG ``args.output``, say what was written, return 0."""
-    size, supersample = picture_options(args)  # before any work
+    scene = scene_from_args(args)
+    settings = scene.settings
+    size, supersample = picture_options(args, scene.extras)  # before any work
     path = check_output_path(args.output, args.force, (".png",))
     ctx = create_headless_context()
     renderer = Renderer(ctx)
@@ -60,10 +63,13 @@ def render_command(args: argparse.Namespace, settings: SceneSettings) -> int:
         drawn: list[FrameStats] = []
         pixels = render_pixels(renderer, settings, size, supersample=supersample, stats=drawn)
         save_png(pixels, path, settings, args.force,
-                 extra={"size": f"{size[0]}x{size[1]}", "supersample": str(supersample)})
+                 extra=picture_extras(size, supersample))
     finally:
         renderer.release()
         ctx.release()
     terrain = f", {drawn[0].terrain_summary()}" if drawn[0].terrain_full else ""
     print(f"wrote {path} ({size[0]}x{size[1]}, {settings.mode} mode{terrain})")
     return 0
+
+
+COMMAND = Command(add_render_arguments, render_command)

@@ -13,7 +13,9 @@ from typing import Any
 
 from terrainview.base.atomic_files import CLEANUP_SIGNALS, OutputError, check_output_parent, check_output_path
 from terrainview.base.parsing import argument_type, bounded_argument, parse_integer
-from terrainview.output.video_encoding import export, frame_count
+from terrainview.commands import Command
+from terrainview.output.video_encoding import VideoPlan, export
+from terrainview.scene.arguments import scene_from_args
 from terrainview.scene.flythrough import FlightError, load_flight
 from terrainview.scene.image_size import DEFAULT_SIZE, check_supersample, parse_size
 from terrainview.scene.settings import SceneSettings, SettingsError
@@ -48,19 +50,15 @@ def add_video_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a progress bar on stderr (default), 'frame K/N' lines on stdout, or nothing")
 
 
-def video_base_settings(args: argparse.Namespace) -> SceneSettings:
-    """The flight's start scene: the options given on the command line are checked against it.
+def video_command(args: argparse.Namespace) -> int:
+    """Check everything before any work, then draw and write the frames; scene options fix those settings.
 
-    The flight read here stays on ``args`` (``loaded_flight``) for ``video_command``: it is read once.
+    The options given on the command line are checked against the flight's start scene.
     """
     if getattr(args, "scene", None):
         raise SettingsError("scene: video takes its scene from --flight; give single options to change it")
-    args.loaded_flight = load_flight(args.flight)
-    return args.loaded_flight[0].scene
-
-
-def video_command(args: argparse.Namespace, settings: SceneSettings) -> int:
-    """Check everything before any work, then draw and write the frames; scene options fix those settings."""
+    flight, warnings = load_flight(args.flight)
+    settings = scene_from_args(args, flight.scene).settings
     size = parse_size(args.size)
     check_supersample(size, args.supersample)
     if args.output and Path(args.output).suffix.lower() == ".mp4" and (size[0] % 2 or size[1] % 2):
@@ -69,24 +67,26 @@ def video_command(args: argparse.Namespace, settings: SceneSettings) -> int:
     path = check_output_path(args.output, args.force, VIDEO_EXTENSIONS) if args.output else \
         _check_frames_folder(Path(args.frames), args.force)
     try:
-        flight, warnings = args.loaded_flight
         given = {name: getattr(settings, name) for name in vars(args) if name in SceneSettings.__dataclass_fields__}
         flight = flight.with_overrides(given) if given else flight
     except SettingsError as error:
         raise FlightError(f"{args.flight}: with the options given: {error}") from None
     for warning in warnings:
         print(f"terrainview: warning: {warning}", file=sys.stderr)
-    count = frame_count(flight, args.fps, args.speed)
+    plan = VideoPlan(flight, size, args.fps, args.supersample, args.speed)
+    count = plan.frame_count
     if count > MAX_FRAMES:
         raise SettingsError(f"speed: {count} frames at {args.fps} fps; the most is {MAX_FRAMES} (raise --speed)")
     if args.output and path.suffix.lower() == ".gif" and count * size[0] * size[1] > MAX_GIF_PIXELS:
         raise SettingsError(f"size: {count} frames of {size[0]}x{size[1]} is too much for a GIF; use .mp4")
     with _end_signals_as_interrupt():
-        export(flight, path, size, fps=args.fps, supersample=args.supersample, speed=args.speed, force=args.force,
-               frames=args.frames is not None, progress=args.progress)
+        export(plan, path, force=args.force, frames=args.frames is not None, progress=args.progress)
     print(f"wrote {path}: {count} frames of {size[0]}x{size[1]} at {args.fps} fps")
     return 0
 
+
+
+COMMAND = Command(add_video_arguments, video_command)
 
 def _check_frames_folder(folder: Path, force: bool) -> Path:
     """check_output_path for a folder of frames: it may exist, empty (or with files, given --force)."""

@@ -53,8 +53,8 @@ from numba import njit, prange
 
 from terrainview.kernels.generators import MAX_BLUR, periodic_blur
 from terrainview.kernels.kernel_common import (
-    MAX_ITERATIONS_2D,
     MAX_SEED,
+    check_heightmap,
     check_int,
     check_real,
     hash32,
@@ -113,17 +113,8 @@ class ErosionResult:
 
 def _check_map(heights: object) -> tuple[np.ndarray, int]:
     """The heightmap as float64 (size + 1)**2 with size a power of two, seamless; and its size in cells."""
-    array = np.asarray(heights)
-    side = array.shape[0] if array.ndim == 2 else 0
-    size = side - 1
-    if array.ndim != 2 or array.shape[1] != side or size < 2 or size & (size - 1) or size > 1 << MAX_ITERATIONS_2D:
-        raise ValueError(f"heights must be a square map of 2**n + 1 points per side (n = 1 to "
-                         f"{MAX_ITERATIONS_2D}), got shape {array.shape}")
-    if not np.issubdtype(array.dtype, np.floating) and not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(f"heights must be real numbers, got dtype {array.dtype}")
-    array = np.asarray(array, dtype=np.float64)
-    if not np.isfinite(array).all():
-        raise ValueError("heights must be finite")
+    array = check_heightmap(heights, grid=True, dtype=np.float64)
+    size = array.shape[0] - 1
     if not (np.array_equal(array[-1], array[0]) and np.array_equal(array[:, -1], array[:, 0])):
         raise ValueError("heights must be seamless: the last row and column equal to the first")
     return np.ascontiguousarray(array[:size, :size]), size

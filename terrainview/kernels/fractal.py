@@ -19,6 +19,7 @@ from terrainview.kernels.kernel_common import (
     MAX_ITERATIONS_2D,
     MAX_SEED,
     check_common,
+    check_heightmap,
     check_int,
     free_threads,
     hash32,
@@ -299,8 +300,5 @@ def cloud_colors(heights: np.ndarray) -> np.ndarray:
     Each value's deviation from the mean is clamped to +-0.2 and mapped to a shade in [0, 0.5];
     red = green = 0.4 + shade, blue = 0.9 (medium blue to white).
     """
-    heights = np.asarray(heights)
-    if heights.ndim != 2 or heights.size == 0:
-        raise ValueError(f"heights must be a non-empty 2D array, got shape {heights.shape}")
-    heights = np.ascontiguousarray(heights, dtype=np.float32)
+    heights = check_heightmap(heights)
     return _cloud_colors_kernel(heights, np.float32(heights.mean(dtype=np.float64)))

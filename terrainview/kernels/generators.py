@@ -44,6 +44,7 @@ from terrainview.kernels.kernel_common import (
     MAX_ITERATIONS_2D,
     MAX_SEED,
     check_common,
+    check_heightmap,
     check_int,
     check_real,
     hash32,
@@ -274,13 +275,10 @@ def periodic_blur(heights: np.ndarray, sigma: float) -> np.ndarray:
 
     The result is seamless again (last row/column equal to the first).
     """
-    heights = np.asarray(heights)
-    if heights.ndim != 2 or heights.shape[0] != heights.shape[1] or heights.shape[0] < 2:
-        raise ValueError(f"heights must be a square 2D array of at least 2 x 2, got shape {heights.shape}")
+    heights = check_heightmap(heights, square=True)
     sigma = check_real("sigma", sigma, 0.0, MAX_BLUR, low_inclusive=False)
     weights = _gaussian_weights(sigma)
-    return run_rows(_PERIODIC_BLUR, heights.shape[0], _blur_work(heights, weights),
-                    np.ascontiguousarray(heights, dtype=np.float32), weights)
+    return run_rows(_PERIODIC_BLUR, heights.shape[0], _blur_work(heights, weights), heights, weights)
 
 
 def fault_formation(iterations: int, seed: int = 0, fault_iterations: int = 200, blur: float = 0.0,

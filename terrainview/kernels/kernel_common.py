@@ -102,6 +102,30 @@ def check_real(name: str, value: object, low: float, high: float, low_inclusive:
     return number
 
 
+def check_heightmap(heights: object, name: str = "heights", *, square: bool = False, grid: bool = False,
+                    dtype: type = np.float32) -> np.ndarray:
+    """``heights`` as a C-contiguous 2D array of finite reals in ``dtype``, or ValueError naming ``name``.
+
+    Every kernel that takes a map checks it here: at least 2 x 2; ``square`` asks for as many rows as columns;
+    ``grid`` for diamond-square's grid of 2**n + 1 points per side (n = 1 to ``MAX_ITERATIONS_2D``).
+    """
+    array = np.asarray(heights)
+    if array.ndim != 2 or min(array.shape) < 2:
+        raise ValueError(f"{name} must be a 2D array of at least 2 x 2, got shape {array.shape}")
+    cells = array.shape[0] - 1
+    if (square or grid) and array.shape[1] != array.shape[0]:
+        raise ValueError(f"{name} must be square, got shape {array.shape}")
+    if grid and (cells < 2 or cells & (cells - 1) or cells > 1 << MAX_ITERATIONS_2D):
+        raise ValueError(f"{name} must have 2**n + 1 points per side (n = 1 to {MAX_ITERATIONS_2D}), got shape "
+                         f"{array.shape}")
+    if array.dtype.kind not in "fiu":
+        raise ValueError(f"{name} must be real numbers, got dtype {array.dtype}")
+    array = np.ascontiguousarray(array, dtype=dtype)
+    if not np.isfinite(array).all():
+        raise ValueError(f"{name} must be finite")
+    return array
+
+
 def check_common(seed: object, h: object, height_scale: object) -> tuple[int, float, float]:
     """The seed, roughness and height scale every surface kernel takes."""
     return (

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from terrainview.kernels.kernel_common import check_heightmap
+
 PATCH_QUADS = 16  # quads per side of the drawn grid patch (a whole node); quarters draw PATCH_QUADS / 2
 MORPH_START = 0.7  # morphing toward the coarser level runs over the last 30% of each range ...
 MORPH_END = 0.99  # ... and is complete just before the range ends, whatever the float rounding on the GPU
@@ -128,15 +130,12 @@ class LodSurface:
     @classmethod
     def from_heights(cls, heights: np.ndarray) -> LodSurface:
         """Build the min/max pyramid of a (2**n + 1) x (2**n + 1) heightmap."""
-        if heights.ndim != 2 or heights.shape[0] != heights.shape[1] or heights.shape[0] < 3:
-            raise ValueError(f"heights must be a square (2**n + 1)-sided array, got shape {heights.shape}")
+        heights = check_heightmap(heights, grid=True)
         cells = heights.shape[0] - 1
         iterations = cells.bit_length() - 1
-        if 1 << iterations != cells:
-            raise ValueError(f"heights must have 2**n + 1 rows, got {heights.shape[0]}")
         patch = min(PATCH_QUADS, cells)
         levels = iterations - (patch.bit_length() - 1)
-        low, high, offsets = _pyramid_kernel(np.ascontiguousarray(heights, dtype=np.float32), patch, levels)
+        low, high, offsets = _pyramid_kernel(heights, patch, levels)
         return cls(iterations, patch, levels, low, high, offsets, float(low[-1]), float(high[-1]))
 
     @property

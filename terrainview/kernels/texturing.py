@@ -16,6 +16,7 @@ from numba import njit, prange
 
 from terrainview.kernels.kernel_common import (
     MAX_SEED,
+    check_heightmap,
     check_int,
     hash32,
     hash_fraction,
@@ -251,18 +252,6 @@ def _bands_rows(heights, rows, row_fracs, columns, column_fracs, thresholds, col
 _BANDS = row_kernels(_bands_rows)
 
 
-def _check_heights(heights: object) -> np.ndarray:
-    array = np.asarray(heights)
-    if array.ndim != 2 or array.shape[0] < 2 or array.shape[1] < 2:
-        raise ValueError(f"heights must be a 2D array of at least 2 x 2, got shape {array.shape}")
-    if not np.issubdtype(array.dtype, np.number) or np.issubdtype(array.dtype, np.complexfloating):
-        raise ValueError(f"heights must be real numbers, got dtype {array.dtype}")
-    array = np.ascontiguousarray(array, dtype=np.float32)
-    if not np.isfinite(array).all():
-        raise ValueError("heights must be finite")
-    return array
-
-
 def _check_size(size: object) -> int:
     return check_int("size", size, 1, MAX_TEXTURE_SIZE)
 
@@ -271,7 +260,7 @@ def _check_erosion_map(name: str, values: np.ndarray | None, heights: np.ndarray
     """An erosion map of the heightmap's shape with values in [0, 1], or the stand-in for none."""
     if values is None:
         return _NO_MAP
-    array = _check_heights(values)
+    array = check_heightmap(values, name)
     if array.shape != heights.shape or not ((array >= 0.0) & (array <= 1.0)).all():
         raise ValueError(f"{name} must be values in [0, 1] of the heightmap's shape {heights.shape}, got shape "
                          f"{array.shape}")
@@ -293,7 +282,7 @@ def blend_texture(heights: np.ndarray, size: int, tiles: np.ndarray | None = Non
     darken wet channels (by ``WET_DARKENING`` at flow 1) and smooth deposits (each tile's texel moves
     ``DEPOSIT_SMOOTHING`` of the way to the tile's mean colour at deposit 1).
     """
-    heights = _check_heights(heights)
+    heights = check_heightmap(heights)
     size = _check_size(size)
     if tiles is None:
         tiles = _default_tiles(TILE_SIZE, 0)
@@ -320,7 +309,7 @@ def band_thresholds(heights: np.ndarray, split: str = "range") -> np.ndarray:
     "range" (the article's chooseColor): min + (max - min) * (1/4, 1/2, 3/4), four equal slices of the height
     range; "quantile": the heightmap values' quartiles, so each band covers about a quarter of the surface.
     """
-    heights = _check_heights(heights)
+    heights = check_heightmap(heights)
     if split not in BAND_SPLITS:
         raise ValueError(f"split must be one of {', '.join(BAND_SPLITS)}, got {split!r}")
     if split == "range":
@@ -341,7 +330,7 @@ def bands_texture(heights: np.ndarray, size: int, split: str = "range", flow: np
     band covers about a quarter of the surface. ``flow`` (terrainview.kernels.erosion's wetness in [0, 1], of the
     heightmap's shape) darkens wet channels by ``WET_DARKENING`` at flow 1.
     """
-    heights = _check_heights(heights)
+    heights = check_heightmap(heights)
     size = _check_size(size)
     thresholds = band_thresholds(heights, split)
     if heights.min() == heights.max():  # flat: all of it in the lowest band, like blend_texture's lowest tile

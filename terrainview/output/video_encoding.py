@@ -9,6 +9,7 @@ file's text in its metadata, so ``--flight clip.mp4`` replays it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import mmap
 import multiprocessing
@@ -17,6 +18,7 @@ import queue
 import signal
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -28,20 +30,35 @@ from terrainview.base.atomic_files import OutputError, atomic_folder, atomic_out
 from terrainview.render.offscreen import create_headless_context, reduce, render_pixels, save_png
 from terrainview.render.renderer import Renderer
 from terrainview.scene.flythrough import VIDEO_FLIGHT_KEY, Flythrough, flight_text
+from terrainview.scene.scene_file import picture_extras
 from terrainview.scene.settings import SceneSettings
 
 H264_OPTIONS = {"crf": "16", "preset": "veryfast"}  # near-transparent quality at a speed two cores can afford
 AVCOL_SPC_BT709 = 1  # FFmpeg's AVColorSpace for the BT.709 matrix; PyAV names only swscale's constants
 
 
-def frame_count(flight: Flythrough, fps: int, speed: float) -> int:
-    """Frames k = 0, 1, ... with k / fps * speed within the flight (the last keyframe's time included)."""
-    return math.floor(flight.duration / speed * fps + 1e-9) + 1
+@dataclass(frozen=True)
+class VideoPlan:
+    """A video's frames: the flight, the frame size, the frame rate, supersampling and the flight's speed.
 
+    ``speed`` is flight seconds per video second. Checked by the command before any work; the count of frames
+    is computed here once, for the checks, the progress bar and the drawing.
+    """
 
-def frame_time(k: int, fps: int, speed: float) -> float:
-    """The flight time frame k shows."""
-    return k / fps * speed
+    flight: Flythrough
+    size: tuple[int, int]
+    fps: int
+    supersample: int = 1
+    speed: float = 1.0
+
+    @functools.cached_property
+    def frame_count(self) -> int:
+        """Frames k = 0, 1, ... with k / fps * speed within the flight (the last keyframe's time included)."""
+        return math.floor(self.flight.duration / self.speed * self.fps + 1e-9) + 1
+
+    def frame_time(self, k: int) -> float:
+        """The flight time frame k shows."""
+        return k / self.fps * self.speed
 
 
 # --- sinks: where finished frames go ---------------------------------------------------------------------
@@ -113,7 +130,7 @@ class FramesSink:
 
     def __init__(self, folder: Path, size: tuple[int, int], fps: int, count: int, supersample: int) -> None:
         self.folder = folder
-        self.extra = {"size": f"{size[0]}x{size[1]}", "supersample": str(supersample), "fps": str(fps)}
+        self.extra = {**picture_extras(size, supersample), "fps": str(fps)}
         self.digits = max(5, len(str(count - 1)))
 
     def write(self, index: int, time: float, settings: SceneSettings, pixels: np.ndarray) -> None:
@@ -138,31 +155,28 @@ def frame_name(index: int, digits: int = 5) -> str:
 # --- the export ------------------------------------------------------------------------------------------
 
 
-def export(flight: Flythrough, path: Path, size: tuple[int, int], *, fps: int, supersample: int, speed: float,
-           force: bool, frames: bool = False, progress: str = "none") -> None:
+def export(plan: VideoPlan, path: Path, *, force: bool, frames: bool = False, progress: str = "none") -> None:
     """Draw every frame of the flight and write it to ``path``: a video, or a folder of PNGs when ``frames``.
 
     A failure or an interruption leaves nothing behind.
     """
-    count = frame_count(flight, fps, speed)
-    with _progress(count, progress) as advance:
+    size, fps = plan.size, plan.fps
+    with _progress(plan.frame_count, progress) as advance:
         if frames:
             with atomic_folder(path, force) as folder:
-                _run(flight, partial(FramesSink, folder, size, fps, count, supersample), size, fps,
-                     supersample, speed, count, advance)
+                _run(plan, partial(FramesSink, folder, size, fps, plan.frame_count, plan.supersample), advance)
             return
         sink_type = GifSink if path.suffix.lower() == ".gif" else Mp4Sink
         with atomic_output(path, force) as temporary:
-            _run(flight, partial(sink_type, temporary, size, fps, flight), size, fps, supersample, speed, count,
-                 advance)
+            _run(plan, partial(sink_type, temporary, size, fps, plan.flight), advance)
 
 
-def _run(flight: Flythrough, make_sink: Callable[[], Any], size: tuple[int, int], fps: int, supersample: int,
-         speed: float, count: int, advance: Callable[[], None]) -> None:
+def _run(plan: VideoPlan, make_sink: Callable[[], Any], advance: Callable[[], None]) -> None:
     """Draw and read back here; filter and encode in a child process, fed through shared-memory slots.
 
     A thread would not overlap: moderngl holds the GIL for the whole of a draw call, seconds on llvmpipe.
     """
+    size, supersample = plan.size, plan.supersample
     full = (size[0] * supersample, size[1] * supersample)
     encoder = _Encoder(make_sink, full, size)
     ctx = None
@@ -171,9 +185,9 @@ def _run(flight: Flythrough, make_sink: Callable[[], Any], size: tuple[int, int]
         with ctx:  # current on this thread, for drawing and releasing, whatever other contexts the process holds
             renderer = Renderer(ctx)
             try:
-                for index in range(count):
-                    time = frame_time(index, fps, speed)
-                    settings = flight.at(time)
+                for index in range(plan.frame_count):
+                    time = plan.frame_time(index)
+                    settings = plan.flight.at(time)
                     renderer.update(settings)
                     pixels = render_pixels(renderer, settings, size, supersample=supersample, filtered=False)
                     encoder.submit(index, time, settings, pixels, advance)

@@ -8,6 +8,7 @@ shaders need are defined here once and passed to them as ``#define`` values.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -171,6 +172,33 @@ class HeightBands:
         self.textures = [None] * len(self.textures)
 
 
+@dataclass(frozen=True)
+class LodInstances:
+    """The GPU table's key of a level-of-detail instance buffer: one per part ("whole" or "quarters")."""
+
+    part: str
+
+
+@dataclass(frozen=True)
+class LodIndices:
+    """The GPU table's key of a patch's index buffer: line segments or triangles of ``quads`` quads per side."""
+
+    lines: bool
+    quads: int
+
+
+@dataclass(frozen=True)
+class LodVertexArray:
+    """The GPU table's key of a vertex array drawing ``program``'s patches of one size from one part's buffer."""
+
+    program: str
+    quads: int
+    part: str
+
+
+GpuKey = str | LodInstances | LodIndices | LodVertexArray
+
+
 class GpuResources:
     """Every GL object of one renderer.
 
@@ -179,7 +207,7 @@ class GpuResources:
 
     def __init__(self, ctx: moderngl.Context) -> None:
         self.ctx = ctx
-        self._objects: dict[str, Any] = {}  # every GL object, by a name saying what it is
+        self._objects: dict[GpuKey, Any] = {}  # every GL object, by a key saying what it is
         self.max_texture_size = ctx.info["GL_MAX_TEXTURE_SIZE"]
         fog = {"FOG_COLOR": FOG_COLOR}
         bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS, "MAX_HEIGHT_BANDS": MAX_HEIGHT_BANDS}  # grid.glsl's
@@ -217,7 +245,7 @@ class GpuResources:
 
     # --- ownership ------------------------------------------------------------------------------------------
 
-    def _own(self, name: str, gl_object):
+    def _own(self, name: GpuKey, gl_object):
         """Keep ``gl_object`` under ``name``, releasing whatever was there before."""
         previous = self._objects.get(name)
         if previous is not None and previous is not gl_object:
@@ -399,24 +427,24 @@ class GpuResources:
         One instance per row of ``rows`` (float32, N x 6, see terrainview/lod.py); ``part`` names the instance
         buffer ("whole" or "quarters"), which is rewritten in place and grows when needed.
         """
-        buffer_name = f"buffer:lod_{part}"
-        buffer = self._objects.get(buffer_name)
+        buffer_key = LodInstances(part)
+        buffer = self._objects.get(buffer_key)
         if buffer is None or buffer.size < rows.nbytes:
-            buffer = self._own(buffer_name, self.ctx.buffer(reserve=max(2 * rows.nbytes, 16384)))
+            buffer = self._own(buffer_key, self.ctx.buffer(reserve=max(2 * rows.nbytes, 16384)))
             # Vertex arrays bound to the old buffer go with it.
-            self._drop(*[name for name in self._objects if name.startswith("vao:lod_") and name.endswith(part)])
+            self._drop(*[key for key in self._objects if isinstance(key, LodVertexArray) and key.part == part])
         if rows.size:
             buffer.write(np.ascontiguousarray(rows, dtype="f4"))
-        vao_name = f"vao:lod_{program}_{quads}_{part}"
-        if vao_name not in self._objects:
+        vao_key = LodVertexArray(program, quads, part)
+        if vao_key not in self._objects:
             content = [(buffer, "4f 2f/i", "node", "node_info")]
-            kind, make_indices = ("lines", patch_line_indices) if lines else ("triangles", patch_triangle_indices)
-            index_name = f"buffer:lod_{kind}_{quads}"
-            index = self._objects.get(index_name) or self._own(index_name, self.ctx.buffer(make_indices(quads)))
-            self._own(vao_name, self.ctx.vertex_array(self.programs[program], content, index, index_element_size=4))
-        return self._objects[vao_name]
+            make_indices = patch_line_indices if lines else patch_triangle_indices
+            index_key = LodIndices(lines, quads)
+            index = self._objects.get(index_key) or self._own(index_key, self.ctx.buffer(make_indices(quads)))
+            self._own(vao_key, self.ctx.vertex_array(self.programs[program], content, index, index_element_size=4))
+        return self._objects[vao_key]
 
-    def _drop(self, *names: str) -> None:
+    def _drop(self, *names: GpuKey) -> None:
         for name in names:
             gl_object = self._objects.pop(name, None)
             if gl_object is not None:

@@ -14,7 +14,7 @@ from pyglm import glm
 from terrainview.kernels import lod
 from terrainview.render.gpu import MAX_LOD_LEVELS, SURFACE_FOG, GpuResources, uniform
 from terrainview.scene import camera
-from terrainview.scene.settings import SceneSettings
+from terrainview.scene.settings import LevelOfDetail, SceneSettings
 
 ERROR_GROWTH = 1.5  # a selection over budget is made again with this much more error, ...
 MAX_RETRIES = 8  # ... this many times at most
@@ -41,7 +41,7 @@ class LodTerrain:
         tiles the full mesh draws: for ``--tile endless`` the ring around the eye, which frustum culling trims.
         """
         surface = self.surface
-        if settings.lod == "off" or surface is None:
+        if settings.lod is LevelOfDetail.OFF or surface is None:
             return None
         tiles, origin = layout
         if lines:

@@ -110,6 +110,19 @@ def _iterations_of(grid_size: int) -> int:
     return (grid_size - 1).bit_length() - 1
 
 
+DrawFunction = Callable[["Renderer", SceneSettings, moderngl.Framebuffer, Frame], FrameStats]
+# Each render type of the catalog, and the function that draws a frame of it (registered below by _draws).
+DRAWERS: dict[catalog.RenderType, DrawFunction] = {}
+
+
+def _draws(name: str) -> Callable[[DrawFunction], DrawFunction]:
+    """Register the decorated ``Renderer`` method as the drawing of the catalog's render type ``name``."""
+    def register(function: DrawFunction) -> DrawFunction:
+        DRAWERS[catalog.RENDER_TYPES[name]] = function
+        return function
+    return register
+
+
 class Renderer:
     """A scene's CPU arrays and GPU objects, kept in step with the settings, and the frame drawing."""
 
@@ -187,9 +200,9 @@ class Renderer:
 
     def draw(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         """Draw ``settings`` into ``framebuffer``, whose viewport is the part of the image being drawn."""
-        draw = getattr(self, catalog.render_type(settings).draw)
+        draw = DRAWERS[catalog.render_type(settings)]
         with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
-            return draw(settings, framebuffer, frame)
+            return draw(self, settings, framebuffer, frame)
 
     def _line_uniforms(self, program: moderngl.Program, settings: SceneSettings, framebuffer: moderngl.Framebuffer,
                        view: glm.mat4, projection: glm.mat4, frame: Frame) -> None:
@@ -206,6 +219,7 @@ class Renderer:
             self.ctx.enable(moderngl.BLEND)
             self.ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
 
+    @_draws('1d')
     def draw_profile(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         """Draw the 1D profile as a line strip, repeated side by side for the settings' tiles."""
         program = self.gpu.programs["polyline"]
@@ -232,6 +246,7 @@ class Renderer:
                                     layout, image_projection)
         return layout, selection
 
+    @_draws('lines')
     def draw_lines(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         """Draw the surface as grid lines: the full mesh's tiles, or the level-of-detail selection."""
         view, projection = camera.view_matrix(settings), frame.perspective()
@@ -269,6 +284,7 @@ class Renderer:
         tiles, origin = layout
         self._bind_grid(program, heights, grid_size, tiles if selection is None else None, origin)
 
+    @_draws('rendered')
     def draw_rendered(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         """Draw the rendered scene: the sky pyramid, the textured and fogged surface, and the water if any."""
         ctx, gpu = self.ctx, self.gpu
@@ -338,12 +354,14 @@ class Renderer:
         self.gpu.get("vao:screen_quad").render(moderngl.TRIANGLE_STRIP, vertices=4)
         return FrameStats(2, "triangles")
 
+    @_draws('clouds')
     def draw_clouds(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         """Draw the clouds texture over the whole image, unfiltered."""
         clouds = self.gpu.get("texture:clouds")
         clouds.filter = (moderngl.NEAREST, moderngl.NEAREST)
         return self._draw_image(framebuffer, clouds, (-1.0, -1.0, 1.0, 1.0), frame.ndc_window)
 
+    @_draws('teximage')
     def draw_teximage(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         """Draw the surface texture (a CPU-made one) or the teximage's triangles into a centred square."""
         # The largest power-of-two square that fits the image, centred.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass, field
 from typing import NoReturn
 
 from terrainview.base.parsing import join_option_values
@@ -37,18 +38,25 @@ def add_scene_arguments(parser: argparse.ArgumentParser) -> None:
     SceneSettings.add_arguments(parser)
 
 
-def settings_from_args(args: argparse.Namespace, base: SceneSettings | None = None) -> SceneSettings:
+@dataclass(frozen=True)
+class SceneArguments:
+    """The scene a command line asks for, and what a PNG scene carries besides its settings (its picture size)."""
+
+    settings: SceneSettings
+    extras: dict[str, str] = field(default_factory=dict)
+
+
+def scene_from_args(args: argparse.Namespace, base: SceneSettings | None = None) -> SceneArguments:
     """The scene file's settings (or ``base``, or the defaults) with the command line's options applied.
 
-    What a PNG scene carries besides its settings (its picture size) stays on ``args`` as ``scene_extras``
-    (empty without one), so a command need not read the file again.
+    The file is read once: its extras come back with the settings, so a command need not read it again.
     """
     scene = getattr(args, "scene", None)
     if scene == "":
         raise SceneError("--scene: no file name given")
-    args.scene_extras = {}
+    extras: dict[str, str] = {}
     if scene is not None:
-        base, warnings, args.scene_extras = load_scene_with_extras(scene)
+        base, warnings, extras = load_scene_with_extras(scene)
         for warning in warnings:
             print(f"terrainview: warning: {warning}", file=sys.stderr)
-    return SceneSettings.from_namespace(args, base)
+    return SceneArguments(SceneSettings.from_namespace(args, base), extras)

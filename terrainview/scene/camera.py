@@ -19,7 +19,7 @@ from collections.abc import Callable
 import numpy as np
 from pyglm import glm
 
-from terrainview.scene.settings import CAMERAS, ENDLESS, SceneSettings
+from terrainview.scene.settings import CAMERAS, ENDLESS, CameraMode, SceneSettings
 
 CAMERA_FIELDS = tuple(spec.name for spec in dataclasses.fields(SceneSettings) if spec.metadata["group"] == "camera")
 # The eye keeps this far above the ground under it: more than the near plane's reach (0.1 deep, about 0.15
@@ -74,7 +74,7 @@ def compose(first: glm.mat4, *others: glm.mat4) -> glm.mat4:
 
 def view_matrix(settings: SceneSettings) -> glm.mat4:
     """World to eye space for the settings' camera mode."""
-    if settings.camera == "fly":
+    if settings.camera is CameraMode.FLY:
         eye = glm.translate(-glm.vec3(*eye_position(settings)))
         return compose(rotation_matrix(settings), eye)
     translation = glm.translate(glm.vec3(settings.xtrans, settings.ytrans, settings.ztrans))
@@ -83,7 +83,7 @@ def view_matrix(settings: SceneSettings) -> glm.mat4:
 
 def eye_position(settings: SceneSettings) -> Vec3:
     """The eye in world coordinates, whatever the mode."""
-    if settings.camera == "fly":
+    if settings.camera is CameraMode.FLY:
         return settings.eye_x, settings.eye_y, settings.eye_z
     x, y, z = _unrotate(settings, (settings.xtrans, settings.ytrans, settings.ztrans))
     return -x, -y, -z
@@ -91,13 +91,13 @@ def eye_position(settings: SceneSettings) -> Vec3:
 
 def with_eye(settings: SceneSettings, eye: Vec3) -> SceneSettings:
     """The same angles and mode with the eye moved to ``eye`` (world coordinates)."""
-    if settings.camera == "fly":
+    if settings.camera is CameraMode.FLY:
         return settings.replace(eye_x=eye[0], eye_y=eye[1], eye_z=eye[2])
     x, y, z = _rotate(settings, eye)
     return settings.replace(xtrans=-x, ytrans=-y, ztrans=-z)
 
 
-def switch_mode(settings: SceneSettings, mode: str) -> SceneSettings:
+def switch_mode(settings: SceneSettings, mode: CameraMode) -> SceneSettings:
     """Another camera mode showing the same view (the other mode's fields are derived from this one's)."""
     if mode not in CAMERAS:
         raise ValueError(f"camera: {mode!r} is not one of {', '.join(CAMERAS)}")
@@ -184,7 +184,7 @@ def keep_above_ground(settings: SceneSettings, ground: Ground | None) -> SceneSe
         return settings
     x, y, z = eye_position(settings)
     floor = floor_under(ground, x, z)
-    top = floor + CEILING if settings.camera == "fly" else math.inf
+    top = floor + CEILING if settings.camera is CameraMode.FLY else math.inf
     return settings if floor <= y <= top else with_eye(settings, (x, min(max(y, floor), top), z))
 
 
@@ -194,7 +194,7 @@ def given_fly_eye_in_bounds(settings: SceneSettings, ground: Ground | None) -> t
     The eye goes between the clearance and ``CEILING`` above the ground, as keys keep it: below, the surface's
     underside would show; above, the fog hides the land. An orbit camera is the original's, drawn as given.
     """
-    if settings.camera != "fly":
+    if settings.camera is not CameraMode.FLY:
         return settings, None
     bounded = keep_above_ground(settings, ground)
     if bounded is settings:

@@ -72,7 +72,7 @@ class SceneChoices(Protocol):
 
 @dataclass(frozen=True)
 class RenderType:
-    """One render type: the kind of surface it draws and which ``Renderer`` method draws it.
+    """One render type: the kind of surface it draws (``render.renderer.DRAWERS`` holds how each is drawn).
 
     It names no arrays: ``DerivedArrays`` keeps every array current whatever the mode, so a mode switch (P) is
     drawn at once instead of waiting for the arrays of the new mode.
@@ -81,7 +81,6 @@ class RenderType:
     name: str
     label: str
     dimensions: int  # 1: a profile (midpoint displacement), 2: the heightmap surface
-    draw: str  # the Renderer method that draws a frame of it
     max_iterations: int
     toggle: str = "rendered"  # the render type P switches to (rendered and wireframe drawing of the surface)
     level_of_detail: bool = False  # draws the surface mesh, with level of detail (lod.py) when it is too large
@@ -142,12 +141,12 @@ def _fault(settings: SceneChoices, iterations: int, h: float) -> np.ndarray:
 
 
 RENDER_TYPES: dict[str, RenderType] = {entry.name: entry for entry in (
-    RenderType("1d", "1D midpoint displacement", 1, "draw_profile", fractal.MAX_ITERATIONS_1D),
-    RenderType("lines", "2D mesh / lines", 2, "draw_lines", fractal.MAX_ITERATIONS_2D, level_of_detail=True),
-    RenderType("rendered", "2D mesh / rendered", 2, "draw_rendered", fractal.MAX_ITERATIONS_2D, toggle="lines",
+    RenderType("1d", "1D midpoint displacement", 1, fractal.MAX_ITERATIONS_1D),
+    RenderType("lines", "2D mesh / lines", 2, fractal.MAX_ITERATIONS_2D, level_of_detail=True),
+    RenderType("rendered", "2D mesh / rendered", 2, fractal.MAX_ITERATIONS_2D, toggle="lines",
                level_of_detail=True),
-    RenderType("clouds", "2D mesh / clouds", 2, "draw_clouds", fractal.MAX_ITERATIONS_2D),
-    RenderType("teximage", "2D mesh / teximage", 2, "draw_teximage", fractal.MAX_ITERATIONS_2D),
+    RenderType("clouds", "2D mesh / clouds", 2, fractal.MAX_ITERATIONS_2D),
+    RenderType("teximage", "2D mesh / teximage", 2, fractal.MAX_ITERATIONS_2D),
 )}
 
 GENERATORS: dict[str, Generator] = {entry.name: entry for entry in (

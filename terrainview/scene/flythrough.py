@@ -16,13 +16,12 @@ import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
-from terrainview.base.atomic_files import atomic_output, check_output_path, unique_path
+from terrainview.base.atomic_files import atomic_output, check_output_path, timestamped_path
 from terrainview.scene.bounded_reader import SceneError, parse_toml, read_scene_source
 from terrainview.scene.scene_file import SETTING_FIELDS, file_value, scene_document, scene_from_document
 from terrainview.scene.settings import SceneSettings, SettingsError, base_type
@@ -213,7 +212,7 @@ def save_flight(flight: Flythrough, path: Path, force: bool = False) -> None:
 def new_flight_path(folder: Path = FLIGHT_FOLDER) -> Path:
     """``folder/flight-YYYYmmdd-HHMMSS.toml``, never one that exists; the folder is created."""
     folder.mkdir(parents=True, exist_ok=True)
-    return unique_path(folder, datetime.now().strftime("flight-%Y%m%d-%H%M%S"), ".toml")
+    return timestamped_path(folder, "flight-", ".toml")
 
 
 def load_flight(source: str | Path) -> tuple[Flythrough, list[str]]:

@@ -46,6 +46,14 @@ def png_text_chunks(settings: SceneSettings, extra: dict[str, str] | None = None
     return info
 
 
+def picture_extras(size: tuple[int, int], supersample: int) -> dict[str, str]:
+    """The text chunks a rendered PNG carries besides its scene: its size and supersampling.
+
+    So ``render --scene shot.png`` makes the same picture.
+    """
+    return {"size": f"{size[0]}x{size[1]}", "supersample": str(supersample)}
+
+
 def save_scene_toml(settings: SceneSettings, path: Path) -> None:
     """Write a scene as TOML (callers decide about overwriting and atomicity)."""
     path.write_text("# terrainview scene\n" + tomli_w.dumps(scene_document(settings)), encoding="utf-8")

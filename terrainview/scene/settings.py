@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import math
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from terrainview.base.parsing import FLOAT32_TINY, argument_type, describe_range, parse_integer, parse_real
@@ -23,8 +24,23 @@ from terrainview.scene import catalog
 MODES = tuple(catalog.RENDER_TYPES)
 MAX_TILE = 8
 ENDLESS = "endless"  # --tile endless: the surface repeats without end around the eye
-CAMERAS = ("orbit", "fly")
-LOD_CHOICES = ("on", "off")
+
+
+class CameraMode(StrEnum):
+    """The camera: orbit (the original's: the world turns about its origin) or fly (an eye that moves freely)."""
+
+    ORBIT = "orbit"
+    FLY = "fly"
+
+
+class LevelOfDetail(StrEnum):
+    """Level of detail of large surfaces: on (the full mesh whenever it fits the budget) or off (always)."""
+
+    ON = "on"
+    OFF = "off"
+
+
+CAMERAS = tuple(CameraMode)
 
 
 MAX_TEXT_CHARS = 4096  # a path (Linux's PATH_MAX); anything longer is not a setting
@@ -101,14 +117,14 @@ class SceneSettings:
     thermal_passes: int = _option(erosion_kernels.THERMAL_PASSES, "thermal: passes", low=0,
                                   high=erosion_kernels.MAX_THERMAL_PASSES, metavar="N")
     # Level of detail (terrainview/lod.py): the full mesh is drawn whenever it fits the budget, or always when off.
-    lod: str = _option("on", "level of detail of large surfaces (off: always the full mesh)", choices=LOD_CHOICES,
-                       group="render")
+    lod: LevelOfDetail = _option(LevelOfDetail.ON, "level of detail of large surfaces (off: always the full mesh)",
+                                 choices=tuple(LevelOfDetail), group="render", closed_set=LevelOfDetail)
     lod_error: float = _option(DEFAULT_ERROR_PIXELS, "level of detail: largest on-screen grid step in output pixels",
                                low=0.01, high=64.0, group="render", metavar="PX")
     # The camera (terrainview/camera.py). Orbit, the original's: view = translate(xtrans, ytrans, ztrans) *
     # rotateX(pitch) * rotateY(yrot); fly: view = rotateX(pitch) * rotateY(yrot) * translate(-eye).
-    camera: str = _option("orbit", "camera: orbit (the world turns about its origin) or fly", choices=CAMERAS,
-                          group="camera")
+    camera: CameraMode = _option(CameraMode.ORBIT, "camera: orbit (the world turns about its origin) or fly",
+                                 choices=CAMERAS, group="camera", closed_set=CameraMode)
     yrot: float = _option(0.0, "camera yaw in degrees", low=-1e6, high=1e6, group="camera", angle=True)
     pitch: float = _option(0.0, "camera pitch in degrees (-80 to 80)", low=-80.0, high=80.0, group="camera",
                            angle=True)
@@ -122,6 +138,8 @@ class SceneSettings:
     def __post_init__(self) -> None:
         for spec in dataclasses.fields(self):
             _validate(spec, getattr(self, spec.name))
+            if spec.metadata.get("closed_set"):  # text from a flag or a file becomes its enum member here
+                object.__setattr__(self, spec.name, spec.metadata["closed_set"](getattr(self, spec.name)))
         # The iterations' upper limit depends on the render type (1d profiles are cheap enough for 16).
         limit = catalog.RENDER_TYPES[self.mode].max_iterations
         if self.iterations > limit:
@@ -180,6 +198,8 @@ class SceneSettings:
 
 def base_type(spec: dataclasses.Field) -> str:
     """The Python type name of a setting (optional numbers count as float)."""
+    if isinstance(spec.default, str):  # text, or a closed set of words (StrEnum)
+        return "str"
     return type(spec.default).__name__ if spec.default is not None else "float"
 
 

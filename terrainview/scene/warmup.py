@@ -22,7 +22,7 @@ from terrainview.base.resources import assets_dir
 from terrainview.kernels import erosion, fractal, kernel_common, lod, texturing
 from terrainview.scene import catalog
 from terrainview.scene.derived_arrays import DerivedArrays
-from terrainview.scene.settings import SceneSettings
+from terrainview.scene.settings import LevelOfDetail, SceneSettings
 
 COMPILING_NOTICE = "compiling terrain kernels (first run; numba caches them for the next)"
 
@@ -48,7 +48,7 @@ def kernel_modules(settings: SceneSettings) -> set[ModuleType]:
     modules = set(catalog.generator(settings).kernels(settings))
     if catalog.erosion(settings).hydraulic or catalog.erosion(settings).thermal:
         modules.add(erosion)
-    if settings.lod == "on" and catalog.render_type(settings).dimensions == 2:
+    if settings.lod is LevelOfDetail.ON and catalog.render_type(settings).dimensions == 2:
         modules.add(lod)  # its selection runs while drawing large surfaces
     texture = catalog.texture(settings)
     if texture.make is not None and catalog.render_type(settings).dimensions == 2:

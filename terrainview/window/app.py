@@ -11,24 +11,23 @@ import logging
 import sys
 import time
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 
 import moderngl_window as mglw
 from imgui_bundle import imgui
 
-from terrainview.base.atomic_files import OutputError, atomic_output, check_output_path, unique_path
+from terrainview.base.atomic_files import OutputError, atomic_output, check_output_path, timestamped_path
 from terrainview.base.parsing import bounded_argument, join_option_values
 from terrainview.render.imgui_draw import ImGuiRenderer
 from terrainview.render.offscreen import TiledRender, save_png
 from terrainview.render.renderer import Frame, FrameStats, Renderer, fov_keeping_framing
 from terrainview.scene import camera, catalog
-from terrainview.scene.arguments import add_scene_arguments, one_line_errors, settings_from_args
+from terrainview.scene.arguments import add_scene_arguments, one_line_errors, scene_from_args
 from terrainview.scene.flythrough import Flythrough, load_flight
-from terrainview.scene.scene_file import SceneError, load_scene, save_scene_toml
+from terrainview.scene.scene_file import SceneError, load_scene, picture_extras, save_scene_toml
 from terrainview.scene.settings import SceneSettings
 from terrainview.window import arrow_keys, window_arguments
-from terrainview.window.flythrough_controls import FlythroughControls, add_flight_argument
+from terrainview.window.flythrough_controls import FlythroughControls, ReplayKey, add_flight_argument
 from terrainview.window.generation_feed import GenerationFeed
 from terrainview.window.imgui_input import StyleScale, WindowInput
 from terrainview.window.panel import MAX_UI_SCALE, MIN_UI_SCALE, Panel, PanelStatus, overlay
@@ -64,7 +63,7 @@ class TerrainApp(mglw.WindowConfig):
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.wnd.exit_key = None  # Escape is handled here, so it can cancel a text field first
-        self.settings = self.initial_settings or settings_from_args(self.argv or argparse.Namespace())
+        self.settings = self.initial_settings or scene_from_args(self.argv or argparse.Namespace()).settings
         self.flythrough = FlythroughControls(self.show_message)
         flight_path = getattr(self.argv, "flight", None)
         replay = self.initial_flight or (load_flight(flight_path)[0] if flight_path else None)
@@ -245,8 +244,7 @@ class TerrainApp(mglw.WindowConfig):
             return
         if path is None:
             SCREENSHOT_FOLDER.mkdir(exist_ok=True)
-            stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-            path = unique_path(SCREENSHOT_FOLDER, f"terrainview-{stamp}-seed{self.settings.seed}", ".png")
+            path = timestamped_path(SCREENSHOT_FOLDER, "terrainview-", ".png", f"-seed{self.settings.seed}")
         # Small tiles: each frame draws one, so the window stays responsive during a large shot.
         job = TiledRender(self.renderer, self.settings, size, supersample=supersample, tile_side=512,
                           line_scale=self.wnd.pixel_ratio * size[1] / window_height,
@@ -264,7 +262,7 @@ class TerrainApp(mglw.WindowConfig):
         try:
             pixels = job.result()
             save_png(pixels, check_output_path(path, False, (".png",)), job.settings, force=False,
-                     extra={"size": f"{job.size[0]}x{job.size[1]}", "supersample": str(job.supersample)})
+                     extra=picture_extras(job.size, job.supersample))
             self.show_message(f"Saved {path} ({job.size[0]}x{job.size[1]})")
         except (OutputError, OSError) as error:
             self.show_message(f"Screenshot not saved: {error}")
@@ -287,8 +285,7 @@ class TerrainApp(mglw.WindowConfig):
         try:
             if path is None:
                 SCENE_FOLDER.mkdir(exist_ok=True)
-                stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-                path = unique_path(SCENE_FOLDER, f"terrainview-{stamp}-seed{self.settings.seed}", ".toml")
+                path = timestamped_path(SCENE_FOLDER, "terrainview-", ".toml", f"-seed{self.settings.seed}")
             ours = path.resolve() in self.saved_scenes
             path = check_output_path(path, ours, (".toml",))
             with atomic_output(path, force=ours) as temporary:
@@ -353,7 +350,10 @@ class TerrainApp(mglw.WindowConfig):
         elif key == keys.R and not modifiers.ctrl:
             self.flythrough.toggle_recording(self.settings)
         elif self.flythrough.player is not None:  # a replay owns the camera: Space pauses, Left/Right step
-            self.flythrough.key({keys.SPACE: "space", keys.LEFT: "left", keys.RIGHT: "right"}.get(key, ""))
+            replay_key = {keys.SPACE: ReplayKey.PAUSE, keys.LEFT: ReplayKey.BACK,
+                          keys.RIGHT: ReplayKey.FORWARD}.get(key)
+            if replay_key is not None:
+                self.flythrough.key(replay_key)
         elif flight_key is not None and not modifiers.ctrl:
             self.settings = self.flight.press(self.settings, flight_key, self.input_clock() - self._time_step_at)
 
@@ -421,7 +421,7 @@ def run_viewer(argv: list[str], epilog: str = "") -> int:
     TerrainApp.add_arguments(parser)
     argv = join_option_values(parser, argv)  # moderngl-window parses them again, without our help
     args = parser.parse_args(argv)
-    settings = settings_from_args(args)  # bad values fail here, before a window opens
+    settings = scene_from_args(args).settings  # bad values fail here, before a window opens
     replay = load_flight(args.flight)[0] if args.flight else None
     TerrainApp.initial_settings, TerrainApp.initial_flight = settings, replay
     window_arguments.check_window_options(args, TerrainApp.window_size)

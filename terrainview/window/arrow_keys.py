@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from terrainview.scene import camera
-from terrainview.scene.settings import SceneSettings
+from terrainview.scene.settings import CameraMode, SceneSettings
 
 YAW_STEP_DEGREES = 3.0
 MOVE_STEP = 0.05
@@ -37,7 +37,7 @@ class Key(Enum):
 
 def step(settings: SceneSettings, key: Key, shift: bool, count: int = 1, speed: float = 1.0) -> SceneSettings:
     """The camera after ``count`` steps for ``key`` (fly moves are ``speed`` times the original's step)."""
-    if settings.camera == "fly":
+    if settings.camera is CameraMode.FLY:
         return _fly_step(settings, key, shift, count, speed)
     if key is Key.LEFT:
         return settings.replace(yrot=settings.yrot + YAW_STEP_DEGREES * count)
@@ -102,7 +102,7 @@ class ArrowKeyCamera:
         """Mouse wheel: the fly camera's speed, or in orbit mode moves along Z as the original's Up/Down."""
         if not notches:
             return settings
-        if settings.camera == "fly":
+        if settings.camera is CameraMode.FLY:
             low, high = SPEED_RANGE
             self.speed = min(high, max(low, self.speed * SPEED_STEP ** notches))
             return settings

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
+from enum import Enum
 from pathlib import Path
 from typing import IO
 
@@ -29,7 +30,7 @@ from terrainview.scene.flythrough import (
 )
 from terrainview.scene.scene_file import SceneError
 from terrainview.scene.settings import SceneSettings
-from terrainview.window.panel import overlay
+from terrainview.window.panel import clock, overlay, recording_clock
 
 VIDEO_FOLDER = Path("videos")
 RECENT_FLIGHTS = 6
@@ -38,15 +39,18 @@ VIDEO_FPS = 30
 REC_COLOR = imgui.ImVec4(1.0, 0.2, 0.2, 1.0)
 
 
+
+class ReplayKey(Enum):
+    """The keys a replay answers: Space pauses and resumes, Left / Right step a frame while paused."""
+
+    PAUSE = "space"
+    BACK = "left"
+    FORWARD = "right"
+
 def add_flight_argument(parser: argparse.ArgumentParser) -> None:
     """Add the viewer's ``--flight FILE`` option (the flight to replay) to ``parser``."""
     parser.add_argument("--flight", metavar="FILE", help="replay a flight (a flight TOML file or a terrainview "
                         "video): Space pauses, Left/Right step while paused, Escape stops")
-
-
-def clock(seconds: float) -> str:
-    """``seconds`` as m:ss."""
-    return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
 
 
 class VideoExport:
@@ -195,16 +199,16 @@ class FlythroughControls:
         """Stop the replay, if any."""
         self.player = None
 
-    def key(self, name: str) -> None:
+    def key(self, key: ReplayKey) -> None:
         """Space pauses a replay, Left / Right step it while paused."""
         if self.player is None:
             return
-        if name == "space":
+        if key is ReplayKey.PAUSE:
             if self.player.finished and self.player.paused:
                 self.player.time = 0.0  # from the end: play again
             self.player.paused = not self.player.paused
-        elif name in ("left", "right"):
-            self.player.step(-1 if name == "left" else 1)
+        else:
+            self.player.step(-1 if key is ReplayKey.BACK else 1)
 
     def escape(self) -> bool:
         """Escape cancels an export, else stops a replay; False when it had nothing to stop."""
@@ -291,7 +295,7 @@ class FlythroughControls:
         """A red REC m:ss in the top right corner while recording (visible with the panel hidden too)."""
         if self.recorder is None:
             return
-        overlay([f"REC {clock(self.recorder.seconds)}"], (imgui.get_main_viewport().size.x - 10, 10), (1.0, 0.0), 0.6,
+        overlay([recording_clock(self.recorder.seconds)], (imgui.get_main_viewport().size.x - 10, 10), (1.0, 0.0), 0.6,
                 REC_COLOR)
 
 

@@ -14,7 +14,7 @@ from imgui_bundle import imgui
 
 from terrainview.scene import camera, catalog
 from terrainview.scene.image_size import MAX_IMAGE_SIDE, MAX_RENDER_SIDE, SUPERSAMPLE_FACTORS
-from terrainview.scene.settings import CAMERAS, ENDLESS, SceneSettings, option_spec
+from terrainview.scene.settings import CAMERAS, ENDLESS, CameraMode, LevelOfDetail, SceneSettings, option_spec
 
 SHORTCUTS = (
     ("Left / Right, A / D", "turn 3 degrees (hold to repeat, 30 steps/s)"),
@@ -180,7 +180,7 @@ class Panel:
         s = _checkbox(s, "linear", "Texture linear")
         if catalog.render_type(s).level_of_detail:
             s = _combo(s, "lod", "Level of detail", {"on": "on (large surfaces)", "off": "off (always the full mesh)"})
-            if s.lod == "on":
+            if s.lod is LevelOfDetail.ON:
                 s = _slider(s, "lod_error", "Detail error (px)", low=0.5, high=32.0)
         if imgui.collapsing_header("Generator and texture"):
             s = _combo(s, "generator", "Generator", {name: entry.label for name, entry in catalog.GENERATORS.items()})
@@ -228,10 +228,10 @@ class Panel:
             settings = camera.switch_mode(settings, CAMERAS[index])
         s = _drag(settings, "yrot", "Yaw", 1.0)
         s = _drag(s, "pitch", "Pitch", 1.0)
-        names = ("eye_x", "eye_y", "eye_z") if s.camera == "fly" else ("xtrans", "ytrans", "ztrans")
+        names = ("eye_x", "eye_y", "eye_z") if s.camera is CameraMode.FLY else ("xtrans", "ytrans", "ztrans")
         for name, label in zip(names, ("X", "Y", "Z"), strict=True):
             s = _drag(s, name, label, 0.01)
-        if s.camera == "fly":
+        if s.camera is CameraMode.FLY:
             imgui.text_disabled(f"speed x{status.fly_speed:.2f} (mouse wheel)")
         return s
 
@@ -315,8 +315,7 @@ class Panel:
     def _draw_status(status: PanelStatus) -> None:
         imgui.separator()
         if status.recording_seconds is not None:
-            seconds = int(status.recording_seconds)
-            imgui.text_colored(imgui.ImVec4(1.0, 0.2, 0.2, 1.0), f"REC {seconds // 60}:{seconds % 60:02d}")
+            imgui.text_colored(imgui.ImVec4(1.0, 0.2, 0.2, 1.0), recording_clock(status.recording_seconds))
         if status.busy_seconds is not None:
             label = "Compiling terrain kernels (first run)..." if status.compiling else "Generating..."
             imgui.text(f"{label} {status.busy_seconds:.1f} s")
@@ -343,6 +342,16 @@ class Panel:
             imgui.same_line(190 * scale)
             imgui.text_disabled(meaning)
         imgui.end()
+
+
+def clock(seconds: float) -> str:
+    """``seconds`` as m:ss."""
+    return f"{int(seconds) // 60}:{int(seconds) % 60:02d}"
+
+
+def recording_clock(seconds: float) -> str:
+    """What the panel and the recording badge show while recording: ``REC m:ss``."""
+    return f"REC {clock(seconds)}"
 
 
 def overlay(lines: list[str], anchor: tuple[float, float], pivot: tuple[float, float], background_alpha: float,
