@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -55,10 +54,8 @@ def wait_for(condition: Callable[[], Any], timeout: float, what: str, interval: 
 
 
 def window_load(path: Path, settings: SceneSettings) -> tuple[SceneSettings, list[str]]:
-    """The window's Load (TerrainApp.load_scene_file) on a stand-in window: (its settings afterwards, messages)."""
-    from terrainview.window.app import TerrainApp
+    """The window's Load (its SceneFiles): (the settings afterwards, messages)."""
+    from terrainview.window.scene_actions import SceneFiles
 
     messages: list[str] = []
-    stand_in = types.SimpleNamespace(settings=settings, show_message=messages.append)
-    TerrainApp.load_scene_file(stand_in, Path(path))
-    return stand_in.settings, messages
+    return SceneFiles(messages.append).load(Path(path), settings), messages

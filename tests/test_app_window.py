@@ -289,10 +289,10 @@ class TestKeysInProcess:
         fresh.start_screenshot((3840, 2160), 2)  # 7680 x 4320 drawn: 15 x 9 tiles of 512, one per frame
         fresh.on_render(0.0, 1 / 60)
         fresh.on_render(0.0, 1 / 60)
-        job = fresh.shot[0]
+        job = fresh.screenshots.job
         assert 0.0 < job.progress < 0.05 and fresh.status.shot_progress == job.progress
         tap(fresh, fresh.wnd.keys.ESCAPE)  # Escape cancels the shot, not the program
-        assert fresh.shot is None and not fresh.wnd.is_closing
+        assert fresh.screenshots.job is None and not fresh.wnd.is_closing
         assert "Cancelled" in fresh.message[0]
         assert not (tmp_path / "screenshots").exists() or not any((tmp_path / "screenshots").iterdir())
 
@@ -300,7 +300,7 @@ class TestKeysInProcess:
         monkeypatch.chdir(tmp_path)
         for _ in range(2):
             fresh.start_screenshot((64, 36), path=None)
-            while fresh.shot is not None:
+            while fresh.screenshots.job is not None:
                 fresh.on_render(0.0, 1 / 60)
         shots = names(tmp_path / "screenshots")
         assert len(shots) == 2
@@ -349,7 +349,7 @@ class TestKeysInProcess:
         settle(fresh)
         assert "missing.png" in fresh.status.error
         tap(fresh, fresh.wnd.keys.F12)
-        assert fresh.shot is None and fresh.pending_shot is None
+        assert fresh.screenshots.job is None and fresh.screenshots.pending is None
         assert fresh.message[0].startswith("Screenshot not taken")
         fresh.settings = fresh.settings.replace(seed_image="")
         settle(fresh)
@@ -381,7 +381,7 @@ class TestKeysInProcess:
             tap(fresh, keys.F12)
             for _ in range(100):
                 written = set(folder.glob("*.png")) - before if folder.is_dir() else set()
-                if written and fresh.shot is None:
+                if written and fresh.screenshots.job is None:
                     assert len(written) == 1
                     return written.pop()
                 fresh.feed.wait_idle(60.0)

@@ -161,12 +161,12 @@ def test_the_window_shows_a_message_and_keeps_its_settings_for_every_crafted_fil
 
 
 def test_the_window_survives_any_exception_from_loading(tmp_path, monkeypatch):
-    import terrainview.window.app as app_module
+    import terrainview.window.scene_actions as scene_actions
 
     def explode(*args, **kwargs):
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr(app_module, "load_scene", explode)
+    monkeypatch.setattr(scene_actions, "load_scene", explode)
     current = SceneSettings(seed=5)
     settings, messages = window_load(tmp_path / "x.toml", current)
     assert settings is current and messages == ["Scene not loaded: " + str(tmp_path / "x.toml") + ": RecursionError"]

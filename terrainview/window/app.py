@@ -16,24 +16,22 @@ from pathlib import Path
 import moderngl_window as mglw
 from imgui_bundle import imgui
 
-from terrainview.base.atomic_files import OutputError, atomic_output, check_output_path, timestamped_path
+from terrainview.base.atomic_files import OutputError
 from terrainview.base.parsing import bounded_argument, join_option_values
 from terrainview.render.imgui_draw import ImGuiRenderer
-from terrainview.render.offscreen import TiledRender, save_png
-from terrainview.render.renderer import Frame, FrameStats, Renderer, fov_keeping_framing
+from terrainview.render.renderer import Frame, FrameStats, Renderer
 from terrainview.scene import camera, catalog
 from terrainview.scene.arguments import add_scene_arguments, one_line_errors, scene_from_args
 from terrainview.scene.flythrough import Flythrough, load_flight
-from terrainview.scene.scene_file import SceneError, load_scene, picture_extras, save_scene_toml
 from terrainview.scene.settings import SceneSettings
 from terrainview.window import arrow_keys, window_arguments
 from terrainview.window.flythrough_controls import FlythroughControls, ReplayKey, add_flight_argument
 from terrainview.window.generation_feed import GenerationFeed
 from terrainview.window.imgui_input import StyleScale, WindowInput
-from terrainview.window.panel import MAX_UI_SCALE, MIN_UI_SCALE, Panel, PanelStatus, overlay
+from terrainview.window.panel import MAX_UI_SCALE, MIN_UI_SCALE, FrameCounter, Panel, PanelStatus, overlay
+from terrainview.window.scene_actions import SceneFiles
+from terrainview.window.screenshots import ShotRequest, WindowScreenshots
 
-SCREENSHOT_FOLDER = Path("screenshots")
-SCENE_FOLDER = Path("scenes")
 MESSAGE_SECONDS = 4.0
 
 
@@ -83,12 +81,9 @@ class TerrainApp(mglw.WindowConfig):
         self.frame_stats: FrameStats | None = None
         self.pointer = (0.0, 0.0)  # the mouse, in window coordinates
         self.message = ("", 0.0)
-        self.shot: tuple[TiledRender, Path] | None = None
-        self.pending_shot: tuple | None = None  # a shot asked for before the new terrain reached the GPU
-        self.saved_scenes: set[Path] = set()  # scene files this session wrote (and may overwrite)
-        self._fps_frames, self._fps_since = 0, time.perf_counter()
-        self._frame_started: float | None = None
-        self._slowest_frame = 0.0
+        self.screenshots = WindowScreenshots(self.renderer, self.show_message)
+        self.scene_files = SceneFiles(self.show_message)
+        self.frame_counter = FrameCounter(time.perf_counter())
         self.imgui_context = imgui.create_context()
         imgui.set_current_context(self.imgui_context)
         imgui.get_io().set_ini_filename("")  # no imgui.ini litter in the user's folder
@@ -129,23 +124,17 @@ class TerrainApp(mglw.WindowConfig):
                 self.status.change_seconds = settled
         else:
             framebuffer.clear(0.1, 0.1, 0.12, 1.0)
-        if self.pending_shot is not None and self.feed.is_current(self.settings):
-            pending, self.pending_shot = self.pending_shot, None
-            self.start_screenshot(*pending)
-        self._advance_shot()
-        self._count_frame()
+        self.screenshots.advance(self.settings, self.feed.is_current(self.settings), self.status.error)
+        self.frame_counter.tick(time.perf_counter(), self.status)
         self._draw_ui(frame_time)
 
     def _take_generated(self) -> None:
-        if self.shot is not None:  # a screenshot in progress keeps the terrain it started with
+        if self.screenshots.job is not None:  # a screenshot in progress keeps the terrain it started with
             return
         result = self.feed.take()
         if result is None:
             return
-        self.status.error = result.error
-        if result.error is not None and self.pending_shot is not None:  # the terrain it waits for will not come
-            self.pending_shot = None
-            self.show_message(f"Screenshot not taken: {result.error}")
+        self.status.error = result.error  # a screenshot waiting for this terrain says why it is not taken
         if result.changed:
             self.status.generation_seconds = result.seconds
 
@@ -157,24 +146,11 @@ class TerrainApp(mglw.WindowConfig):
             if moved:
                 self.show_message(moved[0].upper() + moved[1:])
 
-    def _count_frame(self) -> None:
-        now = time.perf_counter()
-        if self._frame_started is not None:
-            self._slowest_frame = max(self._slowest_frame, now - self._frame_started)
-        self._frame_started = now
-        self._fps_frames += 1
-        elapsed = now - self._fps_since
-        if elapsed >= 0.5:
-            self.status.frames_per_second = self._fps_frames / elapsed
-            self.status.frame_seconds = elapsed / self._fps_frames
-            self.status.slowest_frame_seconds = self._slowest_frame
-            self._fps_frames, self._fps_since, self._slowest_frame = 0, now, 0.0
-
     def _draw_ui(self, frame_time: float) -> None:
         self.status.busy_seconds = self.feed.busy_seconds
         self.status.erosion_progress = self.feed.erosion_progress
         self.status.window_size = self.wnd.buffer_size
-        self.status.shot_progress = None if self.shot is None else self.shot[0].progress
+        self.status.shot_progress = self.screenshots.progress
         self.status.compiling = self.feed.compiling
         self.status.fly_speed = self.flight.speed
         self.status.recording_seconds = self.flythrough.recording_seconds
@@ -187,7 +163,7 @@ class TerrainApp(mglw.WindowConfig):
         if actions.screenshot is not None:
             self.start_screenshot(*actions.screenshot)
         if actions.cancel_screenshot:
-            self.cancel_shot()
+            self.screenshots.cancel()
         if actions.save_scene:
             self.save_scene_file()
         if actions.load_scene:
@@ -201,8 +177,8 @@ class TerrainApp(mglw.WindowConfig):
         lines = []
         if self.drawn_settings is None:
             lines.append("Compiling terrain kernels..." if self.status.compiling else "Generating terrain...")
-        if self.shot is not None:
-            lines.append(f"Rendering {self.shot[1].name}: {self.shot[0].progress:.0%} (Escape cancels)")
+        if self.screenshots.path is not None and self.screenshots.progress is not None:
+            lines.append(f"Rendering {self.screenshots.path.name}: {self.screenshots.progress:.0%} (Escape cancels)")
         text, until = self.message
         if text and time.perf_counter() < until:
             lines.append(text)
@@ -232,82 +208,20 @@ class TerrainApp(mglw.WindowConfig):
         self.settings = self.settings.with_mode(catalog.render_type(self.settings).toggle)
 
     def start_screenshot(self, size: tuple[int, int], supersample: int = 1, path: Path | None = None) -> None:
-        """Begin rendering the current view, without the panel, to a PNG; one tile per frame."""
-        if self.shot is not None:
-            return
-        window_width, window_height = self.wnd.buffer_size
-        if self.status.error or window_height == 0:
-            self.show_message(f"Screenshot not taken: {self.status.error or 'the window is minimised'}")
-            return
-        if not self.feed.is_current(self.settings):  # shoot the new terrain once uploaded
-            self.pending_shot = (size, supersample, path)
-            return
-        if path is None:
-            SCREENSHOT_FOLDER.mkdir(exist_ok=True)
-            path = timestamped_path(SCREENSHOT_FOLDER, "terrainview-", ".png", f"-seed{self.settings.seed}")
-        # Small tiles: each frame draws one, so the window stays responsive during a large shot.
-        job = TiledRender(self.renderer, self.settings, size, supersample=supersample, tile_side=512,
-                          line_scale=self.wnd.pixel_ratio * size[1] / window_height,
-                          field_of_view_y=fov_keeping_framing(window_width / window_height, size[0] / size[1]))
-        self.shot = (job, path)
-
-    def _advance_shot(self) -> None:
-        if self.shot is None:
-            return
-        job, path = self.shot
-        job.step()
-        if not job.finished:
-            return
-        self.shot = None
-        try:
-            pixels = job.result()
-            save_png(pixels, check_output_path(path, False, (".png",)), job.settings, force=False,
-                     extra=picture_extras(job.size, job.supersample))
-            self.show_message(f"Saved {path} ({job.size[0]}x{job.size[1]})")
-        except (OutputError, OSError) as error:
-            self.show_message(f"Screenshot not saved: {error}")
-        finally:
-            job.release()
-
-    def cancel_shot(self) -> None:
-        """Stop the screenshot being rendered, if any, and say so."""
-        if self.shot is not None:
-            self.shot[0].release()
-            self.show_message(f"Cancelled {self.shot[1].name}")
-            self.shot = None
+        """Render the current view, without the panel, to a PNG (a new one in ./screenshots/ when no path)."""
+        request = ShotRequest(size, supersample, path, self.wnd.buffer_size, self.wnd.pixel_ratio)
+        self.screenshots.start(self.settings, request, terrain_ready=self.feed.is_current(self.settings),
+                               terrain_error=self.status.error)
 
     def save_scene_file(self, path: Path | None = None) -> None:
-        """Save the scene as TOML, by default to a new time-stamped file in ./scenes/.
-
-        The panel's Scene file field then shows the new file's name, ready to load; a file this session did not
-        write is never overwritten.
-        """
-        try:
-            if path is None:
-                SCENE_FOLDER.mkdir(exist_ok=True)
-                path = timestamped_path(SCENE_FOLDER, "terrainview-", ".toml", f"-seed{self.settings.seed}")
-            ours = path.resolve() in self.saved_scenes
-            path = check_output_path(path, ours, (".toml",))
-            with atomic_output(path, force=ours) as temporary:
-                save_scene_toml(self.settings, temporary)
-            self.saved_scenes.add(path.resolve())
-            self.panel.scene_path = str(path)
-            self.show_message(f"Saved scene to {path}")
-        except (OutputError, OSError) as error:
-            self.show_message(f"Scene not saved: {error}")
+        """Save the scene (a new file in ./scenes/ when no path); the panel's Scene file field shows its name."""
+        saved = self.scene_files.save(self.settings, path)
+        if saved is not None:
+            self.panel.scene_path = str(saved)
 
     def load_scene_file(self, path: Path) -> None:
-        """Load a scene file; on any error show a message and keep the current scene, and print its warnings."""
-        try:
-            settings, warnings = load_scene(path, self.settings)
-        except Exception as error:  # whatever a file does, the session goes on (a message, not a crash)
-            self.show_message(f"Scene not loaded: {error}" if isinstance(error, SceneError)
-                              else f"Scene not loaded: {path}: {type(error).__name__}")
-            return
-        self.settings = settings
-        self.show_message(f"Loaded scene {path}" + (f" ({len(warnings)} warnings)" if warnings else ""))
-        for warning in warnings:
-            print(f"terrainview: warning: {warning}", file=sys.stderr)
+        """Load a scene file; on any error a message, and the current scene stays."""
+        self.settings = self.scene_files.load(path, self.settings)
 
     # --- input ----------------------------------------------------------------------------------------------
 
@@ -335,9 +249,7 @@ class TerrainApp(mglw.WindowConfig):
         elif key == keys.F1:
             self.panel.help_visible = not self.panel.help_visible
         elif key == keys.ESCAPE and not typing:
-            if self.shot is not None:
-                self.cancel_shot()
-            elif not self.flythrough.escape():
+            if not self.screenshots.cancel() and not self.flythrough.escape():
                 self.wnd.close()
         elif typing:
             return
@@ -402,9 +314,7 @@ class TerrainApp(mglw.WindowConfig):
         """Stop the flythrough and the generation thread and release the GPU objects."""
         self.flythrough.close()
         self.feed.stop()
-        self.staging = None
-        if self.shot is not None:
-            self.shot[0].release()
+        self.screenshots.release()
         self.renderer.release()
         self.imgui.release()
 

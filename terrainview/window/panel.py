@@ -78,6 +78,29 @@ class PanelStatus:
     recording_seconds: float | None = None  # a flight being recorded (None: not recording)
 
 
+class FrameCounter:
+    """Frames counted over half a second at a time: the status line's frame rate, mean and slowest frame."""
+
+    PERIOD_SECONDS = 0.5
+
+    def __init__(self, now: float) -> None:
+        self._frames, self._since, self._slowest = 0, now, 0.0
+        self._last: float | None = None
+
+    def tick(self, now: float, status: PanelStatus) -> None:
+        """Count a frame drawn at ``now``; each half second, put the figures in ``status``."""
+        if self._last is not None:
+            self._slowest = max(self._slowest, now - self._last)
+        self._last = now
+        self._frames += 1
+        elapsed = now - self._since
+        if elapsed >= self.PERIOD_SECONDS:
+            status.frames_per_second = self._frames / elapsed
+            status.frame_seconds = elapsed / self._frames
+            status.slowest_frame_seconds = self._slowest
+            self._frames, self._since, self._slowest = 0, now, 0.0
+
+
 @dataclass
 class PanelActions:
     """Buttons pressed this frame."""
