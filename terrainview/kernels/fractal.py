@@ -300,5 +300,5 @@ def cloud_colors(heights: np.ndarray) -> np.ndarray:
     Each value's deviation from the mean is clamped to +-0.2 and mapped to a shade in [0, 0.5];
     red = green = 0.4 + shade, blue = 0.9 (medium blue to white).
     """
-    heights = check_heightmap(heights)
+    heights = check_heightmap(heights, finite=False)  # colours per value
     return _cloud_colors_kernel(heights, np.float32(heights.mean(dtype=np.float64)))

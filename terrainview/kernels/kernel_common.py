@@ -103,11 +103,13 @@ def check_real(name: str, value: object, low: float, high: float, low_inclusive:
 
 
 def check_heightmap(heights: object, name: str = "heights", *, square: bool = False, grid: bool = False,
-                    dtype: type = np.float32) -> np.ndarray:
+                    dtype: type = np.float32, finite: bool = True) -> np.ndarray:
     """``heights`` as a C-contiguous 2D array of finite reals in ``dtype``, or ValueError naming ``name``.
 
     Every kernel that takes a map checks it here: at least 2 x 2; ``square`` asks for as many rows as columns;
     ``grid`` for diamond-square's grid of 2**n + 1 points per side (n = 1 to ``MAX_ITERATIONS_2D``).
+    ``finite=False`` skips the pass over every value, for a kernel that only takes a map's measure (a NaN makes
+    no worse a result there, and the pass would cost as much as the kernel).
     """
     array = np.asarray(heights)
     if array.ndim != 2 or min(array.shape) < 2:
@@ -121,7 +123,7 @@ def check_heightmap(heights: object, name: str = "heights", *, square: bool = Fa
     if array.dtype.kind not in "fiu":
         raise ValueError(f"{name} must be real numbers, got dtype {array.dtype}")
     array = np.ascontiguousarray(array, dtype=dtype)
-    if not np.isfinite(array).all():
+    if finite and not np.isfinite(array).all():
         raise ValueError(f"{name} must be finite")
     return array
 

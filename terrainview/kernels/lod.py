@@ -130,7 +130,7 @@ class LodSurface:
     @classmethod
     def from_heights(cls, heights: np.ndarray) -> LodSurface:
         """Build the min/max pyramid of a (2**n + 1) x (2**n + 1) heightmap."""
-        heights = check_heightmap(heights, grid=True)
+        heights = check_heightmap(heights, grid=True, finite=False)  # bounds only
         cells = heights.shape[0] - 1
         iterations = cells.bit_length() - 1
         patch = min(PATCH_QUADS, cells)
