@@ -79,7 +79,7 @@ def test_camera_fields_are_one_block_and_the_angles_are_marked():
     first = names.index(camera.CAMERA_FIELDS[0])
     assert tuple(names[first:first + len(camera.CAMERA_FIELDS)]) == camera.CAMERA_FIELDS
     angles = {spec.name for spec in dataclasses.fields(SceneSettings) if spec.metadata.get("angle")}
-    assert angles == {"yrot", "pitch"}
+    assert angles == {"yrot", "pitch", "sun_azimuth", "sun_elevation"}  # the sun follows curves like the camera
     assert {"camera", "eye_x", "eye_y", "eye_z", "xtrans"} <= set(camera.CAMERA_FIELDS)
 
 

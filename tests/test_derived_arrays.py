@@ -23,7 +23,7 @@ OTHER_VALUES = {
     "erosion": "both", "erosion_droplets": 5000.0, "erosion_strength": 0.5, "erosion_radius": 0.05,
     "erosion_capacity": 4.0, "erosion_deposition": 0.5, "erosion_evaporation": 0.05, "erosion_inertia": 0.3,
     "talus": 30.0, "thermal_passes": 5,
-    "lod": "off", "lod_error": 3.0,
+    "lod": "off", "lod_error": 3.0, "look": "natural", "sun_azimuth": 200.0, "sun_elevation": 10.0,
     "yrot": 30.0, "ytrans": -0.7, "ztrans": -2.0, "pitch": 20.0,
     "camera": "fly", "xtrans": 0.4, "eye_x": 3.0, "eye_y": 1.0, "eye_z": -2.0,
 }
@@ -40,6 +40,7 @@ def base_scenes(sketch) -> dict[str, SceneSettings]:
         "1d": small.replace(mode="1d"),
         "hydraulic": small.replace(erosion="hydraulic"),
         "thermal": small.replace(erosion="thermal", talus=20.0),
+        "natural": small.replace(look="natural"),
     }
 
 

@@ -572,6 +572,7 @@ OWN_SETTINGS = {
     "Brush radius": {"erosion_radius"}, "Sediment capacity": {"erosion_capacity"},
     "Deposition": {"erosion_deposition"}, "Evaporation": {"erosion_evaporation"}, "Inertia": {"erosion_inertia"},
     "Talus angle (deg)": {"talus"}, "Thermal passes": {"thermal_passes"},
+    "Look": {"look"}, "Sun bearing (deg)": {"sun_azimuth"}, "Sun height (deg)": {"sun_elevation"},
     # Switching the camera keeps the view: these scenes' orbit and fly views are the same, so only the mode moves.
     "Mode": {"camera"}, "Yaw": {"yrot"}, "Pitch": {"pitch"},
     # Not scene settings: the scene file's name, the screenshot's size, the panel's own scale.
@@ -599,7 +600,7 @@ def moved(function: str, label: str, args: tuple) -> tuple:
 
 
 @pytest.mark.parametrize("settings", [
-    SceneSettings(mode="rendered", generator="fault", erosion="both", water_level=0.1),
+    SceneSettings(mode="rendered", generator="fault", erosion="both", water_level=0.1, look="natural"),
     SceneSettings(mode="lines", camera="fly", iterations=10),
 ], ids=["rendered-orbit-fault-eroded", "lines-fly-diamond-square"])
 def test_every_widget_changes_exactly_its_own_setting(ui, target, monkeypatch, settings):
@@ -614,7 +615,7 @@ def test_every_widget_changes_exactly_its_own_setting(ui, target, monkeypatch, s
 
 
 def test_the_widget_table_covers_every_widget_of_some_scene(ui, target, monkeypatch):
-    scenes = [SceneSettings(mode="rendered", generator="fault", erosion="both", water_level=0.1),
+    scenes = [SceneSettings(mode="rendered", generator="fault", erosion="both", water_level=0.1, look="natural"),
               SceneSettings(mode="lines", camera="fly", iterations=10)]
     shown = set().union(*(record_panel(ui, target, scene, monkeypatch).calls for scene in scenes))
     assert shown | set("XYZ") == set(OWN_SETTINGS) | set("XYZ")

@@ -18,6 +18,7 @@ from moderngl_window.meta import ProgramDescription
 from moderngl_window.opengl.program import ProgramShaders
 
 from terrainview.base.resources import shaders_dir
+from terrainview.kernels.lighting import HORIZON_DIRECTIONS
 from terrainview.kernels.texturing import WET_DARKENING
 from terrainview.scene.derived_arrays import teximage_size
 
@@ -25,6 +26,7 @@ from terrainview.scene.derived_arrays import teximage_size
 FOG_COLOR = (0.84, 0.87, 1.0)
 SKY_FOG = (3.0, 11.0)
 SURFACE_FOG = (2.0, 7.0)
+SUN_PENUMBRA = 0.05  # the natural look's shadow edge: radians of sun elevation from lit to shadowed
 LIGHT_DIRECTION = (1.0, 0.5, 1.0)
 LIGHT_AMBIENT = 0.5
 LIGHT_DIFFUSE = 1.0
@@ -212,6 +214,7 @@ class GpuResources:
         fog = {"FOG_COLOR": FOG_COLOR}
         bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS, "MAX_HEIGHT_BANDS": MAX_HEIGHT_BANDS}  # grid.glsl's
         lod_levels = {"MAX_LOD_LEVELS": MAX_LOD_LEVELS}  # lod.glsl's
+        natural = {"HORIZON_DIRECTIONS": HORIZON_DIRECTIONS, "PENUMBRA": SUN_PENUMBRA}
         surface: dict[str, float | Sequence[float] | int] = {
             **fog, **bands, "FOG_START": SURFACE_FOG[0], "FOG_END": SURFACE_FOG[1],
             "LIGHT_DIRECTION": LIGHT_DIRECTION, "SLOPE_AMBIENT": SLOPE_AMBIENT}
@@ -230,11 +233,16 @@ class GpuResources:
             "grid_lines_lod": load_program(ctx, "lines", **bands, **lod_levels, PROFILE=3),
             "polyline": load_program(ctx, "lines", PROFILE=1),
             "screen_quad": load_program(ctx, "screen_quad"),
+            "natural_sky": load_program(ctx, "natural_sky"),
+            "natural_terrain": load_program(ctx, "natural_terrain", **natural, **bands),
+            "natural_terrain_lod": load_program(ctx, "natural_terrain", **natural, **bands, **lod_levels, LOD=1),
+            "natural_water": load_program(ctx, "natural_water", **bands),
         }
         for name, program in self.programs.items():
             self._own(f"program:{name}", program)
         # Attribute-less draws: positions come from gl_VertexID / gl_InstanceID.
-        for name in ("terrain", "water", "teximage", "grid_lines", "screen_quad"):
+        for name in ("terrain", "water", "teximage", "grid_lines", "screen_quad", "natural_sky", "natural_terrain",
+                     "natural_water"):
             self._own(f"vao:{name}", ctx.vertex_array(self.programs[name], []))
         sky = self._own("buffer:sky", ctx.buffer(_sky_vertices()))
         self._own("vao:sky", ctx.vertex_array(self.programs["sky"],
@@ -406,6 +414,19 @@ class GpuResources:
         else:
             # Rows run like the heightmap's (row 0 at z = -1, where v = 1); GL stores the first row at v = 0.
             self._color_texture("texture:surface_image", rgb[::-1])
+
+    def upload_light_maps(self, maps: np.ndarray | None) -> None:
+        """The natural look's horizons and sky view (``lighting.light_maps``); None drops them."""
+        if maps is None:
+            self._drop("texture:light_maps")
+            return
+        layers, side = maps.shape[0], maps.shape[1]
+        texture = self._objects.get("texture:light_maps")
+        if texture is None or texture.size != (side, side, layers):
+            texture = self._own("texture:light_maps", self.ctx.texture_array((side, side, layers), 1))
+            texture.repeat_x = texture.repeat_y = True
+            texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        texture.write(np.ascontiguousarray(maps))
 
     def surface_texture(self) -> moderngl.Texture:
         """The texture on the surface: the CPU-made one if uploaded, else the teximage."""

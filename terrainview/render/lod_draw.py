@@ -29,16 +29,17 @@ class LodTerrain:
 
     def select(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, detail_height: int,
                field_of_view_y: float, lines: bool, layout: camera.TileLayout,
-               image_projection: glm.mat4 | None = None) -> lod.Selection | None:
+               image_projection: glm.mat4 | None = None, reach: float = SURFACE_FOG[1]) -> lod.Selection | None:
         """The nodes to draw, or None when the full mesh is drawn.
 
         The full mesh is drawn with level of detail off, or with the full mesh small enough
-        (lod.FULL_MESH_TRIANGLES, FULL_MESH_SEGMENTS: the original's exact look). Rendered mode selects
-        nothing beyond the fog's end. A view that would exceed the budget (an eye low over a large surface) is
-        drawn with a larger error instead; when ``projection`` shows one tile of a larger image,
-        ``image_projection`` (the whole image's) decides that error, so every tile uses the same. The quadtrees'
-        roots are the tiles of ``layout`` (camera.tile_layout's, which the renderer takes once a frame), the same
-        tiles the full mesh draws: for ``--tile endless`` the ring around the eye, which frustum culling trims.
+        (lod.FULL_MESH_TRIANGLES, FULL_MESH_SEGMENTS: the original's exact look). Rendered mode selects nothing
+        beyond ``reach`` (the fog's end; the natural look's haze reaches farther). A view that would exceed the
+        budget (an eye low over a large surface) is drawn with a larger error instead; when ``projection`` shows
+        one tile of a larger image, ``image_projection`` (the whole image's) decides that error, so every tile
+        uses the same. The quadtrees' roots are the tiles of ``layout`` (camera.tile_layout's, which the
+        renderer takes once a frame), the same tiles the full mesh draws: for ``--tile endless`` the ring around
+        the eye, which frustum culling trims.
         """
         surface = self.surface
         if settings.lod is LevelOfDetail.OFF or surface is None:
@@ -56,7 +57,7 @@ class LodTerrain:
 
         def planes(matrix: glm.mat4) -> np.ndarray:
             view_projection = np.array(matrix * view, dtype=np.float64)
-            return lod.frustum_planes(view_projection, None if lines else SURFACE_FOG[1], view_rows)
+            return lod.frustum_planes(view_projection, None if lines else reach, view_rows)
 
         eye = np.array(camera.eye_position(settings))
         roots = lod.tile_roots(tiles) + origin
@@ -74,12 +75,13 @@ class LodTerrain:
         return lod.select_nodes(surface, roots, planes(projection), eye, ranges)
 
 
-def draw_selection(gpu: GpuResources, selection: lod.Selection, lines: bool) -> int:
+def draw_selection(gpu: GpuResources, selection: lod.Selection, lines: bool, program_name: str | None = None) -> int:
     """Draw the selected nodes as grid lines or triangles; the level-of-detail program's other uniforms are set.
 
-    Returns the triangles or line segments drawn.
+    ``program_name`` is the look's patch program (by default the original's). Returns the triangles or line
+    segments drawn.
     """
-    program_name = "grid_lines_lod" if lines else "terrain_lod"
+    program_name = program_name or ("grid_lines_lod" if lines else "terrain_lod")
     program = gpu.programs[program_name]
     zones = np.zeros((MAX_LOD_LEVELS, 2), dtype="f4")
     morph = selection.morph_zones()

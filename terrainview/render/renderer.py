@@ -21,11 +21,15 @@ from terrainview.render.gpu import FOG_COLOR, SURFACE_FOG, GpuResources, HeightB
 from terrainview.render.lod_draw import LodTerrain, draw_selection
 from terrainview.scene import camera, catalog
 from terrainview.scene.derived_arrays import DerivedArrays
-from terrainview.scene.settings import SceneSettings
+from terrainview.scene.settings import Look, SceneSettings
 
 FIELD_OF_VIEW_Y = 60.0
 NEAR_PLANE = 0.1
 FAR_PLANE = 15.0
+# The natural look sees farther: land out to NATURAL_REACH fades into the haze, the sea to the far plane.
+NATURAL_REACH = 24.0
+NATURAL_FAR_PLANE = 80.0
+HAZE_TRANSMITTANCE_AT_REACH = 0.03  # what the haze leaves of land at NATURAL_REACH: it meets the sky there
 REFERENCE_HEIGHT = 720  # a frame this tall draws 1-pixel lines; taller images scale them up
 
 
@@ -44,9 +48,9 @@ class Frame:
         """The whole image's width over its height."""
         return self.image_size[0] / self.image_size[1]
 
-    def perspective(self) -> glm.mat4:
+    def perspective(self, far: float = FAR_PLANE) -> glm.mat4:
         """The perspective projection of the whole image, mapped to the part of it being drawn."""
-        return camera.compose(self.ndc_window, projection_matrix(self.aspect, self.field_of_view_y))
+        return camera.compose(self.ndc_window, projection_matrix(self.aspect, self.field_of_view_y, far))
 
 
 @dataclass(frozen=True)
@@ -78,9 +82,15 @@ def tile_reach(lines: bool) -> float:
     return FAR_PLANE if lines else SURFACE_FOG[1]
 
 
-def projection_matrix(aspect: float, field_of_view_y: float = FIELD_OF_VIEW_Y) -> glm.mat4:
-    """The perspective projection for ``aspect`` and the vertical field of view in degrees, NEAR_PLANE..FAR_PLANE."""
-    return glm.perspective(glm.radians(field_of_view_y), aspect, NEAR_PLANE, FAR_PLANE)
+def projection_matrix(aspect: float, field_of_view_y: float = FIELD_OF_VIEW_Y, far: float = FAR_PLANE) -> glm.mat4:
+    """The perspective projection for ``aspect`` and the vertical field of view in degrees, NEAR_PLANE..far."""
+    return glm.perspective(glm.radians(field_of_view_y), aspect, NEAR_PLANE, far)
+
+
+def sun_direction(settings: SceneSettings) -> tuple[float, float, float]:
+    """The unit vector toward the sun: from its compass bearing (0 north, -z; 90 east, +x) and elevation."""
+    azimuth, elevation = math.radians(settings.sun_azimuth), math.radians(settings.sun_elevation)
+    return (math.sin(azimuth) * math.cos(elevation), math.sin(elevation), -math.cos(azimuth) * math.cos(elevation))
 
 
 def fov_keeping_framing(reference_aspect: float, aspect: float, field_of_view_y: float = FIELD_OF_VIEW_Y) -> float:
@@ -149,7 +159,7 @@ class Renderer:
         uploads: dict[str, Callable[[Any], None]] = {
             "surface": self.gpu.upload_surface, "clouds": self.gpu.upload_clouds,
             "teximage_flow": self.gpu.upload_teximage_flow, "teximage": self._draw_teximage_texture,
-            "surface_texture": self.gpu.upload_surface_texture}
+            "surface_texture": self.gpu.upload_surface_texture, "light": self.gpu.upload_light_maps}
         for name, upload in uploads.items():
             if name in changed:
                 upload(changed[name])
@@ -234,16 +244,19 @@ class Renderer:
         return FrameStats((self.gpu.profile_length - 1) * tiles, "line segments")
 
     def _surface_layout(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, frame: Frame,
-                        lines: bool) -> tuple[camera.TileLayout, lod.Selection | None]:
+                        lines: bool, reach: float | None = None,
+                        far: float = FAR_PLANE) -> tuple[camera.TileLayout, lod.Selection | None]:
         """The frame's tile layout (camera.tile_layout's, taken once a frame) and level-of-detail selection.
 
-        The selection is None when the full mesh is drawn.
+        ``reach``: how far land is drawn (by default the original's, ``tile_reach``). The selection is None when
+        the full mesh is drawn.
         """
-        layout = camera.tile_layout(settings, tile_reach(lines))
+        reach = tile_reach(lines) if reach is None else reach
+        layout = camera.tile_layout(settings, reach)
         detail_height = frame.detail_height or frame.image_size[1]
-        image_projection = projection_matrix(frame.aspect, frame.field_of_view_y)
+        image_projection = projection_matrix(frame.aspect, frame.field_of_view_y, far)
         selection = self.lod.select(settings, view, projection, detail_height, frame.field_of_view_y, lines,
-                                    layout, image_projection)
+                                    layout, image_projection, reach)
         return layout, selection
 
     @_draws('lines')
@@ -286,7 +299,12 @@ class Renderer:
 
     @_draws('rendered')
     def draw_rendered(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
-        """Draw the rendered scene: the sky pyramid, the textured and fogged surface, and the water if any."""
+        """Draw the rendered scene: the sky pyramid, the textured and fogged surface, and the water if any.
+
+        In the natural look: the daylight sky, the sunlit surface and the sea (``_draw_natural``).
+        """
+        if settings.look is Look.NATURAL and self.gpu.has("texture:light_maps"):
+            return self._draw_natural(settings, framebuffer, frame)
         ctx, gpu = self.ctx, self.gpu
         view, projection = camera.view_matrix(settings), frame.perspective()
         framebuffer.clear(*FOG_COLOR, 1.0)
@@ -339,6 +357,69 @@ class Renderer:
             uniform(water, "half_extent").value = float(tiles)
             uniform(water, "centre").value = origin
             gpu.get("vao:water").render(moderngl.TRIANGLE_STRIP, vertices=4)
+            ctx.depth_mask = True  # type: ignore[attr-defined]  # moderngl has it; its stub does not
+            triangles += 2
+        return FrameStats(triangles, "triangles", surface_triangles, full)
+
+    def _draw_natural(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
+        """The natural look: sky per pixel, the surface lit by the sun and the sky through the haze, the sea."""
+        ctx, gpu = self.ctx, self.gpu
+        framebuffer.clear(0.0, 0.0, 0.0, 1.0)
+        view, projection = camera.view_matrix(settings), frame.perspective(NATURAL_FAR_PLANE)
+        sun = sun_direction(settings)
+        eye = camera.eye_position(settings)
+        haze = math.log(1.0 / HAZE_TRANSMITTANCE_AT_REACH) / NATURAL_REACH ** 2  # per squared distance
+
+        sky = gpu.programs["natural_sky"]
+        whole = projection_matrix(frame.aspect, frame.field_of_view_y, NATURAL_FAR_PLANE)
+        uniform(sky, "inverse_view_projection").write(glm.inverse(whole * camera.rotation_matrix(settings)))
+        uniform(sky, "ndc_window").write(frame.ndc_window)
+        uniform(sky, "sun_direction").value = sun
+        gpu.get("vao:natural_sky").render(moderngl.TRIANGLES, vertices=3)
+
+        ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
+        layout, selection = self._surface_layout(settings, view, projection, frame, lines=False,
+                                                 reach=NATURAL_REACH, far=NATURAL_FAR_PLANE)
+        program_name = "natural_terrain" if selection is None else "natural_terrain_lod"
+        terrain = gpu.programs[program_name]
+        uniform(terrain, "view").write(view)
+        uniform(terrain, "projection").write(projection)
+        water_level = settings.water_level if settings.water_level is not None else -1e3
+        values: dict[str, Any] = {"eye": eye, "sun_direction": sun, "sun_azimuth": settings.sun_azimuth,
+                                  "haze_density": haze, "height_scale": settings.height_scale,
+                                  "water_level": water_level}
+        for name, value in values.items():
+            uniform(terrain, name).value = value
+        size = gpu.surface_grid_size
+        self._bind_tiles(terrain, gpu.get("heights:surface"), size, layout, selection)
+        gpu.get("texture:light_maps").use(0)
+        uniform(terrain, "light_maps").value = 0
+        tiles, origin = layout
+        full = lod.full_mesh_triangles(_iterations_of(size), tiles)
+        if selection is None:
+            gpu.get("vao:natural_terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
+                                                  instances=(size - 1) * tiles ** 2)
+            surface_triangles = full
+        else:
+            surface_triangles = draw_selection(gpu, selection, lines=False, program_name=program_name)
+        triangles = 1 + surface_triangles
+
+        if settings.water_level is not None:
+            ctx.disable(moderngl.CULL_FACE)
+            ctx.enable(moderngl.BLEND)
+            ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+            ctx.depth_mask = False  # type: ignore[attr-defined]  # moderngl has it; its stub does not
+            water = gpu.programs["natural_water"]
+            uniform(water, "view").write(view)
+            uniform(water, "projection").write(projection)
+            endless = isinstance(settings.tile, str)
+            values = {"eye": eye, "sun_direction": sun, "haze_density": haze, "level": settings.water_level,
+                      "reach": NATURAL_FAR_PLANE, "land_centre": origin,
+                      "land_extent": (1e9, 1e9) if endless else (float(tiles), float(tiles))}
+            for name, value in values.items():
+                uniform(water, name).value = value
+            self._bind_grid(water, gpu.get("heights:surface"), size, None)
+            gpu.get("vao:natural_water").render(moderngl.TRIANGLE_STRIP, vertices=4)
             ctx.depth_mask = True  # type: ignore[attr-defined]  # moderngl has it; its stub does not
             triangles += 2
         return FrameStats(triangles, "triangles", surface_triangles, full)

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from terrainview.kernels import erosion, fractal
+from terrainview.kernels import erosion, fractal, lighting
 from terrainview.scene import catalog
-from terrainview.scene.settings import SceneSettings
+from terrainview.scene.settings import Look, SceneSettings
 
 Progress = Callable[[float], bool]  # progress(fraction) -> False to cancel (raises erosion.Cancelled)
 
@@ -145,6 +145,16 @@ def surface_texture_key(settings: SceneSettings) -> tuple:
     return teximage_key(settings) + (settings.texture,)
 
 
+def light_key(settings: SceneSettings) -> tuple:
+    """The light maps' key: the surface's while the natural look draws a 2D surface, else none are made.
+
+    The sun is not in it: the horizons serve every sun, so moving the sun regenerates nothing.
+    """
+    if settings.look is not Look.NATURAL or catalog.render_type(settings).dimensions == 1:
+        return ("none",)
+    return surface_key(settings)
+
+
 class GenerationError(ValueError):
     """An array could not be made; ``changed`` holds those regenerated before it.
 
@@ -175,7 +185,7 @@ class _Derived:
 
 @dataclass
 class DerivedArrays:
-    """The surface and teximage heightmaps, the sky's cloud colours and the CPU-made surface texture.
+    """The surface and teximage heightmaps, the sky's cloud colours, the CPU-made surface texture, light maps.
 
     Each is regenerated only when its own inputs change, and all are kept current whatever the render type, so
     the window switches modes without waiting for generation. ``surface_texture`` is None when the GPU-drawn
@@ -191,6 +201,7 @@ class DerivedArrays:
     clouds: _Derived = field(default_factory=lambda: _Derived(cloud_key, cloud_colors))
     teximage: _Derived = field(init=False)
     surface_texture: _Derived = field(init=False)
+    light: _Derived = field(init=False)
     teximage_erosion: erosion.ErosionResult | None = field(default=None, init=False)
     # The eroded 2D maps made by the running update, by map_key: a teximage made like the surface takes the
     # surface's. Emptied when the update ends, so the surface's erosion maps are not kept.
@@ -199,12 +210,13 @@ class DerivedArrays:
 
     # In dependency order; the teximage's flow map comes with it (``teximage_flow``, None without a hydraulic
     # pass).
-    NAMES = ("surface", "clouds", "teximage", "surface_texture")
+    NAMES = ("surface", "clouds", "teximage", "surface_texture", "light")
 
     def __post_init__(self) -> None:
         self.surface = _Derived(surface_key, self._make_surface)
         self.teximage = _Derived(teximage_key, self._make_teximage, companions=self._teximage_flow)
         self.surface_texture = _Derived(surface_texture_key, self._make_surface_texture)
+        self.light = _Derived(light_key, self._make_light)
 
     def _eroded_map(self, settings: SceneSettings, iterations: str,
                     h: str) -> tuple[np.ndarray, erosion.ErosionResult | None]:
@@ -238,6 +250,14 @@ class DerivedArrays:
         maps = self.teximage_erosion  # wet channels and deposits, when the hydraulic pass ran
         flow, deposit = (None, None) if maps is None else (maps.flow, maps.deposit)
         return make(heights, teximage_size(settings.teximage_iterations), flow, deposit)
+
+    def _make_light(self, settings: SceneSettings) -> np.ndarray | None:
+        """The natural look's horizons and sky view of the surface (``lighting.light_maps``), None otherwise."""
+        if light_key(settings) == ("none",):
+            return None
+        if self.surface.value is None:
+            raise ValueError("the light maps need the surface heights first")
+        return lighting.light_maps(self.surface.value)
 
     def keys(self, settings: SceneSettings) -> tuple:
         """What the arrays would be made from: equal keys mean nothing to regenerate."""

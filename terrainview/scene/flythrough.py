@@ -42,9 +42,12 @@ class FlightError(SceneError):
 
 
 def _curve_fields() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Camera fields interpolated along curves: (positions, angles); the rest of the camera holds like settings."""
+    """Fields interpolated along curves: (positions, angles).
+
+    The camera's numbers and every angle (the sun's too); the rest of the settings hold from their keyframes.
+    """
     specs = [spec for spec in dataclasses.fields(SceneSettings)
-             if spec.metadata["group"] == "camera" and base_type(spec) == "float"]
+             if (spec.metadata["group"] == "camera" or spec.metadata.get("angle")) and base_type(spec) == "float"]
     return (tuple(spec.name for spec in specs if not spec.metadata.get("angle")),
             tuple(spec.name for spec in specs if spec.metadata.get("angle")))
 

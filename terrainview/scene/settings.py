@@ -43,6 +43,13 @@ class LevelOfDetail(StrEnum):
 CAMERAS = tuple(CameraMode)
 
 
+class Look(StrEnum):
+    """How rendered mode draws the surface: the original's (1997) or natural (sun, shadows, sky, air, water)."""
+
+    ORIGINAL = "original"
+    NATURAL = "natural"
+
+
 MAX_TEXT_CHARS = 4096  # a path (Linux's PATH_MAX); anything longer is not a setting
 
 
@@ -96,6 +103,14 @@ class SceneSettings:
     shading: str = _option("none", "slope shading of the surface", choices=catalog.SHADINGS)
     water_level: float | None = _option(None, "height of a translucent water plane (off when absent)",
                                         low=-100.0, high=100.0, optional=True)
+    # The look of rendered mode; the sun's angles are the natural look's, and follow a flight's curves like the
+    # camera's (so a flight can be a sunrise).
+    look: Look = _option(Look.ORIGINAL, "rendered mode's look: the original's, or natural light, sky and water",
+                         choices=tuple(Look), closed_set=Look)
+    sun_azimuth: float = _option(135.0, "natural look: compass bearing the sunlight comes from (0 north, 90 east)",
+                                 low=0.0, high=360.0, metavar="DEG", angle=True)
+    sun_elevation: float = _option(35.0, "natural look: the sun's height above the horizon in degrees",
+                                   low=-6.0, high=90.0, metavar="DEG", angle=True)
     # Erosion (terrainview.kernels.erosion), applied to whatever the generator made; lengths in surface units (the map
     # is 2 across), heights as displayed.
     erosion: str = _option("none", "erosion after generation: hydraulic droplets, thermal slides or both",

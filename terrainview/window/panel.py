@@ -14,7 +14,7 @@ from imgui_bundle import imgui
 
 from terrainview.scene import camera, catalog
 from terrainview.scene.image_size import MAX_IMAGE_SIDE, MAX_RENDER_SIDE, SUPERSAMPLE_FACTORS
-from terrainview.scene.settings import CAMERAS, ENDLESS, CameraMode, LevelOfDetail, SceneSettings, option_spec
+from terrainview.scene.settings import CAMERAS, ENDLESS, CameraMode, LevelOfDetail, Look, SceneSettings, option_spec
 
 SHORTCUTS = (
     ("Left / Right, A / D", "turn 3 degrees (hold to repeat, 30 steps/s)"),
@@ -205,6 +205,13 @@ class Panel:
             s = _combo(s, "lod", "Level of detail", {"on": "on (large surfaces)", "off": "off (always the full mesh)"})
             if s.lod is LevelOfDetail.ON:
                 s = _slider(s, "lod_error", "Detail error (px)", low=0.5, high=32.0)
+        if imgui.collapsing_header("Look and light", imgui.TreeNodeFlags_.default_open):
+            s = _combo(s, "look", "Look", {"original": "the original's (1997)", "natural": "natural light and air"})
+            if s.look is Look.NATURAL:
+                s = _slider(s, "sun_azimuth", "Sun bearing (deg)")
+                s = _slider(s, "sun_elevation", "Sun height (deg)")
+                if s.mode != "rendered":
+                    imgui.text_disabled("the natural look shows in rendered mode")
         if imgui.collapsing_header("Generator and texture"):
             s = _combo(s, "generator", "Generator", {name: entry.label for name, entry in catalog.GENERATORS.items()})
             for widget in catalog.generator(s).widgets:

@@ -1,0 +1,144 @@
+#version 330
+// The natural look's surface: materials by slope, height and facing, with procedural detail near the eye; lit
+// by the sun (shadowed by the terrain's horizons) and the sky (dimmed by occlusion), in linear light, seen
+// through the air (aerial perspective). Normals are per pixel from the full heightmap, so level of detail
+// changes the mesh but not the shading. Values below are placeholders; terrainview/render/gpu.py passes the
+// real ones as defines.
+#define LOD 0                 // 1: level-of-detail patches (lod.glsl) instead of the full grid
+#define HORIZON_DIRECTIONS 16 // light map layers of horizons; one more holds the sky view
+#define PENUMBRA 0.05         // the sun's soft edge, radians of elevation
+
+#if defined VERTEX_SHADER
+
+#if LOD
+#include "lod.glsl"
+#else
+#include "grid.glsl"
+#endif
+uniform mat4 view;
+uniform mat4 projection;
+
+out vec3 world_position;
+out vec2 grid_coordinate;  // the heightmap's column and row (fractional), within the tile
+
+void main() {
+#if LOD
+    LodVertex vertex = lod_vertex(lod_patch_index(), true);
+    vec3 world = vertex.world;
+    vec2 xz = vertex.local;
+#else
+    int strip_row = gl_InstanceID % (grid_size - 1);
+    int tile_index = gl_InstanceID / (grid_size - 1);
+    int column = gl_VertexID / 2;
+    int row = strip_row + gl_VertexID % 2;
+    vec3 world = grid_position(column, row, tile_index);
+    vec2 xz = grid_xz(column, row);
+#endif
+    world_position = world;
+    grid_coordinate = (xz + 1.0) * 0.5 * float(grid_size - 1);
+    gl_Position = projection * view * vec4(world, 1.0);
+}
+
+#elif defined FRAGMENT_SHADER
+
+#include "grid.glsl"
+#include "atmosphere.glsl"
+uniform vec3 eye;
+uniform vec3 sun_direction;
+uniform float sun_azimuth;       // degrees, the compass bearing the light comes from
+uniform float haze_density;      // per squared unit of distance
+uniform float height_scale;      // the scene's, for the snow line
+uniform float water_level;       // the sea's height (a very low one without water)
+uniform sampler2DArray light_maps;
+in vec3 world_position;
+in vec2 grid_coordinate;
+out vec4 fragment_color;
+
+float hash(vec2 p) {
+    p = fract(p * vec2(443.897, 441.423));
+    p += dot(p, p.yx + 19.19);
+    return fract((p.x + p.y) * p.x);
+}
+
+float value_noise(vec2 p) {
+    vec2 i = floor(p), f = fract(p);
+    vec2 u = f * f * (3.0 - 2.0 * f);
+    return mix(mix(hash(i), hash(i + vec2(1.0, 0.0)), u.x), mix(hash(i + vec2(0.0, 1.0)), hash(i + 1.0), u.x), u.y);
+}
+
+// Detail at close range: octaves of value noise, rotated so no octave lines up with the grid, faded with
+// distance (what the pixels could no longer resolve).
+float detail(vec2 p, float distance) {
+    float sum = 0.0, amplitude = 0.5, fade = 1.0 - smoothstep(0.5, 6.0, distance);
+    mat2 turn = mat2(0.8, 0.6, -0.6, 0.8);
+    for (int octave = 0; octave < 4; octave++) {
+        sum += amplitude * (value_noise(p) - 0.5);
+        p = turn * p * 2.13;
+        amplitude *= 0.5;
+    }
+    return sum * fade;
+}
+
+// The height at a fractional grid place (bilinear, wrapping) and its gradient over the surface as drawn.
+vec3 height_and_gradient(vec2 place) {
+    int last = grid_size - 1;
+    vec2 base = floor(place), f = place - base;
+    int c0 = int(base.x) % last, r0 = int(base.y) % last;
+    c0 = c0 < 0 ? c0 + last : c0;
+    r0 = r0 < 0 ? r0 + last : r0;
+    int c1 = c0 + 1, r1 = r0 + 1;
+    float h00 = grid_height(c0, r0), h10 = grid_height(c1, r0), h01 = grid_height(c0, r1), h11 = grid_height(c1, r1);
+    float cell = 2.0 / float(last);
+    float dx = mix(h10 - h00, h11 - h01, f.y) / cell;
+    float dz = mix(h01 - h00, h11 - h10, f.x) / cell;
+    return vec3(mix(mix(h00, h10, f.x), mix(h01, h11, f.x), f.y), dx, dz);
+}
+
+// How much of the sun's disc stands above the terrain's horizon toward it (soft, interpolated between the
+// two traced directions nearest the sun's bearing).
+float sunlit(vec2 uv, float sun_elevation) {
+    float position = sun_azimuth / 360.0 * float(HORIZON_DIRECTIONS);
+    float first = floor(position);
+    int a = int(mod(first, float(HORIZON_DIRECTIONS)));
+    int b = int(mod(first + 1.0, float(HORIZON_DIRECTIONS)));
+    float horizon_a = texture(light_maps, vec3(uv, float(a))).r;
+    float horizon_b = texture(light_maps, vec3(uv, float(b))).r;
+    float horizon = (mix(horizon_a, horizon_b, position - first) - 0.5) * 3.14159265;
+    return smoothstep(-PENUMBRA, PENUMBRA, sun_elevation - horizon);
+}
+
+void main() {
+    vec3 sampled = height_and_gradient(grid_coordinate);
+    vec3 normal = normalize(vec3(-sampled.y, 1.0, -sampled.z));
+    float distance = length(world_position - eye);
+    vec2 uv = grid_coordinate / float(grid_size - 1);
+    float sky_view = texture(light_maps, vec3(uv, float(HORIZON_DIRECTIONS))).r;
+
+    // Materials: grass on gentle slopes, soil between, rock on steep ones, snow high up where it can lie
+    // (less on slopes facing the sun), sand along the shore. Noise breaks every boundary.
+    float grain = detail(world_position.xz * 90.0, distance);
+    float broad = value_noise(world_position.xz * 7.0) - 0.5;
+    float steep = 1.0 - normal.y + 0.25 * broad + 0.3 * grain;
+    float height = world_position.y / max(height_scale, 1e-3);
+    vec3 grass = mix(vec3(0.06, 0.10, 0.03), vec3(0.11, 0.13, 0.05), value_noise(world_position.xz * 3.0));
+    vec3 soil = vec3(0.20, 0.15, 0.10);
+    vec3 rock = mix(vec3(0.13, 0.11, 0.09), vec3(0.24, 0.21, 0.18), value_noise(world_position.xz * 11.0));
+    vec3 snow = vec3(0.80, 0.83, 0.88);
+    vec3 sand = vec3(0.45, 0.39, 0.28);
+    vec3 albedo = mix(grass, soil, smoothstep(0.08, 0.22, steep));
+    albedo = mix(albedo, rock, smoothstep(0.28, 0.45, steep));
+    float snow_line = 0.21 + 0.05 * broad - 0.04 * dot(normal, sun_direction);
+    albedo = mix(albedo, snow, smoothstep(snow_line, snow_line + 0.03, height) * (1.0 - smoothstep(0.3, 0.5, steep)));
+    float shore = 1.0 - smoothstep(0.004, 0.02 + 0.01 * broad, world_position.y - water_level);
+    albedo = mix(albedo, sand, shore * (1.0 - smoothstep(0.3, 0.5, steep)));
+    albedo *= 1.0 + 0.6 * grain;
+
+    float sun_elevation = asin(clamp(sun_direction.y, -1.0, 1.0));
+    float direct = max(dot(normal, sun_direction), 0.0) * sunlit(uv, sun_elevation);
+    float occlusion = sky_view * (0.6 + 0.4 * normal.y);
+    vec3 light = lit(albedo, direct, occlusion, sun_direction);
+    vec3 direction = (world_position - eye) / max(distance, 1e-6);
+    fragment_color = vec4(finish(aerial(light, direction, distance, sun_direction, haze_density), sun_direction), 1.0);
+}
+
+#endif

@@ -1,0 +1,84 @@
+#version 330
+// The natural look's sea at the water level, out to the far plane: it reflects the sky by Fresnel (a mirror at
+// grazing angles, clear looking down), glints where it mirrors the sun, darkens and turns opaque with depth,
+// and lightens along the shore. Blended over the surface drawn before it.
+
+#if defined VERTEX_SHADER
+
+uniform mat4 view;
+uniform mat4 projection;
+uniform vec3 eye;
+uniform float level;
+uniform float reach;        // half the quad's side: as far as the far plane
+out vec3 world_position;
+
+void main() {
+    vec2 corner = vec2(gl_VertexID % 2, gl_VertexID / 2) * 2.0 - 1.0;
+    world_position = vec3(eye.x + corner.x * reach, level, eye.z + corner.y * reach);
+    gl_Position = projection * view * vec4(world_position, 1.0);
+}
+
+#elif defined FRAGMENT_SHADER
+
+#include "grid.glsl"
+#include "atmosphere.glsl"
+uniform vec3 eye;
+uniform vec3 sun_direction;
+uniform float haze_density;
+uniform float level;
+uniform vec2 land_extent;   // half the land's side in world units (a large value for endless land)
+uniform vec2 land_centre;
+in vec3 world_position;
+out vec4 fragment_color;
+
+float ripple_hash(vec2 p) {
+    p = fract(p * vec2(443.897, 441.423));
+    p += dot(p, p.yx + 19.19);
+    return fract((p.x + p.y) * p.x);
+}
+
+float ripple(vec2 p) {
+    vec2 i = floor(p), f = fract(p);
+    vec2 u = f * f * (3.0 - 2.0 * f);
+    return mix(mix(ripple_hash(i), ripple_hash(i + vec2(1.0, 0.0)), u.x),
+               mix(ripple_hash(i + vec2(0.0, 1.0)), ripple_hash(i + 1.0), u.x), u.y);
+}
+
+float ground_below(vec2 xz) {
+    vec2 local = xz - land_centre;
+    if (abs(local.x) > land_extent.x || abs(local.y) > land_extent.y) return level - 1.0;  // open sea
+    int last = grid_size - 1;
+    vec2 place = fract((xz + 1.0) * 0.5) * float(last);
+    ivec2 cell = ivec2(place);
+    return grid_height(cell.x % last, cell.y % last);
+}
+
+void main() {
+    vec3 to_eye = eye - world_position;
+    float distance = length(to_eye);
+    vec3 view_direction = to_eye / distance;
+    // Small waves: value noise at two scales, turned so no pattern lines up, tilts the normal near the eye.
+    float fade = 1.0 - smoothstep(0.5, 6.0, distance);
+    vec2 p = world_position.xz * 70.0;
+    vec2 q = mat2(0.8, 0.6, -0.6, 0.8) * p * 2.3;
+    vec2 tilt = vec2(ripple(p + vec2(0.5, 0.0)) - ripple(p - vec2(0.5, 0.0)), ripple(p + vec2(0.0, 0.5)) - ripple(p - vec2(0.0, 0.5)))
+              + 0.5 * vec2(ripple(q + vec2(0.5, 0.0)) - ripple(q - vec2(0.5, 0.0)), ripple(q + vec2(0.0, 0.5)) - ripple(q - vec2(0.0, 0.5)));
+    vec3 normal = normalize(vec3(0.05 * fade * tilt.x, 1.0, 0.05 * fade * tilt.y));
+    float facing = max(dot(view_direction, normal), 0.0);
+    float fresnel = 0.02 + 0.98 * pow(1.0 - facing, 5.0);
+    vec3 mirrored = reflect(-view_direction, normal);
+    mirrored.y = abs(mirrored.y);
+    vec3 reflection = sky_light(mirrored, sun_direction) + sun_disc(mirrored, sun_direction) * 0.5;
+    float depth = max(level - ground_below(world_position.xz), 0.0);
+    float opacity = 1.0 - exp(-depth * 45.0);
+    vec3 body = lit(mix(vec3(0.03, 0.09, 0.08), vec3(0.005, 0.02, 0.035), opacity), 0.3 * max(sun_direction.y, 0.0), 1.0,
+                    sun_direction);
+    float foam = (1.0 - smoothstep(0.0, 0.006, depth)) * 0.6;
+    vec3 light = fresnel * reflection + (1.0 - fresnel) * body + lit(vec3(foam * 0.5), max(sun_direction.y, 0.0), 1.0,
+                                                                     sun_direction);
+    float alpha = clamp(fresnel + (1.0 - fresnel) * (0.35 + 0.65 * opacity) + foam, 0.0, 1.0);
+    vec3 seen = aerial(light / max(alpha, 1e-3), -view_direction, distance, sun_direction, haze_density);
+    fragment_color = vec4(finish(seen, sun_direction), alpha);
+}
+
+#endif

@@ -1,0 +1,121 @@
+"""Sunlight on a seamless heightmap: horizon angles in fixed compass directions. Pure numba, no GL.
+
+For every cell and each of ``HORIZON_DIRECTIONS`` directions, the horizon is the highest elevation angle at which
+terrain is seen along that direction, looking across the map's edges (the map is a torus, as it tiles), so a
+tiled or endless layout shows no seam. The GPU draws from it, for any sun, soft shadows (the sun is lit where it
+stands above the horizon of its direction, interpolated between the two nearest directions) and ambient
+occlusion (how much of the sky the horizons leave open). A sun change costs nothing here: only a new terrain
+is traced again, on the worker thread, while the previous horizons keep drawing.
+
+Units: the map spans ``SURFACE_SIZE`` (2) units across and its heights are as displayed, so a horizon is the
+true angle of the surface as drawn. A map finer than ``MAX_HORIZON_CELLS`` per side is traced at every k-th
+cell (its coarser diamond-square passes, exactly); shadows are soft, and per-pixel normals from the full
+heightmap keep the shading sharp.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from terrainview.kernels.kernel_common import check_heightmap, check_int, row_kernels, run_rows
+
+SURFACE_SIZE = 2.0
+HORIZON_DIRECTIONS = 16  # compass directions traced per cell; the sun between two of them interpolates
+MAX_HORIZON_CELLS = 1024  # cells per side the horizons are traced at, at most
+REACH = 0.5  # how far a horizon is looked for, as a fraction of the map's side (1 unit on a 2-unit map)
+STEP_GROWTH = 1.18  # each sample along a direction is this much farther than the last (dense near, sparse far)
+
+
+def _distances(cells: int) -> np.ndarray:
+    """Sample distances along a direction, in cells: every cell at first, then growing geometrically."""
+    reach = max(2.0, REACH * cells)
+    steps, distance = [], 1.0
+    while distance <= reach:
+        steps.append(distance)
+        distance = max(distance + 1.0, distance * STEP_GROWTH)
+    return np.array(steps, dtype=np.float32)
+
+
+def _horizon_rows(heights, offsets, inverse_distances, out):
+    """Fill out[d, row, :] with the tangent of the horizon's elevation along direction d (rows in prange).
+
+    Samples are the nearest cells along each direction, every cell near and sparser far (``offsets``: d, k ->
+    the (x, z) offset in cells; ``inverse_distances``: one over its length in surface units), wrapping across
+    the edges. For one row, direction and sample the offset is the same for every column, so the inner loop
+    runs along two contiguous runs of a source row (before and after the wrap) and vectorizes. A tangent below
+    zero (the cell stands above all it sees) is kept, so a peak's sky is larger than a plain's.
+    """
+    side = heights.shape[0]
+    mask = side - 1
+    for row in prange(side):
+        here = heights[row]
+        best = np.empty(side, dtype=np.float32)
+        for d in range(offsets.shape[0]):
+            best[:] = -1e30
+            for k in range(offsets.shape[1]):
+                source = heights[(row + offsets[d, k, 1]) & mask]
+                shift = offsets[d, k, 0] & mask
+                scale = inverse_distances[d, k]
+                split = side - shift
+                for column in range(split):
+                    best[column] = max(best[column], (source[column + shift] - here[column]) * scale)
+                for column in range(split, side):
+                    best[column] = max(best[column], (source[column - split] - here[column]) * scale)
+            out[d, row] = best
+    return out
+
+
+_HORIZON = row_kernels(_horizon_rows)
+
+
+def compass_directions(count: int = HORIZON_DIRECTIONS) -> np.ndarray:
+    """Unit steps (x, z) in cells toward each compass bearing k * 360 / count: 0 north (-z), 90 east (+x)."""
+    bearings = np.radians(np.arange(count) * (360.0 / count))
+    return np.stack([np.sin(bearings), -np.cos(bearings)], axis=1).astype(np.float32)
+
+
+def horizon_map(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
+                max_cells: int = MAX_HORIZON_CELLS) -> np.ndarray:
+    """Horizon tangents, float32 of shape (directions, cells, cells), of a seamless (2**n + 1)-sided heightmap.
+
+    Direction d is the compass bearing d * 360 / directions (0: north, toward -z; 90: east, toward +x); rows
+    of the result are Z and columns X, like the heightmap's, without its repeated last row and column.
+    """
+    heights = check_heightmap(heights, grid=True)
+    directions = check_int("directions", directions, 1, 64)
+    max_cells = check_int("max_cells", max_cells, 2, 1 << 16)
+    cells = heights.shape[0] - 1
+    stride = max(1, cells // max_cells)
+    torus = np.ascontiguousarray(heights[:-1:stride, :-1:stride])
+    side = torus.shape[0]
+    along = compass_directions(directions)[:, None, :] * _distances(side)[None, :, None]  # d, k, (x, z)
+    offsets = np.rint(along).astype(np.int64)
+    lengths = np.hypot(offsets[..., 0], offsets[..., 1]) * (SURFACE_SIZE / side)
+    out = np.empty((directions, side, side), dtype=np.float32)
+    work = out.size * offsets.shape[1]
+    return run_rows(_HORIZON, side, work, torus, offsets, (1.0 / lengths).astype(np.float32), out)
+
+
+def sky_view(horizons: np.ndarray) -> np.ndarray:
+    """The share of the sky each cell sees (1: open plain, less in valleys and crevices), float32 (cells, cells).
+
+    The sky is cosine-weighted above each direction's horizon: a horizon at elevation e leaves 1 - sin(e) of
+    that direction's sky (a horizon below the plane counts as flat, as the ground hides what is below).
+    """
+    tangents = np.maximum(np.asarray(horizons, dtype=np.float32), 0.0)
+    return (1.0 - (tangents / np.sqrt(1.0 + tangents * tangents)).mean(axis=0)).astype(np.float32)
+
+
+def light_maps(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
+               max_cells: int = MAX_HORIZON_CELLS) -> np.ndarray:
+    """What the GPU lights a surface with: uint8 of shape (directions + 1, cells, cells).
+
+    Layers 0 .. directions - 1 hold each direction's horizon elevation, -90 to 90 degrees as 0 to 255; the last
+    layer holds the sky view (``sky_view``), 0 to 1 as 0 to 255.
+    """
+    horizons = horizon_map(heights, directions, max_cells)
+    maps = np.empty((directions + 1,) + horizons.shape[1:], dtype=np.uint8)
+    maps[:directions] = np.rint((np.arctan(horizons) / np.pi + 0.5) * 255.0)
+    maps[directions] = np.rint(sky_view(horizons) * 255.0)
+    return maps

@@ -1,0 +1,165 @@
+"""The natural look: horizons traced on the torus, and what a sunlit, hazy, watery frame must show."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from terrainview.kernels import lighting
+from terrainview.kernels.fractal import diamond_square
+from terrainview.kernels.lighting import compass_directions, horizon_map, light_maps, sky_view
+from terrainview.scene.flythrough import Flythrough, Keyframe
+from terrainview.scene.scene_file import load_scene, save_scene_toml
+from terrainview.scene.settings import SceneSettings
+
+pytest_plugins = ["gl_fixtures"]
+
+
+def reference_horizons(heights: np.ndarray, directions: int) -> np.ndarray:
+    """Plain Python: for each cell and bearing, the steepest rise to the sampled cells along it, wrapping."""
+    torus = heights[:-1, :-1].astype(np.float64)
+    side = torus.shape[0]
+    cell = 2.0 / side
+    out = np.empty((directions, side, side))
+    distances = lighting._distances(side)
+    for d in range(directions):
+        bearing = math.radians(d * 360.0 / directions)
+        steps = [(round(math.sin(bearing) * s), round(-math.cos(bearing) * s)) for s in distances]
+        for row in range(side):
+            for column in range(side):
+                out[d, row, column] = max(
+                    (torus[(row + dz) % side, (column + dx) % side] - torus[row, column]) / (math.hypot(dx, dz) * cell)
+                    for dx, dz in steps)
+    return out
+
+
+def seamless(torus: np.ndarray) -> np.ndarray:
+    """A torus map with its first row and column repeated at the end, as the kernels' maps are."""
+    return np.pad(torus, ((0, 1), (0, 1)), mode="wrap").astype(np.float32)
+
+
+def test_horizons_match_a_plain_reference():
+    heights = diamond_square(4, 9, 0.6)
+    np.testing.assert_allclose(horizon_map(heights, 8), reference_horizons(heights, 8), rtol=1e-5, atol=1e-5)
+
+
+def test_compass_bearings_point_the_documented_way():
+    north, east, south, west = compass_directions(4)
+    np.testing.assert_allclose([north, east, south, west], [[0, -1], [1, 0], [0, 1], [-1, 0]], atol=1e-6)
+
+
+def ridge(side: int = 64) -> np.ndarray:
+    """A north-south ridge at x = side / 2 (a tent 0.2 high over a quarter of the map), flat elsewhere."""
+    x = np.arange(side)
+    profile = np.clip(0.2 - np.abs(x - side / 2) * (0.2 / (side / 8)), 0.0, None)
+    return seamless(np.tile(profile, (side, 1)))
+
+
+def test_a_ridge_shades_the_ground_behind_it_at_a_low_sun_only():
+    maps = light_maps(ridge(), directions=16)
+    west = 12  # bearing 270: looking west from a cell east of the ridge
+    behind = maps[west, 32, 32 + 10]  # ten cells east of the crest, on the flat
+    elevation = (behind / 255.0 - 0.5) * 180.0  # the horizon toward the sun, in degrees
+    assert 10.0 < elevation < 45.0
+    assert maps[4, 32, 32 + 10] < 130  # looking east: open, the horizon about flat
+
+
+def test_horizons_wrap_so_tiles_show_no_seam():
+    heights = diamond_square(6, 3, 0.7)
+    torus = heights[:-1, :-1]
+    shifted = seamless(np.roll(torus, (5, -9), axis=(0, 1)))
+    np.testing.assert_array_equal(light_maps(shifted), np.roll(light_maps(heights), (5, -9), axis=(1, 2)))
+
+
+def test_horizons_are_the_same_on_one_thread_and_two():
+    heights = diamond_square(7, 5, 0.7)
+    serial, parallel = lighting._HORIZON
+    side = 128
+    along = compass_directions(16)[:, None, :] * lighting._distances(side)[None, :, None]
+    offsets = np.rint(along).astype(np.int64)
+    inverse = (1.0 / (np.hypot(offsets[..., 0], offsets[..., 1]) * (2.0 / side))).astype(np.float32)
+    torus = np.ascontiguousarray(heights[:-1, :-1])
+    one = serial(torus, offsets, inverse, np.empty((16, side, side), np.float32))
+    two = parallel(torus, offsets, inverse, np.empty((16, side, side), np.float32))
+    np.testing.assert_array_equal(one, two)
+
+
+def test_valleys_see_less_sky_than_peaks():
+    side = 64
+    x = np.arange(side)
+    bowl = seamless(np.tile(0.15 * np.cos(2 * np.pi * x / side), (side, 1)))  # a valley at x = side / 2
+    view = sky_view(horizon_map(bowl))
+    assert view[10, side // 2] < view[10, 0] - 0.05 and view[10, 0] > 0.95
+
+
+def test_look_settings_round_trip_through_toml_and_flights(tmp_path):
+    settings = SceneSettings(mode="rendered", look="natural", sun_azimuth=290.5, sun_elevation=4.0)
+    save_scene_toml(settings, tmp_path / "scene.toml")
+    assert load_scene(tmp_path / "scene.toml")[0] == settings
+    sunrise = Flythrough(settings.replace(sun_azimuth=350.0, sun_elevation=-4.0),
+                         (Keyframe(2.0, {"sun_azimuth": 10.0, "sun_elevation": 30.0}),))
+    middle = sunrise.at(1.0)
+    assert middle.sun_azimuth in (pytest.approx(0.0, abs=1.0), pytest.approx(360.0, abs=1.0)), "the short way"
+    assert -4.0 < middle.sun_elevation < 30.0
+
+
+# --- frames ------------------------------------------------------------------------------------------------------
+
+NATURAL = SceneSettings(mode="rendered", look="natural", iterations=6, tile="endless", camera="fly")
+SIZE = (96, 64)
+
+
+def frame_of(renderer, settings: SceneSettings, heights: np.ndarray | None = None) -> np.ndarray:
+    from terrainview.render.offscreen import render_pixels
+
+    renderer.update(settings)
+    if heights is not None:  # a made-up surface, with its own light maps
+        renderer.gpu.upload_surface(heights)
+        renderer.gpu.upload_light_maps(light_maps(heights))
+    return render_pixels(renderer, settings, SIZE).astype(np.float64)
+
+
+@pytest.mark.gl
+def test_the_sun_lights_the_slopes_that_face_it(renderer):
+    """A wave along x seen from above: its middle faces east, its sides west; the sun's side is the bright one."""
+    side = 64
+    x = np.arange(side)
+    wave = seamless(np.tile(0.08 * np.sin(2 * np.pi * x / side), (side, 1)))  # falls from x = -0.5 to 0.5
+    above = NATURAL.replace(tile=1, eye_x=0.0, eye_y=0.9, eye_z=0.0, pitch=80.0, yrot=0.0, sun_elevation=35.0)
+    east = frame_of(renderer, above.replace(sun_azimuth=90.0), wave).mean(axis=2)
+    west = frame_of(renderer, above.replace(sun_azimuth=270.0), wave).mean(axis=2)
+    difference = (east - west)[SIZE[1] // 4: 3 * SIZE[1] // 4]
+    middle, sides = difference[:, 40:56], np.concatenate([difference[:, :6], difference[:, -6:]], axis=1)
+    assert middle.mean() > 5, "the east-facing middle is brighter in the morning sun"
+    assert sides.mean() < -5, "the west-facing sides are brighter in the evening sun"
+
+
+@pytest.mark.gl
+def test_the_sky_is_brighter_at_the_horizon_and_warmer_toward_a_low_sun(renderer):
+    up = NATURAL.replace(pitch=-50.0, sun_azimuth=180.0, sun_elevation=45.0, yrot=0.0)
+    sky = frame_of(renderer, up)
+    assert sky[-4:].mean() > sky[:4].mean() + 5, "near the zenith (top) darker than 20 degrees up (bottom)"
+    toward_sun = NATURAL.replace(pitch=-12.0, yrot=180.0, sun_azimuth=180.0)  # facing south, at the sun
+    low, high = (frame_of(renderer, toward_sun.replace(sun_elevation=e))[:20] for e in (4.0, 60.0))
+    warmth = [(image[..., 0] - image[..., 2]).mean() for image in (low, high)]
+    assert warmth[0] > warmth[1] + 10
+
+
+@pytest.mark.gl
+def test_water_reflects_more_at_grazing_angles(renderer):
+    """Deep water about one unit away (the same haze), seen from above and at a grazing angle: the grazing
+    view mirrors the bright sky, the one from above looks into the dark water."""
+    sea = NATURAL.replace(water_level=0.6, sun_azimuth=0.0, sun_elevation=40.0, yrot=180.0)
+    middle = (slice(SIZE[1] // 2 - 2, SIZE[1] // 2 + 2), slice(SIZE[0] // 2 - 4, SIZE[0] // 2 + 4))
+    above = frame_of(renderer, sea.replace(eye_y=1.6, pitch=80.0))[middle].mean()
+    grazing = frame_of(renderer, sea.replace(eye_y=0.65, pitch=3.0))[middle].mean()
+    assert above < 60, "looking down, the water shows its dark depth, little of the sky"
+    assert grazing > above + 120
+
+
+@pytest.mark.gl
+def test_the_natural_look_is_deterministic(renderer):
+    scene = NATURAL.replace(water_level=0.0, eye_y=0.5, pitch=15.0)
+    assert np.array_equal(frame_of(renderer, scene), frame_of(renderer, scene))
