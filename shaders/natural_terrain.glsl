@@ -42,9 +42,8 @@ void main() {
 #elif defined FRAGMENT_SHADER
 
 #include "grid.glsl"
-#include "atmosphere.glsl"
+#include "sky_view.glsl"
 uniform vec3 eye;
-uniform vec3 sun_direction;
 uniform float sun_azimuth;       // degrees, the compass bearing the light comes from
 uniform float haze_density;      // per squared unit of distance
 uniform float height_scale;      // the scene's, for the snow line
@@ -54,28 +53,16 @@ in vec3 world_position;
 in vec2 grid_coordinate;
 out vec4 fragment_color;
 
-float hash(vec2 p) {
-    p = fract(p * vec2(443.897, 441.423));
-    p += dot(p, p.yx + 19.19);
-    return fract((p.x + p.y) * p.x);
-}
+uniform sampler2D noise;  // random values, four channels, tiling and mipmapped (terrainview/render/gpu.py)
 
-float value_noise(vec2 p) {
-    vec2 i = floor(p), f = fract(p);
-    vec2 u = f * f * (3.0 - 2.0 * f);
-    return mix(mix(hash(i), hash(i + vec2(1.0, 0.0)), u.x), mix(hash(i + vec2(0.0, 1.0)), hash(i + 1.0), u.x), u.y);
-}
-
-// Detail at close range: octaves of value noise, rotated so no octave lines up with the grid, faded with
-// distance (what the pixels could no longer resolve).
+// Detail at close range: octaves of the noise texture, each turned so none lines up with the grid or another,
+// faded with distance (what the pixels could no longer resolve).
 float detail(vec2 p, float distance) {
-    float sum = 0.0, amplitude = 0.5, fade = 1.0 - smoothstep(0.5, 6.0, distance);
-    mat2 turn = mat2(0.8, 0.6, -0.6, 0.8);
-    for (int octave = 0; octave < 4; octave++) {
-        sum += amplitude * (value_noise(p) - 0.5);
-        p = turn * p * 2.13;
-        amplitude *= 0.5;
-    }
+    float fade = 1.0 - smoothstep(0.5, 6.0, distance);
+    if (fade <= 0.0) return 0.0;
+    float sum = texture(noise, p).r - 0.5;
+    sum += 0.5 * (texture(noise, mat2(0.8, 0.6, -0.6, 0.8) * p * 2.13).g - 0.5);
+    sum += 0.25 * (texture(noise, mat2(-0.28, 0.96, -0.96, -0.28) * p * 4.41).b - 0.5);
     return sum * fade;
 }
 
@@ -116,13 +103,14 @@ void main() {
 
     // Materials: grass on gentle slopes, soil between, rock on steep ones, snow high up where it can lie
     // (less on slopes facing the sun), sand along the shore. Noise breaks every boundary.
-    float grain = detail(world_position.xz * 90.0, distance);
-    float broad = value_noise(world_position.xz * 7.0) - 0.5;
+    float grain = detail(world_position.xz * 0.35, distance);
+    vec4 patches = texture(noise, world_position.xz * 0.027);  // broad variation: four independent channels
+    float broad = patches.r - 0.5;
     float steep = 1.0 - normal.y + 0.25 * broad + 0.3 * grain;
     float height = world_position.y / max(height_scale, 1e-3);
-    vec3 grass = mix(vec3(0.06, 0.10, 0.03), vec3(0.11, 0.13, 0.05), value_noise(world_position.xz * 3.0));
+    vec3 grass = mix(vec3(0.06, 0.10, 0.03), vec3(0.11, 0.13, 0.05), patches.g);
     vec3 soil = vec3(0.20, 0.15, 0.10);
-    vec3 rock = mix(vec3(0.13, 0.11, 0.09), vec3(0.24, 0.21, 0.18), value_noise(world_position.xz * 11.0));
+    vec3 rock = mix(vec3(0.13, 0.11, 0.09), vec3(0.24, 0.21, 0.18), patches.b);
     vec3 snow = vec3(0.80, 0.83, 0.88);
     vec3 sand = vec3(0.45, 0.39, 0.28);
     vec3 albedo = mix(grass, soil, smoothstep(0.08, 0.22, steep));
@@ -136,9 +124,9 @@ void main() {
     float sun_elevation = asin(clamp(sun_direction.y, -1.0, 1.0));
     float direct = max(dot(normal, sun_direction), 0.0) * sunlit(uv, sun_elevation);
     float occlusion = sky_view * (0.6 + 0.4 * normal.y);
-    vec3 light = lit(albedo, direct, occlusion, sun_direction);
+    vec3 light = lit(albedo, direct, occlusion);
     vec3 direction = (world_position - eye) / max(distance, 1e-6);
-    fragment_color = vec4(finish(aerial(light, direction, distance, sun_direction, haze_density), sun_direction), 1.0);
+    fragment_color = vec4(finish(aerial(light, direction, distance, haze_density)), 1.0);
 }
 
 #endif

@@ -21,9 +21,8 @@ void main() {
 #elif defined FRAGMENT_SHADER
 
 #include "grid.glsl"
-#include "atmosphere.glsl"
+#include "sky_view.glsl"
 uniform vec3 eye;
-uniform vec3 sun_direction;
 uniform float haze_density;
 uniform float level;
 uniform vec2 land_extent;   // half the land's side in world units (a large value for endless land)
@@ -68,17 +67,15 @@ void main() {
     float fresnel = 0.02 + 0.98 * pow(1.0 - facing, 5.0);
     vec3 mirrored = reflect(-view_direction, normal);
     mirrored.y = abs(mirrored.y);
-    vec3 reflection = sky_light(mirrored, sun_direction) + sun_disc(mirrored, sun_direction) * 0.5;
+    vec3 reflection = sky(mirrored) + sun_disc(mirrored) * 0.5;
     float depth = max(level - ground_below(world_position.xz), 0.0);
     float opacity = 1.0 - exp(-depth * 45.0);
-    vec3 body = lit(mix(vec3(0.03, 0.09, 0.08), vec3(0.005, 0.02, 0.035), opacity), 0.3 * max(sun_direction.y, 0.0), 1.0,
-                    sun_direction);
+    vec3 body = lit(mix(vec3(0.03, 0.09, 0.08), vec3(0.005, 0.02, 0.035), opacity), 0.3 * max(sun_direction.y, 0.0), 1.0);
     float foam = (1.0 - smoothstep(0.0, 0.006, depth)) * 0.6;
-    vec3 light = fresnel * reflection + (1.0 - fresnel) * body + lit(vec3(foam * 0.5), max(sun_direction.y, 0.0), 1.0,
-                                                                     sun_direction);
+    vec3 light = fresnel * reflection + (1.0 - fresnel) * body + lit(vec3(foam * 0.5), max(sun_direction.y, 0.0), 1.0);
     float alpha = clamp(fresnel + (1.0 - fresnel) * (0.35 + 0.65 * opacity) + foam, 0.0, 1.0);
-    vec3 seen = aerial(light / max(alpha, 1e-3), -view_direction, distance, sun_direction, haze_density);
-    fragment_color = vec4(finish(seen, sun_direction), alpha);
+    vec3 seen = aerial(light / max(alpha, 1e-3), -view_direction, distance, haze_density);
+    fragment_color = vec4(finish(seen), alpha);
 }
 
 #endif

@@ -27,6 +27,8 @@ FOG_COLOR = (0.84, 0.87, 1.0)
 SKY_FOG = (3.0, 11.0)
 SURFACE_FOG = (2.0, 7.0)
 SUN_PENUMBRA = 0.05  # the natural look's shadow edge: radians of sun elevation from lit to shadowed
+SKY_TABLE_SIZE = (64, 32)  # the natural look's sky-view table: bearings across, elevations up
+NOISE_SIDE = 256  # texels per side of the natural look's noise texture
 LIGHT_DIRECTION = (1.0, 0.5, 1.0)
 LIGHT_AMBIENT = 0.5
 LIGHT_DIFFUSE = 1.0
@@ -214,7 +216,8 @@ class GpuResources:
         fog = {"FOG_COLOR": FOG_COLOR}
         bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS, "MAX_HEIGHT_BANDS": MAX_HEIGHT_BANDS}  # grid.glsl's
         lod_levels = {"MAX_LOD_LEVELS": MAX_LOD_LEVELS}  # lod.glsl's
-        natural = {"HORIZON_DIRECTIONS": HORIZON_DIRECTIONS, "PENUMBRA": SUN_PENUMBRA}
+        sky_table = {"SKY_TABLE_WIDTH": SKY_TABLE_SIZE[0], "SKY_TABLE_ROWS": SKY_TABLE_SIZE[1]}  # sky_view.glsl's
+        natural = {"HORIZON_DIRECTIONS": HORIZON_DIRECTIONS, "PENUMBRA": SUN_PENUMBRA, **sky_table}
         surface: dict[str, float | Sequence[float] | int] = {
             **fog, **bands, "FOG_START": SURFACE_FOG[0], "FOG_END": SURFACE_FOG[1],
             "LIGHT_DIRECTION": LIGHT_DIRECTION, "SLOPE_AMBIENT": SLOPE_AMBIENT}
@@ -233,20 +236,32 @@ class GpuResources:
             "grid_lines_lod": load_program(ctx, "lines", **bands, **lod_levels, PROFILE=3),
             "polyline": load_program(ctx, "lines", PROFILE=1),
             "screen_quad": load_program(ctx, "screen_quad"),
-            "natural_sky": load_program(ctx, "natural_sky"),
+            "sky_table": load_program(ctx, "sky_table", **sky_table),
+            "natural_sky": load_program(ctx, "natural_sky", **sky_table),
             "natural_terrain": load_program(ctx, "natural_terrain", **natural, **bands),
             "natural_terrain_lod": load_program(ctx, "natural_terrain", **natural, **bands, **lod_levels, LOD=1),
-            "natural_water": load_program(ctx, "natural_water", **bands),
+            "natural_water": load_program(ctx, "natural_water", **bands, **sky_table),
         }
         for name, program in self.programs.items():
             self._own(f"program:{name}", program)
         # Attribute-less draws: positions come from gl_VertexID / gl_InstanceID.
-        for name in ("terrain", "water", "teximage", "grid_lines", "screen_quad", "natural_sky", "natural_terrain",
-                     "natural_water"):
+        for name in ("terrain", "water", "teximage", "grid_lines", "screen_quad", "sky_table", "natural_sky",
+                     "natural_terrain", "natural_water"):
             self._own(f"vao:{name}", ctx.vertex_array(self.programs[name], []))
         sky = self._own("buffer:sky", ctx.buffer(_sky_vertices()))
         self._own("vao:sky", ctx.vertex_array(self.programs["sky"],
                                               [(sky, "3f 2f", "in_position", "in_texcoord_0")]))
+        # The natural look's sky-view table: a row per elevation step, and one more of constants (sky_table.glsl).
+        table = self._own("texture:sky_table", ctx.texture((SKY_TABLE_SIZE[0], SKY_TABLE_SIZE[1] + 1), 4, dtype="f2"))
+        table.repeat_x, table.repeat_y = True, False
+        table.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        self._own("framebuffer:sky_table", ctx.framebuffer([table]))
+        # Random values for the natural look's procedural detail: the same every run, tiling, mipmapped.
+        values = np.random.default_rng(1997).integers(0, 256, (NOISE_SIDE, NOISE_SIDE, 4), dtype=np.uint8)
+        noise = self._own("texture:noise", ctx.texture((NOISE_SIDE, NOISE_SIDE), 4, values.tobytes()))
+        noise.repeat_x = noise.repeat_y = True
+        noise.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        noise.build_mipmaps()
         self._staged_from: dict[str, np.ndarray] = {}  # texture name -> the array its staged copy holds
         self.surface_grid_size = 0  # vertices per side of the 2D surface on the GPU (0: none)
         self.profile_length = 0  # points of the 1D profile on the GPU (0: none)

@@ -370,32 +370,40 @@ class Renderer:
         eye = camera.eye_position(settings)
         haze = math.log(1.0 / HAZE_TRANSMITTANCE_AT_REACH) / NATURAL_REACH ** 2  # per squared distance
 
-        sky = gpu.programs["natural_sky"]
-        whole = projection_matrix(frame.aspect, frame.field_of_view_y, NATURAL_FAR_PLANE)
-        uniform(sky, "inverse_view_projection").write(glm.inverse(whole * camera.rotation_matrix(settings)))
-        uniform(sky, "ndc_window").write(frame.ndc_window)
-        uniform(sky, "sun_direction").value = sun
-        gpu.get("vao:natural_sky").render(moderngl.TRIANGLES, vertices=3)
+        # The sky-view table first: the sky by direction, the sun's and the sky's light, the exposure.
+        table = gpu.get("framebuffer:sky_table")
+        with ctx.scope(table, enable_only=moderngl.NOTHING):
+            table.viewport = (0, 0, *table.size)
+            uniform(gpu.programs["sky_table"], "sun_direction").value = sun
+            gpu.get("vao:sky_table").render(moderngl.TRIANGLES, vertices=3)
+        framebuffer.use()
+        gpu.get("texture:sky_table").use(1)
+
+        def sky_uniforms(program: moderngl.Program) -> None:
+            uniform(program, "sky_table").value = 1
+            uniform(program, "sun_direction").value = sun
 
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         layout, selection = self._surface_layout(settings, view, projection, frame, lines=False,
                                                  reach=NATURAL_REACH, far=NATURAL_FAR_PLANE)
-        program_name = "natural_terrain" if selection is None else "natural_terrain_lod"
-        terrain = gpu.programs[program_name]
-        uniform(terrain, "view").write(view)
-        uniform(terrain, "projection").write(projection)
-        water_level = settings.water_level if settings.water_level is not None else -1e3
-        values: dict[str, Any] = {"eye": eye, "sun_direction": sun, "sun_azimuth": settings.sun_azimuth,
-                                  "haze_density": haze, "height_scale": settings.height_scale,
-                                  "water_level": water_level}
-        for name, value in values.items():
-            uniform(terrain, name).value = value
         size = gpu.surface_grid_size
-        self._bind_tiles(terrain, gpu.get("heights:surface"), size, layout, selection)
-        gpu.get("texture:light_maps").use(0)
-        uniform(terrain, "light_maps").value = 0
         tiles, origin = layout
         full = lod.full_mesh_triangles(_iterations_of(size), tiles)
+        water_level = settings.water_level if settings.water_level is not None else -1e3
+        values: dict[str, Any] = {"eye": eye, "sun_azimuth": settings.sun_azimuth, "haze_density": haze,
+                                  "height_scale": settings.height_scale, "water_level": water_level}
+        gpu.get("texture:light_maps").use(0)
+        gpu.get("texture:noise").use(2)
+        program_name = "natural_terrain" if selection is None else "natural_terrain_lod"
+        program = gpu.programs[program_name]
+        uniform(program, "view").write(view)
+        uniform(program, "projection").write(projection)
+        self._bind_tiles(program, gpu.get("heights:surface"), size, layout, selection)
+        for name, value in values.items():
+            uniform(program, name).value = value
+        sky_uniforms(program)
+        uniform(program, "light_maps").value = 0
+        uniform(program, "noise").value = 2
         if selection is None:
             gpu.get("vao:natural_terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
                                                   instances=(size - 1) * tiles ** 2)
@@ -403,6 +411,16 @@ class Renderer:
         else:
             surface_triangles = draw_selection(gpu, selection, lines=False, program_name=program_name)
         triangles = 1 + surface_triangles
+
+        # The sky where the land left the far plane: every pixel's direction, its light from the table.
+        ctx.disable(moderngl.CULL_FACE)
+        ctx.depth_func = "<="
+        sky = gpu.programs["natural_sky"]
+        whole_view = frame.perspective(NATURAL_FAR_PLANE) * camera.rotation_matrix(settings)
+        uniform(sky, "inverse_view_projection").write(glm.inverse(whole_view))
+        sky_uniforms(sky)
+        gpu.get("vao:natural_sky").render(moderngl.TRIANGLES, vertices=3)
+        ctx.depth_func = "<"
 
         if settings.water_level is not None:
             ctx.disable(moderngl.CULL_FACE)
@@ -413,7 +431,8 @@ class Renderer:
             uniform(water, "view").write(view)
             uniform(water, "projection").write(projection)
             endless = isinstance(settings.tile, str)
-            values = {"eye": eye, "sun_direction": sun, "haze_density": haze, "level": settings.water_level,
+            sky_uniforms(water)
+            values = {"eye": eye, "haze_density": haze, "level": settings.water_level,
                       "reach": NATURAL_FAR_PLANE, "land_centre": origin,
                       "land_extent": (1e9, 1e9) if endless else (float(tiles), float(tiles))}
             for name, value in values.items():
