@@ -90,7 +90,8 @@ float sunlit(vec2 uv, float sun_elevation) {
     int b = int(mod(first + 1.0, float(HORIZON_DIRECTIONS)));
     float horizon_a = texture(light_maps, vec3(uv, float(a))).r;
     float horizon_b = texture(light_maps, vec3(uv, float(b))).r;
-    float horizon = (mix(horizon_a, horizon_b, position - first) - 0.5) * 3.14159265;
+    float squashed = 2.0 * mix(horizon_a, horizon_b, position - first) - 1.0;  // t / (1 + |t|), lighting.py
+    float horizon = atan(squashed / max(1.0 - abs(squashed), 1e-3));
     return smoothstep(-PENUMBRA, PENUMBRA, sun_elevation - horizon);
 }
 

@@ -60,8 +60,8 @@ def ridge(side: int = 64) -> np.ndarray:
 def test_a_ridge_shades_the_ground_behind_it_at_a_low_sun_only():
     maps = light_maps(ridge(), directions=16)
     west = 12  # bearing 270: looking west from a cell east of the ridge
-    behind = maps[west, 32, 32 + 10]  # ten cells east of the crest, on the flat
-    elevation = (behind / 255.0 - 0.5) * 180.0  # the horizon toward the sun, in degrees
+    squashed = maps[west, 32, 32 + 10] / 255.0 * 2.0 - 1.0  # ten cells east of the crest, on the flat
+    elevation = np.degrees(np.arctan(squashed / (1.0 - abs(squashed))))  # the horizon toward the sun
     assert 10.0 < elevation < 45.0
     assert maps[4, 32, 32 + 10] < 130  # looking east: open, the horizon about flat
 
@@ -163,3 +163,12 @@ def test_water_reflects_more_at_grazing_angles(renderer):
 def test_the_natural_look_is_deterministic(renderer):
     scene = NATURAL.replace(water_level=0.0, eye_y=0.5, pitch=15.0)
     assert np.array_equal(frame_of(renderer, scene), frame_of(renderer, scene))
+
+
+def test_light_maps_encode_the_horizons_and_the_sky_view():
+    heights = diamond_square(6, 4, 0.7)
+    horizons = horizon_map(heights)
+    maps = light_maps(heights)
+    expected = np.rint((horizons / (1.0 + np.abs(horizons)) * 0.5 + 0.5) * 255.0)
+    assert np.abs(maps[:-1].astype(int) - expected).max() <= 1
+    assert np.abs(maps[-1].astype(int) - np.rint(sky_view(horizons) * 255.0)).max() <= 1

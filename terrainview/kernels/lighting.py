@@ -15,6 +15,8 @@ heightmap keep the shading sharp.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import prange
 
@@ -107,15 +109,36 @@ def sky_view(horizons: np.ndarray) -> np.ndarray:
     return (1.0 - (tangents / np.sqrt(1.0 + tangents * tangents)).mean(axis=0)).astype(np.float32)
 
 
+def _encode_rows(horizons, maps):
+    """Light maps from horizon tangents, a row at a time (rows in prange): the layout of ``light_maps``."""
+    directions, side = horizons.shape[0], horizons.shape[1]
+    for row in prange(side):
+        hidden = np.zeros(side, dtype=np.float32)
+        for d in range(directions):
+            tangents = horizons[d, row]
+            encoded = maps[d, row]
+            for column in range(side):
+                tangent = tangents[column]
+                squashed = tangent / (1.0 + abs(tangent))  # monotone, -1 to 1, no arctangent to pay for
+                encoded[column] = np.uint8(int((squashed * 0.5 + 0.5) * 255.0 + 0.5))
+                if tangent > 0.0:
+                    hidden[column] += tangent / math.sqrt(1.0 + tangent * tangent)
+        for column in range(side):
+            maps[directions, row, column] = np.uint8(int((1.0 - hidden[column] / directions) * 255.0 + 0.5))
+    return maps
+
+
+_ENCODE = row_kernels(_encode_rows)
+
+
 def light_maps(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
                max_cells: int = MAX_HORIZON_CELLS) -> np.ndarray:
     """What the GPU lights a surface with: uint8 of shape (directions + 1, cells, cells).
 
-    Layers 0 .. directions - 1 hold each direction's horizon elevation, -90 to 90 degrees as 0 to 255; the last
-    layer holds the sky view (``sky_view``), 0 to 1 as 0 to 255.
+    Layers 0 .. directions - 1 hold each direction's horizon tangent t as (t / (1 + |t|) + 1) / 2, 0 to 255 (the
+    GPU turns it back into an elevation); the last layer holds the sky view (``sky_view``), 0 to 1 as 0 to 255.
     """
     horizons = horizon_map(heights, directions, max_cells)
-    maps = np.empty((directions + 1,) + horizons.shape[1:], dtype=np.uint8)
-    maps[:directions] = np.rint((np.arctan(horizons) / np.pi + 0.5) * 255.0)
-    maps[directions] = np.rint(sky_view(horizons) * 255.0)
-    return maps
+    side = horizons.shape[1]
+    maps = np.empty((directions + 1, side, side), dtype=np.uint8)
+    return run_rows(_ENCODE, side, horizons.size, horizons, maps)
