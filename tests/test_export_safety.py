@@ -184,7 +184,7 @@ def test_sigterm_and_sighup_remove_the_parts(tmp_path, signal_number):
     process = start_long_export(tmp_path)
     try:
         parts = wait_for_parts(tmp_path, process)
-        assert all(re.fullmatch(rf"\.big[.-].*\.{process.pid}\.\w+\.part", part) for part in parts), parts
+        assert all(re.fullmatch(rf"\.big[.-].*\.terrainview-{process.pid}\.\w+\.part", part) for part in parts), parts
     finally:
         status = signalled_status(process, signal_number)
     assert status == -signal_number
@@ -202,7 +202,7 @@ def test_parts_of_a_killed_writer_are_removed_by_the_next_write(tmp_path, call_m
             process.kill()
             process.wait()
     assert len(part_names(tmp_path)) == 3, "SIGKILL cannot be caught: the parts stay for now"
-    alive = tmp_path / f".other.npy.{os.getppid()}.abc123.part"  # a writer that is still running
+    alive = tmp_path / f".other.npy.terrainview-{os.getppid()}.abc123.part"  # a writer that is still running
     alive.write_bytes(b"in progress")
     status, _, err = call_main("export", "-o", tmp_path / "small.npy", "--iterations", "2")
     assert status == 0, err
@@ -255,11 +255,11 @@ def dead_pid() -> int:
 
 
 def test_a_part_folder_of_a_killed_writer_is_removed_with_what_it_holds(tmp_path):
-    stale = tmp_path / f".frames.{dead_pid()}.abc123.part"
-    (stale / "inner").mkdir(parents=True)
+    stale = tmp_path / f".frames.terrainview-{dead_pid()}.abc123.part"
+    stale.mkdir()
     (stale / "frame-00000.png").write_bytes(b"half")
-    (stale / "inner" / "deeper.png").write_bytes(b"half")
-    alive = tmp_path / f".other.{os.getppid()}.abc123.part"  # a writer that is still running
+    (stale / f".frame-00001.png.terrainview-{dead_pid()}.x1.part").write_bytes(b"half")
+    alive = tmp_path / f".other.terrainview-{os.getppid()}.abc123.part"  # a writer that is still running
     alive.mkdir()
     atomic_files.remove_stale_parts(tmp_path)
     assert names(tmp_path) == [alive.name]
@@ -284,7 +284,7 @@ def test_sigterm_and_sighup_remove_a_part_folder_with_what_it_holds(tmp_path, si
 
 def test_a_part_folder_is_removed_on_failure_and_named_like_a_part(tmp_path):
     with pytest.raises(RuntimeError), atomic_files.atomic_folder(tmp_path / "frames", False) as folder:
-        assert re.fullmatch(rf"\.frames\.{os.getpid()}\.\w+\.part", folder.name), folder.name
+        assert re.fullmatch(rf"\.frames\.terrainview-{os.getpid()}\.\w+\.part", folder.name), folder.name
         (folder / "frame-00000.png").write_bytes(b"drawn")
         raise RuntimeError
     assert names(tmp_path) == []
@@ -303,3 +303,34 @@ def test_a_new_frames_folder_honours_the_umask_and_an_empty_one_keeps_its_mode(t
         (folder / "b.png").write_bytes(b"b")
     assert stat.S_IMODE((tmp_path / "empty").stat().st_mode) == 0o700
     assert names(tmp_path / "empty") == ["b.png"] and names(tmp_path) == ["empty", "new"]
+
+
+def test_look_alike_user_files_beside_every_output_survive(tmp_path, call_main):
+    """Only what terrainview itself names and fills is ever removed: a user's hidden .part files and folders,
+    and a part-named folder holding anything but frames, stay beside every kind of output."""
+    gone = dead_pid()
+    user_files = [".thesis.2023.final.part", ".notes.2024.v2.part", f".x.{gone}.abc123.part",
+                  f".y.terrainview{gone}.abc.part"]
+    for name in user_files:
+        (tmp_path / name).write_text("the user's own words")
+    folder = tmp_path / f".frames.terrainview-{gone}.abc123.part"  # named like ours, but holds the user's file
+    folder.mkdir()
+    (folder / "mine.docx").write_text("keep me")
+    (tmp_path / ".draft.2024.part").mkdir()
+    (tmp_path / ".draft.2024.part" / "frame-00001.png").write_bytes(b"the user's")
+    flight = tmp_path / "flight.toml"
+    flight.write_text("version = 1\n[scene]\nmode = 'lines'\niterations = 2\n[[keyframe]]\ntime = 0.5\n")
+    outputs = [("render", "-o", tmp_path / "a.png", "--size", "16x16"),
+               ("export", "-o", tmp_path / "b.npy", "--iterations", "2"),
+               ("export", "-o", tmp_path / "c.obj", "--iterations", "2"),
+               ("video", "-o", tmp_path / "d.gif", "--flight", flight, "--size", "16x16", "--fps", "2",
+                "--progress", "none"),
+               ("video", "--frames", tmp_path / "e", "--flight", flight, "--size", "16x16", "--fps", "2",
+                "--progress", "none")]
+    for arguments in outputs:
+        status, _, err = call_main(*arguments)
+        assert status == 0, (arguments, err)
+        for name in user_files:
+            assert (tmp_path / name).read_text() == "the user's own words", (arguments, name)
+        assert (folder / "mine.docx").read_text() == "keep me", arguments
+        assert (tmp_path / ".draft.2024.part" / "frame-00001.png").exists(), arguments

@@ -208,7 +208,8 @@ def test_sigterm_and_sighup_cancel_and_leave_nothing(tmp_path, signal_number):
                 if line.startswith("frame 3/"):
                     break
             hidden = [name for name in names(tmp_path) if name != "flight.toml"]
-            assert len(hidden) == 1 and re.fullmatch(rf"{part}\.{process.pid}\.\w+\.part", hidden[0]), hidden
+            pattern = rf"{part}\.terrainview-{process.pid}\.\w+\.part"
+            assert len(hidden) == 1 and re.fullmatch(pattern, hidden[0]), hidden
             process.send_signal(signal_number)
             _, err = process.communicate(timeout=60)
         finally:
@@ -377,3 +378,10 @@ def test_supersampled_frames_equal_supersampled_render(tmp_path, call_main):
     assert status == 0, err
     assert load_scene(frame)[0] == FLIGHT.at(0.5)
     assert np.array_equal(png(frame), png(tmp_path / "render.png"))
+
+
+def test_frames_are_named_as_the_part_folder_cleanup_knows_them():
+    from terrainview.base.atomic_files import PART_FOLDER_ENTRY
+
+    assert all(PART_FOLDER_ENTRY.fullmatch(video_encoding.frame_name(k, digits)) for k in (0, 7, 99999)
+               for digits in (5, 6))

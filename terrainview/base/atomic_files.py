@@ -1,10 +1,12 @@
 """Safe output files: never overwrite without force, never leave a half-written file behind.
 
-Each output is written to a hidden ``.NAME.PID.XXXX.part`` beside it and renamed when complete; a folder of
-outputs (a video's frames) is filled as a hidden part folder of the same name. Several files written together
-(an OBJ and its companions) are renamed only after every destination has been checked, so they appear all or
-none. SIGTERM and SIGHUP remove the parts before the process ends; parts left by a process that is gone
-(SIGKILL, a crash) are removed by the next write into the same folder.
+Each output is written to a hidden ``.NAME.terrainview-PID.XXXX.part`` beside it and renamed when complete; a
+folder of outputs (a video's frames) is filled as a hidden part folder named the same way. Several files written
+together (an OBJ and its companions) are renamed only after every destination has been checked, so they appear
+all or none. SIGTERM and SIGHUP remove the parts before the process ends; parts left by a process that is gone
+(SIGKILL, a crash) are removed by the next write into the same folder, but only what terrainview alone names so
+(the ``terrainview-PID`` marker), and a part folder only while it holds nothing but what terrainview writes
+there: another program's ``.notes.2024.v2.part`` is never touched.
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ class OutputError(Exception):
     """An output path that cannot be written; the message is meant for the user as it is."""
 
 
-_PART = re.compile(r"\..+\.(\d+)\.[A-Za-z0-9_]+\.part")
+PART_MARKER = "terrainview"
+_PART = re.compile(rf"\..+\.{PART_MARKER}-(\d+)\.[A-Za-z0-9_]+\.part")
+# What terrainview writes into a part folder: a video's numbered frames (and their own parts).
+PART_FOLDER_ENTRY = re.compile(r"frame-\d+\.png")
 # the signals that end a writer, removing its parts first
 CLEANUP_SIGNALS = (signal.SIGTERM, signal.SIGHUP) if hasattr(signal, "SIGHUP") else (signal.SIGTERM,)
 _live_parts: set[Path] = set()
@@ -181,7 +186,7 @@ def _umask() -> int:
 
 def _new_part(final: Path, is_folder: bool = False) -> Path:
     """A new hidden part file (or folder) beside ``final``, named with this process so that it can be told stale."""
-    prefix = f".{final.name}.{os.getpid()}."
+    prefix = f".{final.name}.{PART_MARKER}-{os.getpid()}."
     if is_folder:
         part = Path(tempfile.mkdtemp(dir=final.parent, prefix=prefix, suffix=".part"))
     else:
@@ -202,15 +207,32 @@ def _forget(part: Path) -> None:
 
 
 def remove_stale_parts(folder: Path) -> None:
-    """Remove ``.NAME.PID.XXXX.part`` files and folders whose process is gone (killed while writing)."""
+    """Remove the parts terrainview left in ``folder`` when it was killed while writing.
+
+    A part is named ``.NAME.terrainview-PID.XXXX.part`` by a process that is gone; a part folder goes only while
+    it holds nothing but frames and parts, so whatever else someone put there stays.
+    """
     try:
         entries = list(os.scandir(folder))
     except OSError:
         return
     for entry in entries:
         match = _PART.fullmatch(entry.name)
-        if match and not _process_alive(int(match[1])):
-            _remove_part(Path(entry.path))
+        if not match or _process_alive(int(match[1])):
+            continue
+        if entry.is_dir(follow_symlinks=False) and not _only_ours(Path(entry.path)):
+            continue
+        _remove_part(Path(entry.path))
+
+
+def _only_ours(part_folder: Path) -> bool:
+    """Whether a part folder holds only regular files terrainview writes there (frames and their parts)."""
+    try:
+        entries = list(os.scandir(part_folder))
+    except OSError:
+        return False
+    return all(entry.is_file(follow_symlinks=False)
+               and (PART_FOLDER_ENTRY.fullmatch(entry.name) or _PART.fullmatch(entry.name)) for entry in entries)
 
 
 def _remove_part(part: Path) -> None:
