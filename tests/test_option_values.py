@@ -136,3 +136,21 @@ def test_render_picture_options_follow_the_one_rule(tmp_path, call_main, usage_e
     status, _, err = call_main("render", "-o", tmp_path / "x.png", *argv)
     usage_error(status, err, *fragments)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", [[], ["render", "-o", "x.png"], ["export", "-o", "x.npy"]])
+@pytest.mark.parametrize("typed, meant", [("--iteratons", "--iterations"), ("--iteration", "--iterations"),
+                                          ("--heigth-scale", "--height-scale")])
+def test_a_near_miss_is_refused_with_what_was_meant(tmp_path, call_main, usage_error, command, typed, meant):
+    """No abbreviations: --iteration is not taken for --iterations; a near miss names the option meant."""
+    status, _, err = call_main(*command, typed, "3")
+    usage_error(status, err, "unrecognized arguments")
+    assert f"did you mean {meant}?" in err
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_help_lists_the_window_options_apart(call_main):
+    status, out, _ = call_main("--help")
+    assert status == 0
+    window, scene = out.index("\nwindow options (moderngl-window):"), out.index("\nscene options:")
+    assert window < out.index("\n  -r RESIZABLE, --resizable") < scene < out.index("\n  --iterations ITERATIONS")

@@ -6,6 +6,7 @@ One-line usage errors and the scene options (``SceneSettings``' fields plus ``--
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from dataclasses import dataclass, field
 from typing import NoReturn
@@ -18,17 +19,34 @@ from terrainview.scene.settings import SceneSettings
 def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """``parser`` (a new one, or moderngl-window's) with one-line usage errors and '-' values kept.
 
-    A usage error is one line, ``PROG: error: MESSAGE``, with exit status 2; values that start with '-' reach
-    their option (``join_option_values``).
+    A usage error is one line, ``PROG: error: MESSAGE``, with exit status 2, and an unknown option near a known
+    one says which was meant; options are never abbreviated (``--iteration`` is not ``--iterations``); values
+    that start with '-' reach their option (``join_option_values``).
     """
+    parser.allow_abbrev = False
+
     def error(message: str) -> NoReturn:
-        parser.exit(2, f"{parser.prog}: error: {message}\n")
+        parser.exit(2, f"{parser.prog}: error: {message}{_did_you_mean(parser, message)}\n")
 
     parser.error = error  # type: ignore[method-assign]  # this parser's own handler
     parse_known = parser.parse_known_args
     parser.parse_known_args = lambda args=None, namespace=None: parse_known(  # type: ignore[method-assign,assignment]
         join_option_values(parser, sys.argv[1:] if args is None else list(args)), namespace)
     return parser
+
+
+def _did_you_mean(parser: argparse.ArgumentParser, message: str) -> str:
+    """For an unrecognized option close to a known one: "; did you mean --iterations?"."""
+    prefix = "unrecognized arguments: "
+    if not message.startswith(prefix):
+        return ""
+    known = [option for action in parser._actions for option in action.option_strings if option.startswith("--")]
+    for word in message[len(prefix):].split():
+        if word.startswith("--"):
+            close = difflib.get_close_matches(word.split("=")[0], known, n=1, cutoff=0.75)
+            if close:
+                return f"; did you mean {close[0]}?"
+    return ""
 
 
 def add_scene_arguments(parser: argparse.ArgumentParser) -> None:

@@ -328,6 +328,7 @@ def run_viewer(argv: list[str], epilog: str = "") -> int:
     parser.prog, parser.epilog = "terrainview", epilog  # prog: not __main__.py under python -m
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     window_arguments.strict_window_options(parser)
+    window_arguments.group_window_options(parser)
     TerrainApp.add_arguments(parser)
     argv = join_option_values(parser, argv)  # moderngl-window parses them again, without our help
     args = parser.parse_args(argv)

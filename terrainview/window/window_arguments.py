@@ -57,6 +57,16 @@ def strict_window_options(parser: argparse.ArgumentParser) -> None:
                 action.type = convert
 
 
+def group_window_options(parser: argparse.ArgumentParser) -> None:
+    """Put moderngl-window's own options under a heading of their own in --help, apart from the scene options."""
+    group = parser.add_argument_group("window options (moderngl-window)")
+    general = parser._optionals  # argparse has no public way to move an option to another group
+    for action in list(general._group_actions):
+        if "-h" not in action.option_strings:
+            general._group_actions.remove(action)
+            group._group_actions.append(action)
+
+
 def check_window_options(args: argparse.Namespace, default_size: tuple[int, int]) -> None:
     """The window size after --size_mult must still be a window: 1 to MAX_WINDOW_SIDE pixels per side."""
     base = args.size or default_size
