@@ -7,6 +7,7 @@ import io
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -157,6 +158,14 @@ class TestKeysInProcess:
         fresh.message = ("", 0.0)
         fresh.on_render(0.0, 1 / 60)
         assert fresh.message[0] == "", "once in bounds it stays, with no more messages"
+        said = []
+        fresh.show_message = said.append
+        for height in (9.0, 12.0, -5.0, -6.0, 10.0):  # a slider dragged about: each notice once a session
+            fresh.settings = fresh.settings.replace(eye_y=height)
+            fresh.on_render(0.0, 1 / 60)
+        del fresh.show_message
+        assert said == ["The fly camera was raised to stay above the ground"], said
+        assert not any(character.isdigit() for character in fresh.message[0] + "".join(said))
 
     def test_the_ground_is_the_terrain_drawn_until_the_new_one_is_adopted(self, fresh):
         from terrainview.scene import camera
@@ -282,6 +291,27 @@ class TestKeysInProcess:
         assert fresh.settings.seed == 77
         assert "foreign.png" in fresh.message[0]
         fresh.settings = fresh.settings.replace(seed=0, iterations=4, mode="lines")
+        settle(fresh)
+
+    def test_escape_closes_the_help_first_and_asks_before_losing_changes(self, fresh, monkeypatch):
+        closed = []
+        monkeypatch.setattr(fresh.wnd, "close", lambda: closed.append(True))
+        keys = fresh.wnd.keys
+        start = fresh.settings
+        tap(fresh, keys.F1)
+        assert fresh.panel.help_visible
+        tap(fresh, keys.ESCAPE)
+        assert not fresh.panel.help_visible and closed == [], "Escape closed the help, not the window"
+        fresh.kept_settings = fresh.settings
+        tap(fresh, keys.ESCAPE)
+        assert closed == [True], "nothing unsaved: Escape quits at once"
+        closed.clear()
+        fresh.settings = fresh.settings.replace(h=0.42)
+        tap(fresh, keys.ESCAPE)
+        assert closed == [] and "press Escape again" in fresh.message[0]
+        tap(fresh, keys.ESCAPE)
+        assert closed == [True], "the second Escape quits"
+        fresh.settings, fresh.quit_asked_at = start, None
         settle(fresh)
 
     def test_large_shot_is_drawn_over_frames_and_can_be_cancelled(self, fresh, tmp_path, monkeypatch):
@@ -591,6 +621,8 @@ def test_viewer_end_to_end(xvfb_display, screen_grabber, tmp_path):
             pixels = np.asarray(image.convert("RGB"))
         assert (pixels[PANEL_AREA] == 255).all(axis=2).mean() > 0.95, "no panel in the shot"
 
+        key(display, window, "Escape")  # the camera moved: the window asks, a second Escape quits
+        time.sleep(0.5)
         key(display, window, "Escape")
         try:
             status = process.wait(timeout=10)

@@ -199,6 +199,6 @@ def given_fly_eye_in_bounds(settings: SceneSettings, ground: Ground | None) -> t
     bounded = keep_above_ground(settings, ground)
     if bounded is settings:
         return settings, None
-    why = (f"lowered to {CEILING:g} above the ground (from higher up the fog hides the land)"
-           if bounded.eye_y < settings.eye_y else "raised above the ground (its underside would show)")
-    return bounded, f"the fly camera's eye at y={settings.eye_y:g} was {why}: y={bounded.eye_y:.3g}"
+    if bounded.eye_y < settings.eye_y:
+        return bounded, "the fly camera was lowered: from higher up the haze hides the land"
+    return bounded, "the fly camera was raised to stay above the ground"

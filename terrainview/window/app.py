@@ -33,6 +33,7 @@ from terrainview.window.scene_actions import SceneFiles
 from terrainview.window.screenshots import ShotRequest, WindowScreenshots
 
 MESSAGE_SECONDS = 4.0
+QUIT_CONFIRM_SECONDS = MESSAGE_SECONDS  # a second Escape quits while the window still says so
 
 
 class TerrainApp(mglw.WindowConfig):
@@ -84,6 +85,9 @@ class TerrainApp(mglw.WindowConfig):
         self.screenshots = WindowScreenshots(self.renderer, self.show_message)
         self.scene_files = SceneFiles(self.show_message)
         self.frame_counter = FrameCounter(time.perf_counter())
+        self.told: set[str] = set()  # notices said once a session
+        self.kept_settings = self.settings  # as last started, saved or loaded: quitting loses what differs
+        self.quit_asked_at: float | None = None  # when Escape last asked to confirm quitting
         self.imgui_context = imgui.create_context()
         imgui.set_current_context(self.imgui_context)
         imgui.get_io().set_ini_filename("")  # no imgui.ini litter in the user's folder
@@ -143,7 +147,8 @@ class TerrainApp(mglw.WindowConfig):
         self.flight.ground = camera.ground_height(self.feed.ground_heights, self.settings.tile)
         if self.flythrough.player is None:  # a replay is drawn as recorded, as its video export is
             self.settings, moved = camera.given_fly_eye_in_bounds(self.settings, self.flight.ground)
-            if moved:
+            if moved and moved not in self.told:  # said once a session: a slider near the ground would repeat it
+                self.told.add(moved)
                 self.show_message(moved[0].upper() + moved[1:])
 
     def _draw_ui(self, frame_time: float) -> None:
@@ -218,10 +223,35 @@ class TerrainApp(mglw.WindowConfig):
         saved = self.scene_files.save(self.settings, path)
         if saved is not None:
             self.panel.scene_path = str(saved)
+            self.kept_settings = self.settings
 
     def load_scene_file(self, path: Path) -> None:
         """Load a scene file; on any error a message, and the current scene stays."""
-        self.settings = self.scene_files.load(path, self.settings)
+        loaded = self.scene_files.load(path, self.settings)
+        if loaded is not self.settings:
+            self.settings = self.kept_settings = loaded
+
+    def escape(self) -> None:
+        """Escape closes what is on top first: a screenshot, an export or replay, a popup, the help.
+
+        Then it quits, at once when nothing would be lost; with changes nobody saved, the window says so and a
+        second Escape within QUIT_CONFIRM_SECONDS quits.
+        """
+        if self.screenshots.cancel() or self.flythrough.escape():
+            return
+        if imgui.is_popup_open("", imgui.PopupFlags_.any_popup_id):
+            return  # ImGui closes its own popup
+        if self.panel.help_visible:
+            self.panel.help_visible = False
+            return
+        now = time.perf_counter()
+        asked = self.quit_asked_at is not None and now - self.quit_asked_at <= QUIT_CONFIRM_SECONDS
+        if self.settings == self.kept_settings or asked:
+            self.wnd.close()
+            return
+        self.quit_asked_at = now
+        self.show_message("Changes since the last save: press Escape again to quit without them "
+                          "(Save scene keeps them)")
 
     # --- input ----------------------------------------------------------------------------------------------
 
@@ -249,8 +279,7 @@ class TerrainApp(mglw.WindowConfig):
         elif key == keys.F1:
             self.panel.help_visible = not self.panel.help_visible
         elif key == keys.ESCAPE and not typing:
-            if not self.screenshots.cancel() and not self.flythrough.escape():
-                self.wnd.close()
+            self.escape()
         elif typing:
             return
         elif key == keys.F12:

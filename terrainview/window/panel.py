@@ -29,7 +29,7 @@ SHORTCUTS = (
     ("Ctrl-O", "show / hide the options panel"),
     ("F12", "save a screenshot to ./screenshots/"),
     ("F1", "show / hide this help"),
-    ("Escape", "cancel a screenshot or video export, stop a replay, else quit"),
+    ("Escape", "close what is on top (a shot, an export, a replay, this help), else quit (twice with unsaved changes)"),
 )
 
 
