@@ -326,6 +326,13 @@ class TestKeysInProcess:
         assert "Cancelled" in fresh.message[0]
         assert not (tmp_path / "screenshots").exists() or not any((tmp_path / "screenshots").iterdir())
 
+    def test_f12_saves_an_antialiased_shot_of_the_window(self, fresh, tmp_path, monkeypatch):
+        monkeypatch.chdir(tmp_path)
+        tap(fresh, fresh.wnd.keys.F12)
+        job = fresh.screenshots.job
+        assert job is not None and job.supersample == 2 and job.size == fresh.wnd.buffer_size
+        fresh.screenshots.cancel()
+
     def test_screenshots_never_overwrite(self, fresh, tmp_path, monkeypatch):
         monkeypatch.chdir(tmp_path)
         for _ in range(2):
@@ -617,7 +624,7 @@ def test_viewer_end_to_end(xvfb_display, screen_grabber, tmp_path):
         assert settings.mode == "lines" and settings.iterations == 5
         assert settings.yrot == 15.0, "the shot carries the camera: five Left presses"
         with Image.open(shot[0]) as image:
-            assert image.size == (1280, 720)
+            assert image.size == (1280, 720) and image.text["terrainview.supersample"] == "2", "antialiased"
             pixels = np.asarray(image.convert("RGB"))
         assert (pixels[PANEL_AREA] == 255).all(axis=2).mean() > 0.95, "no panel in the shot"
 

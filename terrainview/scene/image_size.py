@@ -29,6 +29,14 @@ def parse_size(text: str) -> tuple[int, int]:
     return width, height
 
 
+WINDOW_SHOT_SUPERSAMPLE = 2  # F12 draws the window's view this much larger and filters it down: no stair steps
+
+
+def window_shot_supersample(size: tuple[int, int]) -> int:
+    """The supersampling of a screenshot of the window: WINDOW_SHOT_SUPERSAMPLE, less for a huge window."""
+    return WINDOW_SHOT_SUPERSAMPLE if max(size) * WINDOW_SHOT_SUPERSAMPLE <= MAX_RENDER_SIDE else 1
+
+
 def check_supersample(size: tuple[int, int], supersample: int) -> None:
     """Raise SettingsError unless ``supersample`` is 1, 2 or 4 and ``size`` times it stays within MAX_RENDER_SIDE."""
     if supersample not in SUPERSAMPLE_FACTORS:

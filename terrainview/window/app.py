@@ -23,6 +23,7 @@ from terrainview.render.renderer import Frame, FrameStats, Renderer
 from terrainview.scene import camera, catalog
 from terrainview.scene.arguments import add_scene_arguments, one_line_errors, scene_from_args
 from terrainview.scene.flythrough import Flythrough, load_flight
+from terrainview.scene.image_size import window_shot_supersample
 from terrainview.scene.settings import SceneSettings
 from terrainview.window import arrow_keys, window_arguments
 from terrainview.window.flythrough_controls import FlythroughControls, ReplayKey, add_flight_argument
@@ -283,7 +284,7 @@ class TerrainApp(mglw.WindowConfig):
         elif typing:
             return
         elif key == keys.F12:
-            self.start_screenshot(self.wnd.buffer_size)
+            self.start_screenshot(self.wnd.buffer_size, window_shot_supersample(self.wnd.buffer_size))
         elif key == keys.HOME:
             self.reset_camera()
         elif key == keys.P and not modifiers.ctrl:

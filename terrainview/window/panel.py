@@ -13,7 +13,7 @@ import numpy as np
 from imgui_bundle import imgui
 
 from terrainview.scene import camera, catalog
-from terrainview.scene.image_size import MAX_IMAGE_SIDE, MAX_RENDER_SIDE, SUPERSAMPLE_FACTORS
+from terrainview.scene.image_size import MAX_IMAGE_SIDE, MAX_RENDER_SIDE, SUPERSAMPLE_FACTORS, window_shot_supersample
 from terrainview.scene.settings import CAMERAS, ENDLESS, CameraMode, LevelOfDetail, Look, SceneSettings, option_spec
 
 SHORTCUTS = (
@@ -27,7 +27,7 @@ SHORTCUTS = (
     ("R", "start / stop recording a flight to ./flights/"),
     ("Space, Left / Right", "replaying a flight: pause, step while paused"),
     ("Ctrl-O", "show / hide the options panel"),
-    ("F12", "save a screenshot to ./screenshots/"),
+    ("F12", "save an antialiased screenshot to ./screenshots/"),
     ("F1", "show / hide this help"),
     ("Escape", "close what is on top (a shot, an export, a replay, this help), else quit (twice with unsaved changes)"),
 )
@@ -328,7 +328,7 @@ class Panel:
             actions.screenshot = ((width, height), shot.supersample)
         imgui.same_line()
         if imgui.button("Screenshot of the window (F12)"):
-            actions.screenshot = (status.window_size, 1)
+            actions.screenshot = (status.window_size, window_shot_supersample(status.window_size))
 
     def _draw_ui_scale(self) -> None:
         """Applied when the slider is let go: a panel resizing under the dragging mouse would move the slider."""
