@@ -89,7 +89,8 @@ class TiledRender:
         self.pixels = np.empty((height, width, 3), dtype=np.uint8)
         self.tiles = list(_tiles(width, height, side))
         self.done_tiles = 0
-        self.stats = FrameStats(0, "")  # summed over the tiles drawn so far
+        # What the tiles drew, summed; the full mesh is the whole image's, the same whatever the tiling.
+        self.stats = FrameStats(0, "")
         color = ctx.renderbuffer((min(side, width), min(side, height)), 4)
         depth = ctx.depth_renderbuffer(color.size)
         self._gl_objects = (ctx.framebuffer([color], depth), depth, color)
@@ -115,7 +116,7 @@ class TiledRender:
                       self.line_scale, self.field_of_view_y, detail_height=self.size[1])
         drawn = self.renderer.draw(self.settings, framebuffer, frame)
         self.stats = FrameStats(self.stats.primitives + drawn.primitives, drawn.kind,
-                                self.stats.terrain + drawn.terrain, self.stats.terrain_full + drawn.terrain_full)
+                                self.stats.terrain + drawn.terrain, max(self.stats.terrain_full, drawn.terrain_full))
         raw = framebuffer.read(viewport=(0, 0, tile_width, tile_height), components=3)
         tile = np.frombuffer(raw, dtype=np.uint8).reshape(tile_height, tile_width, 3)[::-1]
         self.pixels[height - y0 - tile_height:height - y0, x0:x0 + tile_width] = tile
