@@ -234,3 +234,43 @@ def test_a_hostile_flight_file_is_refused_in_one_line(tmp_path, call_main, usage
     status, _, err = call_main("video", "-o", tmp_path / "v.gif", "--flight", path)
     usage_error(status, err, "flight.toml")
     assert names(tmp_path) == ["flight.toml"]
+
+
+# --- a flight in a GIF's comment: read by walking the GIF's blocks, never by decoding a frame --------------------
+
+
+def gif_bytes(width: int, height: int, comment: bytes | None = None, *, truncate: int | None = None) -> bytes:
+    """A GIF claiming width x height pixels, one tiny image and, when given, a comment before it."""
+    data = bytearray(b"GIF89a" + width.to_bytes(2, "little") + height.to_bytes(2, "little") + b"\x00\x00\x00")
+    if comment is not None:
+        data += b"\x21\xfe"
+        for start in range(0, len(comment), 255):
+            piece = comment[start:start + 255]
+            data += bytes([len(piece)]) + piece
+        data += b"\x00"
+    data += b"\x2c" + bytes(4) + width.to_bytes(2, "little") + height.to_bytes(2, "little") + b"\x00"
+    data += b"\x02\x02\x4c\x01\x00\x3b"  # LZW minimum code size 2, one data sub-block, end, trailer
+    return bytes(data[:truncate])
+
+
+@pytest.mark.parametrize("command", ["video", "viewer"])
+@pytest.mark.parametrize("name, data, fragment", [
+    ("bomb.gif", gif_bytes(65535, 65535), "carries no terrainview flight"),
+    ("large.gif", gif_bytes(16, 16, b"#" * (5 * 1024 * 1024)), "larger than 4 MiB"),
+    ("cut.gif", gif_bytes(16, 16, b"version = 1", truncate=20), "not a readable GIF"),
+])
+def test_a_gif_flight_is_read_without_decoding_its_frames(tmp_path, call_main, usage_error, command, name, data,
+                                                          fragment):
+    (tmp_path / name).write_bytes(data)
+    arguments = ["video", "-o", tmp_path / "out.mp4"] if command == "video" else []
+    status, _, err = call_main(*arguments, "--flight", tmp_path / name)
+    usage_error(status, err, name, fragment)
+    assert "Decompression" not in err and "Traceback" not in err
+
+
+def test_a_gif_comment_is_found_behind_a_global_colour_table(tmp_path):
+    data = bytearray(gif_bytes(4, 4, b"hello"))
+    data[10] = 0x81  # a global colour table of 4 colours (12 bytes) follows the screen descriptor
+    data[13:13] = bytes(12)
+    (tmp_path / "table.gif").write_bytes(bytes(data))
+    assert bounded_reader.gif_comment(tmp_path / "table.gif", 100) == b"hello"

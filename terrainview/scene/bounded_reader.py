@@ -5,7 +5,7 @@ Whatever the file, reading it costs bounded time and memory and ends in a ``Scen
 - only a regular file is opened for reading (a folder, FIFO or device gets its own message; a FIFO is never
   waited on), and at most ``MAX_TOML_BYTES`` of a TOML file are read (a caller may allow more: flights);
 - a PNG's text chunks are found by walking its chunk structure, never decoding pixels, with bounded chunk
-  count and text sizes;
+  count and text sizes; a GIF's comment (a video's flight) likewise, by walking its blocks;
 - TOML and JSON text is pre-scanned before parsing: nesting deeper than ``MAX_NESTING`` or a number (or other
   bare token) longer than ``MAX_TOKEN_CHARS`` is refused before the parser could recurse or convert it, and
   the parsed document is walked once more (dotted TOML keys nest without brackets).
@@ -35,8 +35,67 @@ _OPENERS, _CLOSERS = "[{", "]}"
 _BARE = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_+-.:")
 
 
+MAX_GIF_BLOCKS = 10_000_000  # data sub-blocks skipped looking for a GIF's comment: a few seconds at most
+
+
 class SceneError(Exception):
     """A scene file that cannot be read; the message names the file and the problem."""
+
+
+def gif_comment(path: Path, limit: int) -> bytes:
+    """The first comment of a GIF (where terrainview puts a video's flight), without decoding any frame.
+
+    Walks the GIF's blocks, skipping colour tables and image data by their sizes; a comment over ``limit``
+    bytes is refused as soon as it passes the limit, and so is a damaged or endless block structure. No
+    comment: b"".
+    """
+    def fail(why: str) -> SceneError:
+        return SceneError(f"{path}: not a readable GIF ({why})")
+
+    try:
+        with open(path, "rb") as stream:
+            header = stream.read(13)
+            if len(header) < 13 or header[:3] != b"GIF":
+                raise fail("too short for a GIF header")
+            if header[10] & 0x80:  # a global colour table follows the screen descriptor
+                stream.seek(3 << ((header[10] & 7) + 1), os.SEEK_CUR)
+            blocks = 0
+            while True:
+                kind = stream.read(1)
+                if kind in (b"", b"\x3b"):  # end of the file, or the trailer: no comment
+                    return b""
+                if kind == b"\x2c":  # an image: its descriptor, local colour table, LZW size, then data
+                    descriptor = stream.read(9)
+                    if len(descriptor) < 9:
+                        raise fail("an image descriptor is cut short")
+                    if descriptor[8] & 0x80:
+                        stream.seek(3 << ((descriptor[8] & 7) + 1), os.SEEK_CUR)
+                    stream.read(1)
+                    label = None
+                elif kind == b"\x21":
+                    label = stream.read(1)
+                else:
+                    raise fail(f"unknown block {kind!r}")
+                comment = bytearray()
+                while True:  # the sub-blocks: a size byte, that many bytes, until size 0
+                    blocks += 1
+                    if blocks > MAX_GIF_BLOCKS:
+                        raise fail(f"more than {MAX_GIF_BLOCKS:,} blocks")
+                    size = stream.read(1)
+                    if not size:
+                        raise fail("it ends inside a block")
+                    if size == b"\x00":
+                        break
+                    if label == b"\xfe":
+                        comment += stream.read(size[0])
+                        if len(comment) > limit:
+                            raise SceneError(f"{path}: its comment is larger than {limit // 1024 // 1024} MiB")
+                    else:
+                        stream.seek(size[0], os.SEEK_CUR)
+                if label == b"\xfe":
+                    return bytes(comment)
+    except OSError as error:
+        raise fail(error.strerror or str(error)) from None
 
 
 def read_scene_source(source: str | Path, *, what: str = "scene file", limit: int = MAX_TOML_BYTES,

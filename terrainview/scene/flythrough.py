@@ -22,7 +22,7 @@ from typing import Any
 import tomli_w
 
 from terrainview.base.atomic_files import atomic_output, check_output_path, timestamped_path
-from terrainview.scene.bounded_reader import SceneError, parse_toml, read_scene_source
+from terrainview.scene.bounded_reader import SceneError, gif_comment, parse_toml, read_scene_source
 from terrainview.scene.scene_file import SETTING_FIELDS, file_value, scene_document, scene_from_document
 from terrainview.scene.settings import SceneSettings, SettingsError, base_type
 
@@ -246,14 +246,7 @@ def _video_kind(head: bytes) -> str | None:
 def _video_flight_text(path: Path, gif: bool) -> str:
     """The flight text a terrainview video carries in its metadata (MP4 tag or GIF comment)."""
     if gif:
-        from PIL import Image
-
-        try:
-            with Image.open(path) as image:
-                text = image.info.get("comment", b"")
-        except (OSError, ValueError) as error:
-            raise FlightError(f"{path}: not a readable GIF ({error})") from None
-        text = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+        text = gif_comment(path, MAX_FLIGHT_BYTES).decode("utf-8", "replace")  # no frame is decoded
     else:
         import av
 
