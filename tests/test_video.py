@@ -385,3 +385,12 @@ def test_frames_are_named_as_the_part_folder_cleanup_knows_them():
 
     assert all(PART_FOLDER_ENTRY.fullmatch(video_encoding.frame_name(k, digits)) for k in (0, 7, 99999)
                for digits in (5, 6))
+
+
+@pytest.mark.parametrize("last_time, fragment", [(1e307, "uncountably many frames"), (1e6, "about 3e+07 frames")])
+def test_a_flight_too_long_for_a_video_is_one_short_line(tmp_path, call_main, usage_error, last_time, fragment):
+    flight = tmp_path / "long.toml"
+    flight.write_text(f"version = 1\n[scene]\nmode = 'lines'\n[[keyframe]]\ntime = {last_time!r}\n")
+    status, _, err = call_main("video", "-o", tmp_path / "long.mp4", "--flight", flight, "--size", "16x16")
+    usage_error(status, err, "speed", fragment, "the most is 100,000")
+    assert len(err) < 200 and "Overflow" not in err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import signal
 import sys
 import threading
@@ -74,9 +75,11 @@ def video_command(args: argparse.Namespace) -> int:
     for warning in warnings:
         print(f"terrainview: warning: {warning}", file=sys.stderr)
     plan = VideoPlan(flight, size, args.fps, args.supersample, args.speed)
+    if plan.frame_estimate > MAX_FRAMES:
+        frames = f"about {plan.frame_estimate:.3g}" if math.isfinite(plan.frame_estimate) else "uncountably many"
+        raise SettingsError(f"speed: the flight's {flight.duration:.4g} s at {args.fps} fps make {frames} frames; "
+                            f"the most is {MAX_FRAMES:,} (raise --speed)")
     count = plan.frame_count
-    if count > MAX_FRAMES:
-        raise SettingsError(f"speed: {count} frames at {args.fps} fps; the most is {MAX_FRAMES} (raise --speed)")
     if args.output and path.suffix.lower() == ".gif" and count * size[0] * size[1] > MAX_GIF_PIXELS:
         raise SettingsError(f"size: {count} frames of {size[0]}x{size[1]} is too much for a GIF; use .mp4")
     with _end_signals_as_interrupt():

@@ -51,9 +51,17 @@ class VideoPlan:
     supersample: int = 1
     speed: float = 1.0
 
+    @property
+    def frame_estimate(self) -> float:
+        """How many frames the flight makes, as a real number (infinite for a flight too long to count)."""
+        return self.flight.duration / self.speed * self.fps + 1.0
+
     @functools.cached_property
     def frame_count(self) -> int:
-        """Frames k = 0, 1, ... with k / fps * speed within the flight (the last keyframe's time included)."""
+        """Frames k = 0, 1, ... with k / fps * speed within the flight (the last keyframe's time included).
+
+        Check ``frame_estimate`` first: a flight of 1e307 seconds has no count.
+        """
         return math.floor(self.flight.duration / self.speed * self.fps + 1e-9) + 1
 
     def frame_time(self, k: int) -> float:
