@@ -154,3 +154,27 @@ def test_help_lists_the_window_options_apart(call_main):
     assert status == 0
     window, scene = out.index("\nwindow options (moderngl-window):"), out.index("\nscene options:")
     assert window < out.index("\n  -r RESIZABLE, --resizable") < scene < out.index("\n  --iterations ITERATIONS")
+
+
+@pytest.mark.parametrize("arguments, fragment", [
+    (["render", "-o", "x.png", "--size", ""], "--size: no size given"),
+    (["export", "-o", "x.npy", "--erosion", "hydraulic", "--flow-map", ""], "--flow-map: no file name given"),
+    (["--flight", ""], "no flight file name given"),
+    (["video", "-o", "x.mp4", "--flight", ""], "no flight file name given"),
+    (["render", "-o", "x.png", "--tile", "ENDLESS"], "--tile"),
+    (["render", "-o", "x.png", "--cloud-iterations", "13"], "--cloud-iterations: expected an integer from 1 to 12"),
+    (["export", "-o", "x.npy", "--erosion", "hydraulic", "--flow-map", "x.npy"], "--flow-map: x.npy is already"),
+])
+def test_empty_and_misnamed_values_are_one_line_naming_the_option(tmp_path, call_main, usage_error, monkeypatch,
+                                                                  arguments, fragment):
+    monkeypatch.chdir(tmp_path)
+    status, _, err = call_main(*arguments)
+    usage_error(status, err, fragment)
+    assert not any(tmp_path.iterdir()), "nothing written"
+
+
+def test_a_toml_scene_with_a_byte_order_mark_loads(tmp_path):
+    from terrainview.scene.scene_file import load_scene
+
+    (tmp_path / "bom.toml").write_bytes("\ufeffversion = 1\n[scene]\niterations = 6\n".encode())
+    assert load_scene(tmp_path / "bom.toml")[0].iterations == 6

@@ -173,7 +173,7 @@ BAD_COMMAND_LINES = [
     (["--seed", "-1"], "seed: "),
     (["--seed", "4294967296"], "seed: "),
     (["--tile", "0"], "tile: "),
-    (["--height-scale", "0"], "height_scale: "),
+    (["--height-scale", "0"], "--height-scale: "),
     (["--mode", "3d"], "argument --mode"),
     (["--cloud-iterations", "x"], "argument --cloud-iterations"),
     (["--pitch", "90"], "pitch: "),

@@ -41,10 +41,15 @@ def export_command(args: argparse.Namespace) -> int:
         check_output_path(companion, args.force, (companion.suffix.lower(),), role)
     settings = export_settings(settings)
     flow_path = None
-    if getattr(args, "flow_map", None):
+    if getattr(args, "flow_map", None) is not None:
+        if args.flow_map == "":
+            raise SettingsError("--flow-map: no file name given")
         if not catalog.erosion(settings).hydraulic:
             raise SettingsError("--flow-map needs --erosion hydraulic or both")
         flow_path = check_output_path(args.flow_map, args.force, FLOW_MAP_FORMATS, f"the flow map of {path.name}")
+        taken = {other.resolve(): role for other, role in paths.items()}
+        if flow_path.resolve() in taken:
+            raise SettingsError(f"--flow-map: {flow_path} is already {taken[flow_path.resolve()]}; name another file")
         paths[flow_path] = f"the flow map of {path.name}"
     check_free_space(path, estimated_bytes(settings, extension))
     announce_compile(settings)

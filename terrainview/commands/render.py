@@ -14,6 +14,7 @@ from terrainview.scene import camera
 from terrainview.scene.arguments import scene_from_args
 from terrainview.scene.image_size import DEFAULT_SIZE, MAX_IMAGE_SIDE, check_supersample, parse_size
 from terrainview.scene.scene_file import SceneError, picture_extras
+from terrainview.scene.settings import SettingsError
 from terrainview.scene.warmup import announce_compile
 
 
@@ -31,6 +32,8 @@ def add_render_arguments(parser: argparse.ArgumentParser) -> None:
 
 def picture_options(args: argparse.Namespace, scene_extras: dict[str, str]) -> tuple[tuple[int, int], int]:
     """--size and --supersample as given, else those a PNG scene was made with, else the defaults."""
+    if args.size == "":
+        raise SettingsError("--size: no size given; expected WIDTHxHEIGHT, such as 1920x1080")
     given = args.size is not None and args.supersample is not None
     extras = {} if given else scene_extras
     try:

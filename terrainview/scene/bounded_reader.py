@@ -137,7 +137,7 @@ def read_scene_source(source: str | Path, *, what: str = "scene file", limit: in
     if len(raw) > limit:
         raise SceneError(f"{path}: larger than {limit / 2**20:g} MiB, too large for a {what}")
     try:
-        return "toml", raw.decode("utf-8")
+        return "toml", raw.decode("utf-8").removeprefix("\ufeff")  # a byte-order mark some editors write
     except UnicodeDecodeError:
         raise SceneError(f"{path}: not a {what} (neither {neither})") from None
 

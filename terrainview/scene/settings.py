@@ -208,7 +208,13 @@ class SceneSettings:
         """The settings of ``base`` (defaults when None) with every option given on the command line applied."""
         names = {spec.name for spec in dataclasses.fields(cls)}
         given = {name: value for name, value in vars(namespace).items() if name in names}
-        return (base or cls()).replace(**given)
+        try:
+            return (base or cls()).replace(**given)
+        except SettingsError as error:  # a value typed on the command line: named as it was typed there
+            name, _, rest = str(error).partition(":")
+            if name in given:
+                raise SettingsError(f"--{name.replace('_', '-')}:{rest}") from None
+            raise
 
 
 def base_type(spec: dataclasses.Field) -> str:
@@ -235,7 +241,7 @@ def _argument_type(spec: dataclasses.Field) -> Any:
     if kind == "str":
         return str
     parse = argument_type(parse_integer if kind == "int" else parse_real, _expected(spec))
-    return parse if not word else lambda text: word if text.strip().lower() == word else parse(text)
+    return parse if not word else lambda text: word if text == word else parse(text)
 
 
 def _validate(spec: dataclasses.Field, value: Any) -> None:

@@ -363,7 +363,7 @@ def run_viewer(argv: list[str], epilog: str = "") -> int:
     argv = join_option_values(parser, argv)  # moderngl-window parses them again, without our help
     args = parser.parse_args(argv)
     settings = scene_from_args(args).settings  # bad values fail here, before a window opens
-    replay = load_flight(args.flight)[0] if args.flight else None
+    replay = load_flight(args.flight)[0] if args.flight is not None else None  # '' is no file, not none
     TerrainApp.initial_settings, TerrainApp.initial_flight = settings, replay
     window_arguments.check_window_options(args, TerrainApp.window_size)
     window_arguments.check_window_backend(args.window)
