@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 from terrainview import __version__
 from terrainview.base.atomic_files import OutputError
+from terrainview.base.messages import say
 from terrainview.commands import Command
 from terrainview.scene.arguments import add_scene_arguments, one_line_errors
 from terrainview.scene.scene_file import SceneError
@@ -69,18 +70,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return command(argv[1:]) if command else _view(argv)
     except USAGE_ERRORS as error:
-        print(f"terrainview: error: {error}", file=sys.stderr)
+        say(f"error: {error}")
         return 2
     except OSError as error:  # a disk that fills up, a file that vanishes: the output was not written
         where = f"{error.filename}: " if error.filename else ""
-        print(f"terrainview: error: {where}{error.strerror or error}", file=sys.stderr)
+        say(f"error: {where}{error.strerror or error}")
         return 2
     except MemoryError:
-        print("terrainview: error: out of memory; try fewer --iterations or a smaller --tile or --size",
-              file=sys.stderr)
+        say("error: out of memory; try fewer --iterations or a smaller --tile or --size")
         return 2
     except KeyboardInterrupt:
-        print("terrainview: interrupted", file=sys.stderr)
+        say("interrupted")
         return 130
 
 

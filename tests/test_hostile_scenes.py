@@ -274,3 +274,26 @@ def test_a_gif_comment_is_found_behind_a_global_colour_table(tmp_path):
     data[13:13] = bytes(12)
     (tmp_path / "table.gif").write_bytes(bytes(data))
     assert bounded_reader.gif_comment(tmp_path / "table.gif", 100) == b"hello"
+
+
+def test_values_from_a_file_reach_the_terminal_escaped(tmp_path, call_main, usage_error):
+    """A scene naming an 'image' made of terminal escape sequences: the message shows them, never sends them."""
+    (tmp_path / "pwned.toml").write_text('version = 1\n[scene]\nmode = "rendered"\n'
+                                         'seed_image = "\\u001b]2;PWNED\\u0007"\n')
+    status, _, err = call_main("render", "-o", tmp_path / "x.png", "--size", "8x8", "--scene", tmp_path / "pwned.toml")
+    usage_error(status, err, "\\x1b]2;PWNED\\x07")
+    assert "\x1b" not in err and "\x07" not in err
+
+
+def test_a_closed_stderr_does_not_lose_a_finished_export(tmp_path):
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "terrainview", "export", "-o", "out.npy", "--iterations", "2",
+                             "--height-scale", "0"], cwd=tmp_path, stderr=subprocess.DEVNULL, text=True,
+                            stdout=subprocess.PIPE, timeout=120)
+    assert result.returncode == 2  # the bad value is still refused, silently
+    result = subprocess.run(f"{sys.executable} -m terrainview export -o out.npy --iterations 2 2>&-", shell=True,
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout
+    assert (tmp_path / "out.npy").exists()

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from terrainview.base.atomic_files import check_output_path
+from terrainview.base.messages import say
 from terrainview.base.parsing import argument_type, parse_integer
 from terrainview.commands import Command
 from terrainview.render.offscreen import create_headless_context, render_pixels, save_png
@@ -62,7 +62,7 @@ def render_command(args: argparse.Namespace) -> int:
         ground = camera.ground_height(renderer.surface_heights, settings.tile)
         settings, moved = camera.given_fly_eye_in_bounds(settings, ground)
         if moved:
-            print(f"terrainview: warning: {moved}", file=sys.stderr)
+            say(f"warning: {moved}")
         drawn: list[FrameStats] = []
         pixels = render_pixels(renderer, settings, size, supersample=supersample, stats=drawn)
         save_png(pixels, path, settings, args.force,

@@ -6,13 +6,13 @@ import argparse
 import contextlib
 import math
 import signal
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from terrainview.base.atomic_files import CLEANUP_SIGNALS, OutputError, check_output_parent, check_output_path
+from terrainview.base.messages import say
 from terrainview.base.parsing import argument_type, bounded_argument, parse_integer
 from terrainview.commands import Command
 from terrainview.output.video_encoding import VideoPlan, export
@@ -73,7 +73,7 @@ def video_command(args: argparse.Namespace) -> int:
     except SettingsError as error:
         raise FlightError(f"{args.flight}: with the options given: {error}") from None
     for warning in warnings:
-        print(f"terrainview: warning: {warning}", file=sys.stderr)
+        say(f"warning: {warning}")
     plan = VideoPlan(flight, size, args.fps, args.supersample, args.speed)
     if plan.frame_estimate > MAX_FRAMES:
         frames = f"about {plan.frame_estimate:.3g}" if math.isfinite(plan.frame_estimate) else "uncountably many"

@@ -11,6 +11,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import NoReturn
 
+from terrainview.base.messages import say
 from terrainview.base.parsing import join_option_values
 from terrainview.scene.scene_file import SceneError, load_scene_with_extras
 from terrainview.scene.settings import SceneSettings
@@ -76,5 +77,5 @@ def scene_from_args(args: argparse.Namespace, base: SceneSettings | None = None)
     if scene is not None:
         base, warnings, extras = load_scene_with_extras(scene)
         for warning in warnings:
-            print(f"terrainview: warning: {warning}", file=sys.stderr)
+            say(f"warning: {warning}")
     return SceneArguments(SceneSettings.from_namespace(args, base), extras)

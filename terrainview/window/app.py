@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +16,7 @@ import moderngl_window as mglw
 from imgui_bundle import imgui
 
 from terrainview.base.atomic_files import OutputError
+from terrainview.base.messages import printable, say
 from terrainview.base.parsing import bounded_argument, join_option_values
 from terrainview.render.imgui_draw import ImGuiRenderer
 from terrainview.render.renderer import Frame, FrameStats, Renderer
@@ -195,8 +195,8 @@ class TerrainApp(mglw.WindowConfig):
 
     def show_message(self, text: str) -> None:
         """Show ``text`` over the view for MESSAGE_SECONDS and print it to stderr."""
-        self.message = (text, time.perf_counter() + MESSAGE_SECONDS)
-        print(f"terrainview: {text}", file=sys.stderr, flush=True)
+        self.message = (printable(text), time.perf_counter() + MESSAGE_SECONDS)
+        say(text)
 
     # --- actions --------------------------------------------------------------------------------------------
 

@@ -6,11 +6,11 @@ write; loading keeps the current scene on any error and says why.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from terrainview.base.atomic_files import OutputError, atomic_output, check_output_path, timestamped_path
+from terrainview.base.messages import say
 from terrainview.scene.scene_file import SceneError, load_scene, save_scene_toml
 from terrainview.scene.settings import SceneSettings
 
@@ -51,5 +51,5 @@ class SceneFiles:
             return settings
         self._notify(f"Loaded scene {path}" + (f" ({len(warnings)} warnings)" if warnings else ""))
         for warning in warnings:
-            print(f"terrainview: warning: {warning}", file=sys.stderr)
+            say(f"warning: {warning}")
         return loaded
