@@ -280,7 +280,7 @@ def test_values_from_a_file_reach_the_terminal_escaped(tmp_path, call_main, usag
     """A scene naming an 'image' made of terminal escape sequences: the message shows them, never sends them."""
     (tmp_path / "pwned.toml").write_text('version = 1\n[scene]\nmode = "rendered"\n'
                                          'seed_image = "\\u001b]2;PWNED\\u0007"\n')
-    status, _, err = call_main("render", "-o", tmp_path / "x.png", "--size", "8x8", "--scene", tmp_path / "pwned.toml")
+    status, _, err = call_main("export", "-o", tmp_path / "x.npy", "--scene", tmp_path / "pwned.toml")
     usage_error(status, err, "\\x1b]2;PWNED\\x07")
     assert "\x1b" not in err and "\x07" not in err
 
