@@ -297,3 +297,22 @@ def test_a_closed_stderr_does_not_lose_a_finished_export(tmp_path):
                             cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout
     assert (tmp_path / "out.npy").exists()
+
+
+@pytest.mark.parametrize("width, height", [(1, 67_108_864), (10_000, 10_000), (4097, 4097)])
+def test_a_seed_image_past_the_pixel_limit_is_one_line_before_decoding(tmp_path, call_main, usage_error, width,
+                                                                       height):
+    """The size comes from the header: a PNG claiming 67 million pixels costs nothing, and Pillow's bomb
+    warning never shows above the message."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)  # 8-bit grey
+    (tmp_path / "claims.png").write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+                                          + chunk(b"IDAT", zlib.compress(b"\0\0")) + chunk(b"IEND", b""))
+    status, _, err = call_main("export", "-o", tmp_path / "x.npy", "--seed-image", tmp_path / "claims.png")
+    usage_error(status, err, "claims.png", "too large", "16777216")
+    assert "Warning" not in err

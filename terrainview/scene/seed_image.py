@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from collections import OrderedDict
 
 import numpy as np
 
-# Pixels of a seed image above this count are refused (Pillow's own decompression-bomb limit is applied too).
-MAX_SEED_IMAGE_PIXELS = 1 << 26
+# Pixels of a seed image above this count are refused before decoding (a 4096 x 4096 image; decoded, about 150 MB
+# at most): a scene from someone else must not cost more than a user would choose.
+MAX_SEED_IMAGE_PIXELS = 1 << 24
 
 
 _decoded: OrderedDict[tuple, np.ndarray] = OrderedDict()
@@ -27,17 +29,21 @@ def _decode_grey(path: str) -> np.ndarray:
 
     too_large = False
     try:
-        with Image.open(path) as image:
-            too_large = image.width * image.height > MAX_SEED_IMAGE_PIXELS
-            size = f"{image.width} x {image.height}"
-            if too_large:
-                grey = np.empty(0, dtype=np.float32)
-            elif image.mode.startswith("I;16") or image.mode == "I":
-                grey = np.asarray(image.convert("I"), dtype=np.float32) * np.float32(1.0 / 65535.0)
-            elif image.mode == "F":
-                grey = np.asarray(image, dtype=np.float32)
-            else:  # 1, L, LA, P, RGB, RGBA, CMYK, YCbCr...: ITU-R 601-2 luma
-                grey = np.asarray(image.convert("L"), dtype=np.float32) * np.float32(1.0 / 255.0)
+        with warnings.catch_warnings():
+            # Pillow's warnings (a decompression bomb above its own limit, odd TIFF tags) would break the one-line
+            # message: the size is checked here, from the header, before anything is decoded.
+            warnings.simplefilter("ignore")
+            with Image.open(path) as image:
+                too_large = image.width * image.height > MAX_SEED_IMAGE_PIXELS
+                size = f"{image.width} x {image.height}"
+                if too_large:
+                    grey = np.empty(0, dtype=np.float32)
+                elif image.mode.startswith("I;16") or image.mode == "I":
+                    grey = np.asarray(image.convert("I"), dtype=np.float32) * np.float32(1.0 / 65535.0)
+                elif image.mode == "F":
+                    grey = np.asarray(image, dtype=np.float32)
+                else:  # 1, L, LA, P, RGB, RGBA, CMYK, YCbCr...: ITU-R 601-2 luma
+                    grey = np.asarray(image.convert("L"), dtype=np.float32) * np.float32(1.0 / 255.0)
     except UnidentifiedImageError:
         raise ValueError(f"seed_image: {path}: not an image file Pillow can read") from None
     except Image.DecompressionBombError as error:
