@@ -3,6 +3,7 @@ CLI (``--scene``) and by the window's Load / drop path, which shows a message an
 
 from __future__ import annotations
 
+import argparse
 import os
 from pathlib import Path
 
@@ -316,3 +317,26 @@ def test_a_seed_image_past_the_pixel_limit_is_one_line_before_decoding(tmp_path,
     status, _, err = call_main("export", "-o", tmp_path / "x.npy", "--seed-image", tmp_path / "claims.png")
     usage_error(status, err, "claims.png", "too large", "16777216")
     assert "Warning" not in err
+
+
+def test_a_file_cannot_ask_for_a_full_mesh_too_large_to_draw(tmp_path, call_main):
+    """lod = off over 8 x 8 tiles of iterations 12 (2 billion triangles): drawn with level of detail instead, and
+    said; the user's own --lod off still insists."""
+    from terrainview.scene.flythrough import load_flight
+
+    costly = "version = 1\n[scene]\nmode = 'rendered'\niterations = 12\ntile = 8\nlod = 'off'\n"
+    (tmp_path / "costly.toml").write_text(costly)
+    settings, warnings = load_scene(tmp_path / "costly.toml")
+    assert settings.lod == "on" and any("level of detail instead" in warning for warning in warnings)
+    cheap = costly.replace("iterations = 12", "iterations = 6")
+    (tmp_path / "cheap.toml").write_text(cheap)
+    assert load_scene(tmp_path / "cheap.toml")[0].lod == "off", "a full mesh that can be drawn stays"
+    (tmp_path / "flight.toml").write_text(cheap + "[[keyframe]]\ntime = 1\niterations = 12\n")
+    flight, warnings = load_flight(tmp_path / "flight.toml")
+    assert flight.at(1.0).lod == "on" and flight.scene.lod == "on" and len(warnings) == 1
+    from terrainview.scene.arguments import add_scene_arguments, scene_from_args
+
+    parser = argparse.ArgumentParser()
+    add_scene_arguments(parser)
+    insisted = scene_from_args(parser.parse_args(["--scene", str(tmp_path / "costly.toml"), "--lod", "off"]))
+    assert insisted.settings.lod == "off"

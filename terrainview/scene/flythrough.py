@@ -23,8 +23,15 @@ import tomli_w
 
 from terrainview.base.atomic_files import atomic_output, check_output_path, timestamped_path
 from terrainview.scene.bounded_reader import SceneError, gif_comment, parse_toml, read_scene_source
-from terrainview.scene.scene_file import SETTING_FIELDS, file_value, scene_document, scene_from_document
-from terrainview.scene.settings import SceneSettings, SettingsError, base_type
+from terrainview.scene.scene_file import (
+    SETTING_FIELDS,
+    costs_too_much,
+    file_value,
+    scene_document,
+    scene_from_document,
+    too_costly_warning,
+)
+from terrainview.scene.settings import LevelOfDetail, SceneSettings, SettingsError, base_type
 
 # Larger than a scene's limit: a long recording holds up to MAX_KEYFRAMES keyframes of some 40 to 100 bytes.
 MAX_FLIGHT_BYTES = 4 * 1024 * 1024
@@ -290,9 +297,15 @@ def flight_from_document(path: Path, document: dict[str, Any]) -> tuple[Flythrou
         more = f" (and in {len(numbers) - 1:,} more keyframes)" if len(numbers) > 1 else ""
         warnings.append(f"{path}: keyframe {numbers[0]}: unknown setting {name!r} ignored{more}")
     try:
-        return Flythrough(scene, tuple(keyframes)), warnings
+        flight = Flythrough(scene, tuple(keyframes))
     except SettingsError as error:
         raise FlightError(f"{path}: {error}") from None
+    if any(costs_too_much(state) for state in (flight.scene, *(flight.at(k.time) for k in flight.keyframes))):
+        warnings.append(too_costly_warning(path))  # every frame drawn with level of detail, as a scene would be
+        flight = Flythrough(flight.scene.replace(lod=LevelOfDetail.ON),
+                            tuple(Keyframe(k.time, {n: v for n, v in k.values.items() if n != "lod"})
+                                  for k in flight.keyframes))
+    return flight, warnings
 
 
 def _keyframe_value(spec: dataclasses.Field, value: Any) -> Any:

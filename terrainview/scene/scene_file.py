@@ -15,8 +15,10 @@ import tomli_w
 from PIL import PngImagePlugin
 
 from terrainview import __version__
+from terrainview.kernels.lod import full_mesh_triangles
+from terrainview.scene import catalog
 from terrainview.scene.bounded_reader import SceneError, parse_json, parse_toml, read_scene_source
-from terrainview.scene.settings import SceneSettings, SettingsError, base_type
+from terrainview.scene.settings import LevelOfDetail, SceneSettings, SettingsError, base_type
 
 __all__ = ["SceneError", "load_scene", "load_scene_with_extras", "png_text_chunks", "save_scene_toml",
            "scene_document"]
@@ -138,6 +140,31 @@ def _settings_from_document(path: Path, document: dict[str, Any],
         elif spec.metadata.get("optional"):
             given[name] = spec.default  # written as absent (TOML has no null): off, whatever the base says
     try:
-        return base.replace(**given), warnings
+        settings = base.replace(**given)
     except SettingsError as error:
         raise SceneError(f"{path}: {error}") from None
+    if costs_too_much(settings):
+        warnings.append(too_costly_warning(path))
+        settings = settings.replace(lod=LevelOfDetail.ON)
+    return settings, warnings
+
+
+# A file from someone else must not cost more than its user would choose: its ``lod = "off"`` is taken only while
+# the full mesh stays this small (about a second a frame on a software renderer); --lod off on the command line,
+# which overrides the file, insists.
+FILE_FULL_MESH_TRIANGLES = 16_000_000
+
+
+def costs_too_much(settings: SceneSettings) -> bool:
+    """Whether ``settings`` (from a file) ask for the full mesh of a surface too large to draw each frame."""
+    if settings.lod is not LevelOfDetail.OFF or catalog.render_type(settings).dimensions == 1:
+        return False
+    if not isinstance(settings.tile, int):
+        return True  # endless: a ring of tiles around the eye, each the full mesh
+    return full_mesh_triangles(settings.iterations, settings.tile) > FILE_FULL_MESH_TRIANGLES
+
+
+def too_costly_warning(path: Path) -> str:
+    """What the user is told when a file's full mesh is drawn with level of detail instead."""
+    return (f"{path}: asks for the full mesh of a surface over {FILE_FULL_MESH_TRIANGLES // 1_000_000}M triangles "
+            "(lod = off); drawn with level of detail instead (give --lod off to insist)")
