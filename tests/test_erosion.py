@@ -313,15 +313,15 @@ def test_export_writes_the_flow_map(tmp_path, call_main):
 
 
 @pytest.mark.parametrize("args, fragment", [
-    (("--erosion-radius", "-1"), "erosion_radius"),
-    (("--erosion-radius", "0"), "erosion_radius"),
+    (("--erosion-radius", "-1"), "--erosion-radius: "),
+    (("--erosion-radius", "0"), "--erosion-radius: "),
     (("--erosion", "rain"), "--erosion"),
-    (("--talus", "95"), "talus"),
-    (("--thermal-passes", "-1"), "thermal_passes"),
+    (("--talus", "95"), "--talus: "),
+    (("--thermal-passes", "-1"), "--thermal-passes: "),
     (("--thermal-passes", "2.5"), "--thermal-passes"),
     (("--erosion-droplets", "nan"), "--erosion-droplets"),
-    (("--erosion-strength", "2"), "erosion_strength"),
-    (("--erosion-inertia", "-0.1"), "erosion_inertia"),
+    (("--erosion-strength", "2"), "--erosion-strength: "),
+    (("--erosion-inertia", "-0.1"), "--erosion-inertia: "),
     (("--flow-map", "FLOW.npy"), "--flow-map needs --erosion"),
     (("--erosion", "hydraulic", "--flow-map", "FLOW.txt"), "unknown file type"),
 ])

@@ -350,8 +350,8 @@ def test_render_prints_the_terrain_triangles(tmp_path, call_main):
     assert out.strip().startswith("wrote") and out.strip().endswith("of 1.2M triangles)"), out
 
 
-@pytest.mark.parametrize(("option", "value", "fragment"), [("--lod-error", "0", "lod_error"),
-                                                           ("--lod-error", "65", "lod_error"),
+@pytest.mark.parametrize(("option", "value", "fragment"), [("--lod-error", "0", "--lod-error: "),
+                                                           ("--lod-error", "65", "--lod-error: "),
                                                            ("--lod", "maybe", "--lod")])
 def test_bad_lod_options_stop_with_one_line(tmp_path, call_main, usage_error, option, value, fragment):
     output = tmp_path / "shot.png"
