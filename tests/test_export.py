@@ -136,7 +136,7 @@ def test_flat_heightmap_maps_to_zero(tmp_path, monkeypatch):
     flat = np.full((5, 5), 0.25, dtype=np.float32)
     values, low, high = export_formats.normalize_uint16(flat)
     assert values.dtype == np.uint16 and not values.any() and (low, high) == (0.25, 0.25)
-    monkeypatch.setattr(export_command, "surface_heights", lambda settings: flat)
+    monkeypatch.setattr(export_command, "eroded_heights", lambda settings, iterations, h, progress=None: (flat, None))
     for name in ("flat.png", "flat.raw"):
         args = argparse.Namespace(output=str(tmp_path / name), force=False, iterations=2)
         assert export_command.export_command(args) == 0
@@ -177,7 +177,7 @@ def test_path_is_checked_before_generating(tmp_path, call_main, usage_error, mon
     def never(settings):
         raise AssertionError("generated before the output path was checked")
 
-    monkeypatch.setattr(export_command, "surface_heights", never)
+    monkeypatch.setattr(export_command, "eroded_heights", never)
     (tmp_path / "taken.png").write_bytes(b"x")
     for output, fragment in (("taken.png", "already exists"), ("out.txt", "unknown file type"),
                              ("missing/out.npy", "does not exist")):
@@ -272,3 +272,45 @@ def test_cli_subprocess_round_trip_and_refusals(tmp_path, run_cli, usage_error, 
         assert result.stdout == ""
     assert names(tmp_path) == ["terrain.raw"]
     assert (tmp_path / "terrain.raw").read_bytes() == before
+
+
+def on_a_terminal(command: list[str], folder) -> str:
+    """What ``command`` shows on stderr when stderr is a terminal (a pseudo-terminal here)."""
+    import pty
+    import subprocess
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.PIPE, stderr=follower)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal's other end closed: the command ended
+            break
+        if not chunk:
+            break
+        shown += chunk
+    assert process.wait(timeout=120) == 0
+    os.close(leader)
+    return shown.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize("command, stages", [
+    (["render", "-o", "shot.png", "--size", "32x18", "--supersample", "2", "--mode", "rendered", "--iterations", "5",
+      "--erosion", "thermal"], ("generating the terrain", "drawing", "filtering 2x down", "writing")),
+    (["export", "-o", "heights.png", "--iterations", "5", "--erosion", "hydraulic"],
+     ("generating the terrain", "writing heights.png")),
+])
+def test_render_and_export_show_their_stages_on_a_terminal_only(tmp_path, command, stages):
+    """On a terminal each stage is named with its progress; captured by a script, only the summary line."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "terrainview", *command]
+    piped = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0 and piped.stderr == "" and piped.stdout.startswith("wrote ")
+    text = on_a_terminal([*command, "--force"], tmp_path)
+    for stage in stages:
+        assert f"terrainview: {stage}:   0%" in text and f"terrainview: {stage}: done in" in text, text
+    assert "generating the terrain:  50%" in text, "erosion reports its progress"

@@ -6,6 +6,7 @@ import argparse
 
 from terrainview.base.atomic_files import atomic_outputs, check_free_space, check_output_path
 from terrainview.commands import Command
+from terrainview.commands.stages import Stages
 from terrainview.output.export_formats import (
     EXPORT_FORMATS,
     FLOW_MAP_FORMATS,
@@ -16,7 +17,7 @@ from terrainview.output.export_formats import (
 )
 from terrainview.scene import catalog
 from terrainview.scene.arguments import scene_from_args
-from terrainview.scene.derived_arrays import eroded_heights, surface_heights
+from terrainview.scene.derived_arrays import eroded_heights
 from terrainview.scene.settings import SettingsError
 from terrainview.scene.warmup import announce_compile
 
@@ -53,15 +54,16 @@ def export_command(args: argparse.Namespace) -> int:
         paths[flow_path] = f"the flow map of {path.name}"
     check_free_space(path, estimated_bytes(settings, extension))
     announce_compile(settings)
-    if flow_path is not None:
-        heights, maps = eroded_heights(settings, settings.iterations, settings.h)
-    else:
-        heights, maps = surface_heights(settings), None
-    with atomic_outputs(paths, args.force) as files:  # the output, its companions and the flow map: all or none
-        if flow_path is not None and maps is not None:
-            write_flow_map(maps.flow, flow_path.suffix.lower(), files[flow_path])
-        EXPORT_FORMATS[extension](heights, settings, {final: part for final, part in files.items()
-                                                      if final != flow_path})
+    with Stages() as stages:
+        generating = stages.stage("generating the terrain")
+        heights, maps = eroded_heights(settings, settings.iterations, settings.h,
+                                       lambda fraction: generating(fraction) or True)  # erosion reports its share
+        stages.stage(f"writing {path.name}")
+        with atomic_outputs(paths, args.force) as files:  # the output, its companions and the flow map: all or none
+            if flow_path is not None and maps is not None:
+                write_flow_map(maps.flow, flow_path.suffix.lower(), files[flow_path])
+            EXPORT_FORMATS[extension](heights, settings, {final: part for final, part in files.items()
+                                                          if final != flow_path})
     shape = "x".join(str(side) for side in heights.shape)
     print(f"wrote {path} ({path.stat().st_size} bytes, {shape} heights)")
     for companion in list(paths)[1:]:

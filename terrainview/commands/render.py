@@ -8,7 +8,8 @@ from terrainview.base.atomic_files import check_output_path
 from terrainview.base.messages import say
 from terrainview.base.parsing import argument_type, parse_integer
 from terrainview.commands import Command
-from terrainview.render.offscreen import create_headless_context, render_pixels, save_png
+from terrainview.commands.stages import Stages
+from terrainview.render.offscreen import create_headless_context, reduce, render_pixels, save_png
 from terrainview.render.renderer import FrameStats, Renderer
 from terrainview.scene import camera
 from terrainview.scene.arguments import scene_from_args
@@ -57,16 +58,23 @@ def render_command(args: argparse.Namespace) -> int:
     ctx = create_headless_context()
     renderer = Renderer(ctx)
     try:
-        announce_compile(settings)
-        renderer.update(settings)
-        ground = camera.ground_height(renderer.surface_heights, settings.tile)
-        settings, moved = camera.given_fly_eye_in_bounds(settings, ground)
-        if moved:
-            say(f"warning: {moved}")
-        drawn: list[FrameStats] = []
-        pixels = render_pixels(renderer, settings, size, supersample=supersample, stats=drawn)
-        save_png(pixels, path, settings, args.force,
-                 extra=picture_extras(size, supersample))
+        with Stages() as stages:
+            announce_compile(settings)
+            generating = stages.stage("generating the terrain")
+            renderer.arrays.progress = lambda fraction: generating(fraction) or True  # erosion reports its share
+            renderer.update(settings)
+            ground = camera.ground_height(renderer.surface_heights, settings.tile)
+            settings, moved = camera.given_fly_eye_in_bounds(settings, ground)
+            if moved:
+                say(f"warning: {moved}")
+            drawn: list[FrameStats] = []
+            pixels = render_pixels(renderer, settings, size, supersample=supersample, stats=drawn,
+                                   progress=stages.stage("drawing"), filtered=False)
+            if supersample > 1:
+                stages.stage(f"filtering {supersample}x down")
+                pixels = reduce(pixels, size)
+            stages.stage("writing")
+            save_png(pixels, path, settings, args.force, extra=picture_extras(size, supersample))
     finally:
         renderer.release()
         ctx.release()
