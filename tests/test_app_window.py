@@ -326,6 +326,14 @@ class TestKeysInProcess:
         assert "Cancelled" in fresh.message[0]
         assert not (tmp_path / "screenshots").exists() or not any((tmp_path / "screenshots").iterdir())
 
+    def test_f2_shows_the_status_line_over_the_view(self, fresh):
+        assert not fresh.panel.status_line_visible
+        tap(fresh, fresh.wnd.keys.F2)
+        assert fresh.panel.status_line_visible
+        fresh.on_render(0.0, 1 / 60)  # drawn over the view, panel or not
+        tap(fresh, fresh.wnd.keys.F2)
+        assert not fresh.panel.status_line_visible
+
     def test_f12_saves_an_antialiased_shot_of_the_window(self, fresh, tmp_path, monkeypatch):
         monkeypatch.chdir(tmp_path)
         tap(fresh, fresh.wnd.keys.F12)

@@ -619,3 +619,15 @@ def test_the_widget_table_covers_every_widget_of_some_scene(ui, target, monkeypa
               SceneSettings(mode="lines", camera="fly", iterations=10)]
     shown = set().union(*(record_panel(ui, target, scene, monkeypatch).calls for scene in scenes))
     assert shown | set("XYZ") == set(OWN_SETTINGS) | set("XYZ")
+
+
+
+def test_the_panel_keeps_its_height_while_the_worker_works(ui, target):
+    """Generating, eroding or idle, the status block has one activity line: the panel does not jump."""
+    framebuffer, panel = target(1, (480, 900)), Panel()
+    heights = []
+    for status in (PanelStatus(), PanelStatus(busy_seconds=0.4), PanelStatus(busy_seconds=2.0, erosion_progress=0.3)):
+        for _ in range(4):  # ImGui sizes a window to its content over a few frames
+            frame(ui, framebuffer, 1.0, lambda status=status: panel.draw(SceneSettings(), status), (480, 900))
+        heights.append(panel.rect[3] - panel.rect[1])
+    assert heights[0] == heights[1] == heights[2], heights

@@ -279,6 +279,8 @@ class TerrainApp(mglw.WindowConfig):
             self.panel.visible = not self.panel.visible
         elif key == keys.F1:
             self.panel.help_visible = not self.panel.help_visible
+        elif key == keys.F2:
+            self.panel.status_line_visible = not self.panel.status_line_visible
         elif key == keys.ESCAPE and not typing:
             self.escape()
         elif typing:

@@ -29,6 +29,7 @@ SHORTCUTS = (
     ("Ctrl-O", "show / hide the options panel"),
     ("F12", "save an antialiased screenshot to ./screenshots/"),
     ("F1", "show / hide this help"),
+    ("F2", "show / hide the status line (frame rate, what is drawn), also with the panel hidden"),
     ("Escape", "close what is on top (a shot, an export, a replay, this help), else quit (twice with unsaved changes)"),
 )
 
@@ -118,6 +119,7 @@ class Panel:
 
     visible: bool = True
     help_visible: bool = False
+    status_line_visible: bool = False  # F2: the frame rate and what was drawn, over the view, panel or not
     seed_text: str = ""
     editing_seed: bool = False
     seed_image_text: str = ""
@@ -139,6 +141,10 @@ class Panel:
         if self.help_visible:
             self._draw_help(scale)
         self.rect = None
+        if self.status_line_visible:
+            viewport = imgui.get_main_viewport()
+            overlay([frame_line(status), status.drawn, activity(status)],
+                    (viewport.size.x - 10 * scale, viewport.size.y - 10 * scale), (1.0, 1.0), 0.55)
         if not self.visible:
             return settings, actions
         imgui.set_next_window_pos(imgui.ImVec2(10 * scale, 10 * scale), imgui.Cond_.first_use_ever)
@@ -346,19 +352,18 @@ class Panel:
         imgui.separator()
         if status.recording_seconds is not None:
             imgui.text_colored(imgui.ImVec4(1.0, 0.2, 0.2, 1.0), recording_clock(status.recording_seconds))
-        if status.busy_seconds is not None:
-            label = "Compiling terrain kernels (first run)..." if status.compiling else "Generating..."
-            imgui.text(f"{label} {status.busy_seconds:.1f} s")
-        if status.erosion_progress is not None:
-            imgui.progress_bar(status.erosion_progress, imgui.ImVec2(-1, 0), f"Eroding {status.erosion_progress:.0%}")
+        # One line whatever the worker does, so the panel keeps its height while sliders move.
+        if status.busy_seconds is None:
+            imgui.text_disabled(activity(status))
+        else:
+            imgui.text(activity(status))
         if status.error:
             imgui.text_colored(imgui.ImVec4(1.0, 0.35, 0.3, 1.0), status.error)
         shown = "-" if status.change_seconds is None else f"{status.change_seconds * 1000:.0f} ms"
         imgui.text(f"change shown after {shown} (generated in {status.generation_seconds * 1000:.1f} ms)")
-        imgui.text(f"frame {status.frame_seconds * 1000:.0f} ms (slowest {status.slowest_frame_seconds * 1000:.0f}) | "
-                   f"{status.frames_per_second:.0f} fps")
+        imgui.text(frame_line(status))
         imgui.text(status.drawn)
-        imgui.text_disabled("F1: keyboard shortcuts")
+        imgui.text_disabled("F1: keyboard shortcuts, F2: status line")
 
     @staticmethod
     def _draw_help(scale: float) -> None:
@@ -372,6 +377,22 @@ class Panel:
             imgui.same_line(190 * scale)
             imgui.text_disabled(meaning)
         imgui.end()
+
+
+def activity(status: PanelStatus) -> str:
+    """What the generation worker is doing, in one line: compiling, generating, eroding, or ready."""
+    if status.busy_seconds is None:
+        return "Ready"
+    if status.erosion_progress is not None:
+        return f"Eroding {status.erosion_progress:.0%} ({status.busy_seconds:.1f} s)"
+    label = "Compiling terrain kernels (first run)..." if status.compiling else "Generating..."
+    return f"{label} {status.busy_seconds:.1f} s"
+
+
+def frame_line(status: PanelStatus) -> str:
+    """The frame time, the slowest frame of the last half second and the frame rate."""
+    return (f"frame {status.frame_seconds * 1000:.0f} ms (slowest {status.slowest_frame_seconds * 1000:.0f}) | "
+            f"{status.frames_per_second:.0f} fps")
 
 
 def clock(seconds: float) -> str:
