@@ -353,10 +353,7 @@ class Panel:
         if status.recording_seconds is not None:
             imgui.text_colored(imgui.ImVec4(1.0, 0.2, 0.2, 1.0), recording_clock(status.recording_seconds))
         # One line whatever the worker does, so the panel keeps its height while sliders move.
-        if status.busy_seconds is None:
-            imgui.text_disabled(activity(status))
-        else:
-            imgui.text(activity(status))
+        imgui.text(activity(status))
         if status.error:
             imgui.text_colored(imgui.ImVec4(1.0, 0.35, 0.3, 1.0), status.error)
         shown = "-" if status.change_seconds is None else f"{status.change_seconds * 1000:.0f} ms"
