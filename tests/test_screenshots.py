@@ -211,7 +211,7 @@ def test_unique_path_adds_a_suffix_instead_of_overwriting(tmp_path):
 # How people read a terrainview PNG's scene (any PNG viewer lists the text chunks): one plain line per setting.
 READABLE_CHUNKS = {
     "terrainview.mode": "rendered", "terrainview.camera": "fly", "terrainview.lod": "off",
-    "terrainview.invert": "true", "terrainview.antialias": "false", "terrainview.tile": "endless",
+    "terrainview.invert": "true", "terrainview.antialias": "false", "terrainview.tile": "3",
     "terrainview.h": "0.55", "terrainview.seed": "123", "terrainview.iterations": "7",
     "terrainview.water_level": "0.25", "terrainview.texture": "blend", "terrainview.size": "40x30",
     "terrainview.supersample": "2", "Software": "terrainview " + __version__,
@@ -219,7 +219,7 @@ READABLE_CHUNKS = {
 
 
 def test_a_png_carries_every_setting_as_a_readable_chunk(tmp_path):
-    settings = SceneSettings(mode="rendered", camera="fly", lod="off", invert=True, antialias=False, tile="endless",
+    settings = SceneSettings(mode="rendered", camera="fly", lod="off", invert=True, antialias=False, tile=3,
                              h=0.55, seed=123, iterations=7, water_level=0.25, texture="blend")
     save_png(np.zeros((30, 40, 3), np.uint8), tmp_path / "shot.png", settings, False,
              extra=picture_extras((40, 30), 2))
