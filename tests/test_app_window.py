@@ -326,6 +326,19 @@ class TestKeysInProcess:
         assert "Cancelled" in fresh.message[0]
         assert not (tmp_path / "screenshots").exists() or not any((tmp_path / "screenshots").iterdir())
 
+    def test_a_preset_chosen_in_the_panel_becomes_the_scene(self, fresh, monkeypatch):
+        from terrainview.window.panel import PanelActions
+
+        start = fresh.settings
+        chosen = PanelActions(preset="archipelago")
+        monkeypatch.setattr(fresh.panel, "draw", lambda settings, status: (settings, chosen))
+        fresh.on_render(0.0, 1 / 60)
+        monkeypatch.undo()
+        assert fresh.settings.look == "natural" and fresh.settings.water_level is not None
+        assert "archipelago" in fresh.message[0]
+        fresh.settings = start
+        settle(fresh)
+
     def test_f2_shows_the_status_line_over_the_view(self, fresh):
         assert not fresh.panel.status_line_visible
         tap(fresh, fresh.wnd.keys.F2)

@@ -575,8 +575,9 @@ OWN_SETTINGS = {
     "Look": {"look"}, "Sun bearing (deg)": {"sun_azimuth"}, "Sun height (deg)": {"sun_elevation"},
     # Switching the camera keeps the view: these scenes' orbit and fly views are the same, so only the mode moves.
     "Mode": {"camera"}, "Yaw": {"yrot"}, "Pitch": {"pitch"},
-    # Not scene settings: the scene file's name, the screenshot's size, the panel's own scale.
-    "Scene file": set(), "Size": set(), "UI scale": set(),
+    # Not scene settings: a preset (loaded as a scene file), the scene file's name, the screenshot's size, the
+    # panel's own scale.
+    "Preset": set(), "Scene file": set(), "Size": set(), "UI scale": set(),
 }
 CAMERA_POSITION = {"orbit": ("xtrans", "ytrans", "ztrans"), "fly": ("eye_x", "eye_y", "eye_z")}
 

@@ -13,6 +13,7 @@ from typing import NoReturn
 
 from terrainview.base.messages import say
 from terrainview.base.parsing import join_option_values
+from terrainview.scene.presets import LIST, preset_list, preset_path
 from terrainview.scene.scene_file import SceneError, load_scene_with_extras
 from terrainview.scene.settings import SceneSettings
 
@@ -54,6 +55,8 @@ def add_scene_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--scene FILE`` and an option for each of ``SceneSettings``' fields."""
     parser.add_argument("--scene", metavar="FILE", help="load a scene (TOML, or a PNG written by terrainview); "
                         "options given here override it")
+    parser.add_argument("--preset", metavar="NAME", help="start from a preset scene shipped with terrainview "
+                        "(options given here override it); --preset list shows them")
     SceneSettings.add_arguments(parser)
 
 
@@ -71,8 +74,16 @@ def scene_from_args(args: argparse.Namespace, base: SceneSettings | None = None)
     The file is read once: its extras come back with the settings, so a command need not read it again.
     """
     scene = getattr(args, "scene", None)
+    preset = getattr(args, "preset", None)
     if scene == "":
         raise SceneError("--scene: no file name given")
+    if preset == LIST:
+        print(preset_list())
+        raise SystemExit(0)
+    if preset is not None:
+        if scene is not None:
+            raise SceneError("--preset and --scene: give one scene to start from, not both")
+        scene = preset_path(preset)
     extras: dict[str, str] = {}
     if scene is not None:
         base, warnings, extras = load_scene_with_extras(scene)

@@ -26,7 +26,7 @@ __all__ = ["SceneError", "load_scene", "load_scene_with_extras", "png_text_chunk
 SCENE_FORMAT_VERSION = 1
 PNG_SCENE_KEY = "terrainview-scene"  # the machine-readable entry; the others are for people
 PNG_KEY_PREFIX = "terrainview."
-TOP_LEVEL_KEYS = ("version", "program", "scene", "keyframe")
+TOP_LEVEL_KEYS = ("version", "program", "title", "scene", "keyframe")  # title: a preset's one line
 
 
 def scene_document(settings: SceneSettings) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from terrainview.scene import camera, catalog
 from terrainview.scene.arguments import add_scene_arguments, one_line_errors, scene_from_args
 from terrainview.scene.flythrough import Flythrough, load_flight
 from terrainview.scene.image_size import window_shot_supersample
+from terrainview.scene.presets import preset_path
 from terrainview.scene.settings import SceneSettings
 from terrainview.window import arrow_keys, window_arguments
 from terrainview.window.flythrough_controls import FlythroughControls, ReplayKey, add_flight_argument
@@ -174,6 +175,8 @@ class TerrainApp(mglw.WindowConfig):
             self.save_scene_file()
         if actions.load_scene:
             self.load_scene_file(Path(self.panel.scene_path))
+        if actions.preset is not None:
+            self.load_scene_file(preset_path(actions.preset))
         self._draw_overlay()
         self.flythrough.draw_badge()
         imgui.render()

@@ -14,6 +14,7 @@ from imgui_bundle import imgui
 
 from terrainview.scene import camera, catalog
 from terrainview.scene.image_size import MAX_IMAGE_SIDE, MAX_RENDER_SIDE, SUPERSAMPLE_FACTORS, window_shot_supersample
+from terrainview.scene.presets import preset_names
 from terrainview.scene.settings import CAMERAS, ENDLESS, CameraMode, LevelOfDetail, Look, SceneSettings, option_spec
 
 SHORTCUTS = (
@@ -111,6 +112,7 @@ class PanelActions:
     reset_camera: bool = False
     save_scene: bool = False
     load_scene: bool = False
+    preset: str | None = None  # a preset chosen to start from
 
 
 @dataclass
@@ -120,6 +122,7 @@ class Panel:
     visible: bool = True
     help_visible: bool = False
     status_line_visible: bool = False  # F2: the frame rate and what was drawn, over the view, panel or not
+    preset_names: list[str] = field(default_factory=list)  # read once, when the panel first shows them
     seed_text: str = ""
     editing_seed: bool = False
     seed_image_text: str = ""
@@ -190,6 +193,7 @@ class Panel:
 
     def _draw_options(self, settings: SceneSettings, actions: PanelActions, status: PanelStatus) -> SceneSettings:
         s = settings
+        self._presets(actions)
         s = _combo(s, "mode", "Render type", {name: entry.label for name, entry in catalog.RENDER_TYPES.items()})
         imgui.separator_text("Surface")
         s = _slider(s, "iterations", "Iterations", high=catalog.render_type(s).max_iterations)
@@ -270,6 +274,15 @@ class Panel:
         if s.camera is CameraMode.FLY:
             imgui.text_disabled(f"speed x{status.fly_speed:.2f} (mouse wheel)")
         return s
+
+    def _presets(self, actions: PanelActions) -> None:
+        """Somewhere good to start, the first thing a newcomer sees: the presets shipped with terrainview."""
+        if not self.preset_names:
+            self.preset_names = preset_names()
+        labels = ["Start from a preset..."] + self.preset_names
+        changed, index = imgui.combo("Preset", 0, labels)
+        if changed and index > 0:
+            actions.preset = self.preset_names[index - 1]
 
     def _seed(self, settings: SceneSettings) -> SceneSettings:
         # Text, not input_int: seeds go up to 2**32 - 1, beyond ImGui's 32-bit signed integers.
