@@ -331,11 +331,29 @@ class TestKeysInProcess:
 
         start = fresh.settings
         chosen = PanelActions(preset="archipelago")
-        monkeypatch.setattr(fresh.panel, "draw", lambda settings, status: (settings, chosen))
+        monkeypatch.setattr(fresh.panel, "draw", lambda settings, status, history=None: (settings, chosen))
         fresh.on_render(0.0, 1 / 60)
         monkeypatch.undo()
         assert fresh.settings.look == "natural" and fresh.settings.water_level is not None
         assert "archipelago" in fresh.message[0]
+        fresh.settings = start
+        settle(fresh)
+
+    def test_ctrl_z_undoes_and_ctrl_y_redoes_a_change(self, fresh):
+        keys = fresh.wnd.keys
+        start = fresh.settings
+        fresh.settings = fresh.settings.replace(h=0.45)
+        fresh.on_render(0.0, 1 / 60)  # the change settles into a step
+        fresh.settings = fresh.settings.replace(yrot=fresh.settings.yrot + 30.0)  # a camera move: no step
+        fresh.on_render(0.0, 1 / 60)
+        tap(fresh, keys.Z, modifiers(ctrl=True))
+        assert fresh.settings.h == start.h and fresh.settings.yrot == start.yrot + 30.0
+        assert fresh.message[0] == "Undo: H 0.70 → 0.45"
+        tap(fresh, keys.Y, modifiers(ctrl=True))
+        assert fresh.settings.h == 0.45
+        tap(fresh, keys.Z, modifiers(ctrl=True))
+        tap(fresh, keys.Z, modifiers(shift=True, ctrl=True))
+        assert fresh.settings.h == 0.45, "Ctrl+Shift+Z redoes"
         fresh.settings = start
         settle(fresh)
 

@@ -29,6 +29,7 @@ from terrainview.scene.settings import SceneSettings
 from terrainview.window import arrow_keys, window_arguments
 from terrainview.window.flythrough_controls import FlythroughControls, ReplayKey, add_flight_argument
 from terrainview.window.generation_feed import GenerationFeed
+from terrainview.window.history import SceneHistory
 from terrainview.window.imgui_input import StyleScale, WindowInput
 from terrainview.window.panel import MAX_UI_SCALE, MIN_UI_SCALE, FrameCounter, Panel, PanelStatus, overlay
 from terrainview.window.scene_actions import SceneFiles
@@ -90,6 +91,7 @@ class TerrainApp(mglw.WindowConfig):
         self.told: set[str] = set()  # notices said once a session
         self.kept_settings = self.settings  # as last started, saved or loaded: quitting loses what differs
         self.quit_asked_at: float | None = None  # when Escape last asked to confirm quitting
+        self.history = SceneHistory(self.settings)
         self.imgui_context = imgui.create_context()
         imgui.set_current_context(self.imgui_context)
         imgui.get_io().set_ini_filename("")  # no imgui.ini litter in the user's folder
@@ -164,7 +166,14 @@ class TerrainApp(mglw.WindowConfig):
         self.imgui_input.new_frame(frame_time)
         self.style_scale.apply(self.panel.ui_scale)
         imgui.new_frame()
-        self.settings, actions = self.panel.draw(self.settings, self.status)
+        self.settings, actions = self.panel.draw(self.settings, self.status, self.history)
+        if actions.undo:
+            self.undo()
+        if actions.redo:
+            self.redo()
+        # A change is a step once the hand lets go (a slider dragged is one step); replays are not changes.
+        if self.flythrough.player is None:
+            self.history.observe(self.settings, imgui.is_any_item_active())
         if actions.reset_camera:
             self.reset_camera()
         if actions.screenshot is not None:
@@ -235,6 +244,18 @@ class TerrainApp(mglw.WindowConfig):
         if loaded is not self.settings:
             self.settings = self.kept_settings = loaded
 
+    def undo(self) -> None:
+        """Ctrl+Z: the scene before the last change (the camera stays where it is)."""
+        if self.history.undo_steps:
+            self.show_message(f"Undo: {self.history.undo_steps[-1].label}")
+        self.settings = self.history.undo(self.settings)
+
+    def redo(self) -> None:
+        """Ctrl+Shift+Z or Ctrl+Y: the change last undone, again."""
+        if self.history.redo_steps:
+            self.show_message(f"Redo: {self.history.redo_steps[-1].label}")
+        self.settings = self.history.redo(self.settings)
+
     def escape(self) -> None:
         """Escape closes what is on top first: a screenshot, an export or replay, a popup, the help.
 
@@ -278,7 +299,13 @@ class TerrainApp(mglw.WindowConfig):
             return
         if action != keys.ACTION_PRESS:
             return
-        if key == keys.O and modifiers.ctrl:
+        if key == keys.Z and modifiers.ctrl and not typing and modifiers.shift:
+            self.redo()
+        elif key == keys.Z and modifiers.ctrl and not typing:
+            self.undo()
+        elif key == keys.Y and modifiers.ctrl and not typing:
+            self.redo()
+        elif key == keys.O and modifiers.ctrl:
             self.panel.visible = not self.panel.visible
         elif key == keys.F1:
             self.panel.help_visible = not self.panel.help_visible

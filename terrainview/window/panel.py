@@ -16,6 +16,7 @@ from terrainview.scene import camera, catalog
 from terrainview.scene.image_size import MAX_IMAGE_SIDE, MAX_RENDER_SIDE, SUPERSAMPLE_FACTORS, window_shot_supersample
 from terrainview.scene.presets import preset_names
 from terrainview.scene.settings import CAMERAS, ENDLESS, CameraMode, LevelOfDetail, Look, SceneSettings, option_spec
+from terrainview.window.history import SceneHistory
 
 SHORTCUTS = (
     ("Left / Right, A / D", "turn 3 degrees (hold to repeat, 30 steps/s)"),
@@ -29,6 +30,7 @@ SHORTCUTS = (
     ("Space, Left / Right", "replaying a flight: pause, step while paused"),
     ("Ctrl-O", "show / hide the options panel"),
     ("F12", "save an antialiased screenshot to ./screenshots/"),
+    ("Ctrl-Z, Ctrl-Shift-Z / Ctrl-Y", "undo, redo a change of the scene (camera moves are not undone)"),
     ("F1", "show / hide this help"),
     ("F2", "show / hide the status line (frame rate, what is drawn), also with the panel hidden"),
     ("Escape", "close what is on top (a shot, an export, a replay, this help), else quit (twice with unsaved changes)"),
@@ -113,6 +115,8 @@ class PanelActions:
     save_scene: bool = False
     load_scene: bool = False
     preset: str | None = None  # a preset chosen to start from
+    undo: bool = False
+    redo: bool = False
 
 
 @dataclass
@@ -137,7 +141,8 @@ class Panel:
     status_height: float = 0.0  # of the status lines at the panel's foot, as last drawn
     rect: tuple[float, float, float, float] | None = None  # left, top, right, bottom as last drawn; None: hidden
 
-    def draw(self, settings: SceneSettings, status: PanelStatus) -> tuple[SceneSettings, PanelActions]:
+    def draw(self, settings: SceneSettings, status: PanelStatus,
+             history: SceneHistory | None = None) -> tuple[SceneSettings, PanelActions]:
         """Draw the help (if shown) and the panel for one frame; returns the settings and the buttons pressed."""
         actions = PanelActions()
         scale = self.ui_scale
@@ -169,6 +174,8 @@ class Panel:
             imgui.set_next_window_size_constraints(imgui.ImVec2(0, 0), imgui.ImVec2(width, max(room, 40 * scale)))
             imgui.begin_child("##options", imgui.ImVec2(0, 0), imgui.ChildFlags_.auto_resize_y)
             imgui.push_item_width(-LABEL_COLUMN * scale)  # negative: up to that far from the region's right edge
+            if history is not None:
+                _draw_history(history, actions)
             settings = self._draw_options(settings, actions, status)
             self._draw_screenshot(status, actions)
             for section in self.sections:
@@ -387,6 +394,19 @@ class Panel:
             imgui.same_line(190 * scale)
             imgui.text_disabled(meaning)
         imgui.end()
+
+
+def _draw_history(history: SceneHistory, actions: PanelActions) -> None:
+    """Undo and Redo, each naming the change it takes back or makes again."""
+    undo = history.undo_steps[-1].label if history.undo_steps else None
+    redo = history.redo_steps[-1].label if history.redo_steps else None
+    imgui.begin_disabled(undo is None)
+    actions.undo = imgui.button(f"Undo {undo or ''} (Ctrl+Z)###undo")
+    imgui.end_disabled()
+    imgui.same_line()
+    imgui.begin_disabled(redo is None)
+    actions.redo = imgui.button(f"Redo {redo or ''} (Ctrl+Y)###redo")
+    imgui.end_disabled()
 
 
 def activity(status: PanelStatus) -> str:
