@@ -18,7 +18,7 @@ pytest_plugins = ["gl_fixtures"]
 pytestmark = [pytest.mark.gl, pytest.mark.xvfb]
 
 # Where the panel puts the Iterations slider at UI scale 1 (window coordinates); UI scale 2 doubles it.
-ITERATIONS_SLIDER = (120, 92)
+ITERATIONS_SLIDER = (120, 138)
 
 
 def panel_width(pixels) -> int:
@@ -38,7 +38,8 @@ def test_ui_scale_2_and_ctrl_click_typing_in_the_real_window(private_display, sc
             """The panel's width once the white scene is drawn beside it."""
             pixels = grab(display)
             width = panel_width(pixels)
-            return width if PANEL_WIDTH < width < pixels.shape[1] else None
+            scene_drawn = (pixels[150, -40:] == 255).all()  # the white sky at the row's far end, not "Generating"
+            return width if scene_drawn and PANEL_WIDTH < width < pixels.shape[1] else None
 
         width = wait_for(wide_panel, 60, "the panel at UI scale 2")
         assert abs(width - 2 * PANEL_WIDTH) <= 8, width

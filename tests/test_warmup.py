@@ -12,10 +12,11 @@ from terrainview.scene import warmup
 from terrainview.scene.settings import SceneSettings
 from terrainview.window.generation_feed import GenerationWorker
 
-COLD_REPORT = ("import json; from terrainview.kernels import erosion, fractal, generators, lod, texturing\n"
+COLD_REPORT = ("import json; from terrainview.kernels import erosion, fractal, generators, lighting, lod, texturing\n"
                "from terrainview.scene import warmup\n"
                "print(json.dumps({'cold': [warmup.cold_kernels(s) for s in warmup.warm_up_settings()], "
-               "'uncached': [d.__name__ for d in warmup._dispatchers([erosion, fractal, generators, lod, texturing]) "
+               "'uncached': [d.__name__ for d in "
+               "warmup._dispatchers([erosion, fractal, generators, lighting, lod, texturing]) "
                "if not warmup._cached(d)]}))")
 
 

@@ -19,10 +19,10 @@ import numpy as np
 from numba.core.registry import CPUDispatcher
 
 from terrainview.base.resources import assets_dir
-from terrainview.kernels import erosion, fractal, kernel_common, lod, texturing
+from terrainview.kernels import erosion, fractal, kernel_common, lighting, lod, texturing
 from terrainview.scene import catalog
 from terrainview.scene.derived_arrays import DerivedArrays
-from terrainview.scene.settings import LevelOfDetail, SceneSettings
+from terrainview.scene.settings import LevelOfDetail, Look, SceneSettings
 
 COMPILING_NOTICE = "compiling terrain kernels (first run; numba caches them for the next)"
 
@@ -41,6 +41,7 @@ def warm_up_settings() -> Iterator[SceneSettings]:
         yield rendered.replace(texture=name)
     for name in catalog.EROSIONS:
         yield rendered.replace(erosion=name)
+    yield rendered.replace(look=Look.NATURAL)
 
 
 def kernel_modules(settings: SceneSettings) -> set[ModuleType]:
@@ -53,6 +54,8 @@ def kernel_modules(settings: SceneSettings) -> set[ModuleType]:
     texture = catalog.texture(settings)
     if texture.make is not None and catalog.render_type(settings).dimensions == 2:
         modules.add(texturing)  # the CPU-made textures (blend, bands)
+    if settings.look is Look.NATURAL and catalog.render_type(settings).dimensions == 2:
+        modules.add(lighting)  # the horizons of the natural look's shadows
     return modules
 
 
