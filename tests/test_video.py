@@ -394,3 +394,39 @@ def test_a_flight_too_long_for_a_video_is_one_short_line(tmp_path, call_main, us
     status, _, err = call_main("video", "-o", tmp_path / "long.mp4", "--flight", flight, "--size", "16x16")
     usage_error(status, err, "speed", fragment, "the most is 100,000")
     assert len(err) < 200 and "Overflow" not in err
+
+
+def test_frames_into_a_link_are_refused_before_any_work(tmp_path, call_main, usage_error):
+    flight = tmp_path / "flight.toml"
+    save_flight(FLIGHT, flight)
+    (tmp_path / "real").mkdir()
+    (tmp_path / "to-folder").symlink_to(tmp_path / "real")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    for link in ("to-folder", "dangling"):
+        status, _, err = call_main("video", "--frames", tmp_path / link, "--flight", flight, "--size", "16x16")
+        usage_error(status, err, link, "symbolic link")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["dangling", "flight.toml", "real", "to-folder"]
+    assert not any((tmp_path / "real").iterdir())
+
+
+def test_a_full_disk_names_the_frames_folder_not_its_part(tmp_path, monkeypatch):
+    def full(self, *args):
+        raise OSError(28, "No space left on device", str(self.folder / "frame-00000.png"))
+
+    monkeypatch.setattr(video_encoding.FramesSink, "write", full)
+    with pytest.raises(OutputError) as refusal:
+        video_encoding.export(video_encoding.VideoPlan(FLIGHT, SIZE, FPS), tmp_path / "frames", force=False,
+                              frames=True)
+    message = str(refusal.value)
+    assert message.startswith(f"{tmp_path / 'frames'}: not written: No space") and ".part" not in message
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_frames_into_a_mount_point_are_refused_before_any_work(tmp_path, call_main, usage_error):
+    flight = tmp_path / "flight.toml"
+    save_flight(FLIGHT, flight)
+    mount = next((path for path in ("/proc", "/sys", "/dev") if os.path.ismount(path)), None)
+    if mount is None:
+        pytest.skip("no mount point to name")
+    status, _, err = call_main("video", "--frames", mount, "--flight", flight, "--size", "16x16", "--force")
+    usage_error(status, err, mount, "mount point")

@@ -134,7 +134,10 @@ def atomic_folder(folder: Path, force: bool) -> Iterator[Path]:
     remove_stale_parts(folder.parent)
     temporary = _new_part(folder, is_folder=True)
     try:
-        yield temporary
+        try:
+            yield temporary
+        except OSError as error:  # a full disk, say: named by the folder asked for, not the hidden part folder
+            raise OutputError(f"{folder}: not written: {error.strerror or error}") from None
         mode = _mode_for(folder, 0o777)
         if folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()

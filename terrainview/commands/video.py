@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 import signal
 import threading
 from collections.abc import Iterator
@@ -94,8 +95,12 @@ COMMAND = Command(add_video_arguments, video_command)
 def _check_frames_folder(folder: Path, force: bool) -> Path:
     """check_output_path for a folder of frames: it may exist, empty (or with files, given --force)."""
     check_output_parent(folder)
+    if folder.is_symlink():  # dangling or not: the frames would go elsewhere, or nowhere, after all the work
+        raise OutputError(f"{folder} is a symbolic link; name the folder itself")
     if folder.exists() and not folder.is_dir():
         raise OutputError(f"{folder} is a file, not a folder")
+    if folder.is_dir() and os.path.ismount(folder):
+        raise OutputError(f"{folder} is a mount point, which cannot be replaced; name a folder inside it")
     if folder.is_dir() and any(folder.iterdir()) and not force:
         raise OutputError(f"{folder} is not empty; pass --force to write frames into it")
     return folder
