@@ -439,3 +439,15 @@ def test_render_lowers_a_fly_eye_above_the_ceiling_and_says_so(tmp_path, call_ma
     fog = np.array(FOG_COLOR) * 255
     lower_half = pixels[45:].reshape(-1, 3).astype(float)
     assert (np.abs(lower_half - fog).max(axis=1) > 24).mean() > 0.5, "the land shows through the fog"
+
+
+def test_an_orbit_camera_looking_up_is_kept_above_the_ground_and_the_original_s_is_not_touched():
+    """A negative pitch (ours, not the original's) from below the surface would show its missing underside."""
+    ground = camera.ground_height(HEIGHTS, 3)
+    below = SceneSettings(tile=3, pitch=-40.0)  # the default orbit, turned to look up: the eye ends below
+    raised, why = camera.given_fly_eye_in_bounds(below, ground)
+    x, y, z = camera.eye_position(raised)
+    assert y >= camera.floor_under(ground, x, z) - 1e-9 and "raised" in why and "fly" not in why
+    assert raised.pitch == -40.0 and raised.yrot == below.yrot, "the view's direction stays"
+    original = SceneSettings(tile=3, ytrans=-8.0)  # pitch 0: the original's camera, drawn as given
+    assert camera.given_fly_eye_in_bounds(original, ground) == (original, None)

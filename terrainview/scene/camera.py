@@ -189,16 +189,19 @@ def keep_above_ground(settings: SceneSettings, ground: Ground | None) -> SceneSe
 
 
 def given_fly_eye_in_bounds(settings: SceneSettings, ground: Ground | None) -> tuple[SceneSettings, str | None]:
-    """A fly camera given on the command line or in a scene, kept where flying could take it; and what moved.
+    """A camera given on the command line or in a scene, kept where keys and mouse could take it; and what moved.
 
-    The eye goes between the clearance and ``CEILING`` above the ground, as keys keep it: below, the surface's
-    underside would show; above, the fog hides the land. An orbit camera is the original's, drawn as given.
+    A fly eye goes between the clearance and ``CEILING`` above the ground: below, the surface's missing underside
+    would show; above, the haze hides the land. An orbit camera is the original's, drawn as given, unless it
+    looks up (a negative pitch, which the original has not): then it too is kept above the ground, where
+    dragging keeps it, so the underside never shows.
     """
-    if settings.camera is not CameraMode.FLY:
+    if settings.camera is not CameraMode.FLY and settings.pitch >= 0.0:
         return settings, None
     bounded = keep_above_ground(settings, ground)
     if bounded is settings:
         return settings, None
-    if bounded.eye_y < settings.eye_y:
+    if eye_position(bounded)[1] < eye_position(settings)[1]:
         return bounded, "the fly camera was lowered: from higher up the haze hides the land"
-    return bounded, "the fly camera was raised to stay above the ground"
+    which = "fly camera" if settings.camera is CameraMode.FLY else "camera, looking up,"
+    return bounded, f"the {which} was raised to stay above the ground"
