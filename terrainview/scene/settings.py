@@ -129,7 +129,9 @@ class SceneSettings:
     erosion_inertia: float = _option(erosion_kernels.INERTIA, "hydraulic: droplet inertia (0-1)", low=0.0, high=1.0)
     talus: float = _option(erosion_kernels.TALUS, "thermal: talus angle in degrees, on the surface as drawn", low=0.0,
                            high=erosion_kernels.MAX_TALUS, metavar="DEG")
-    thermal_passes: int = _option(erosion_kernels.THERMAL_PASSES, "thermal: passes", low=0,
+    thermal_passes: int = _option(erosion_kernels.THERMAL_PASSES, "thermal: passes; each moves half of a cell's "
+                                  "steepest excess, so slopes approach the talus angle gradually (at 20 passes a "
+                                  "quarter are still steeper, at 500 a tenth)", low=0,
                                   high=erosion_kernels.MAX_THERMAL_PASSES, metavar="N")
     # Level of detail (terrainview/lod.py): the full mesh is drawn whenever it fits the budget, or always when off.
     lod: LevelOfDetail = _option(LevelOfDetail.ON, "level of detail of large surfaces (off: always the full mesh)",
