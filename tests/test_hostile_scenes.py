@@ -119,7 +119,8 @@ def test_a_compressed_text_chunk_is_read_and_a_text_bomb_is_not(tmp_path):
 
 def test_strings_may_hold_brackets_and_digits(tmp_path):
     """The pre-scan skips strings and comments: a seed image path full of brackets and digits is fine."""
-    name = "[[[[" * 20 + "9" * 60 + ".png"
+    name = str(tmp_path / ("[[[[" * 20 + "9" * 60 + ".png"))
+    Path(name).write_bytes(b"")  # named by a scene, an image must be there when the scene is read
     path = write(tmp_path / "ok.toml", f"# {'[' * 100}\nversion = 1\n[scene]\nseed_image = '{name}'\n"
                                        f'mode = "lines"\nseed = 12\n')
     settings, _ = load_scene(path)
@@ -340,3 +341,17 @@ def test_a_file_cannot_ask_for_a_full_mesh_too_large_to_draw(tmp_path, call_main
     add_scene_arguments(parser)
     insisted = scene_from_args(parser.parse_args(["--scene", str(tmp_path / "costly.toml"), "--lod", "off"]))
     assert insisted.settings.lod == "off"
+
+
+def test_messages_name_the_file_and_the_option(tmp_path, call_main, usage_error):
+    """A NUL in a path names its option; a missing seed image names the scene, or the flight and keyframe."""
+    status, _, err = call_main("render", "-o", "a\x00b.png", "--size", "8x8")
+    usage_error(status, err, "--output", "NUL")
+    (tmp_path / "scene.toml").write_text("version = 1\n[scene]\nseed_image = 'gone.png'\n")
+    status, _, err = call_main("export", "-o", tmp_path / "x.npy", "--scene", tmp_path / "scene.toml")
+    usage_error(status, err, "scene.toml: seed_image: gone.png: no such file")
+    (tmp_path / "flight.toml").write_text("version = 1\n[scene]\nmode = 'lines'\n[[keyframe]]\ntime = 1\n"
+                                          "[[keyframe]]\ntime = 2\nseed_image = 'gone.png'\n")
+    status, _, err = call_main("video", "-o", tmp_path / "x.mp4", "--flight", tmp_path / "flight.toml")
+    usage_error(status, err, "flight.toml: keyframe 2 (time 2): seed_image: gone.png: no such file")
+    assert list(path.name for path in tmp_path.iterdir() if path.suffix in (".npy", ".mp4")) == []

@@ -32,8 +32,17 @@ def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
     parser.error = error  # type: ignore[method-assign]  # this parser's own handler
     parse_known = parser.parse_known_args
-    parser.parse_known_args = lambda args=None, namespace=None: parse_known(  # type: ignore[method-assign,assignment]
-        join_option_values(parser, sys.argv[1:] if args is None else list(args)), namespace)
+
+    def parse_known_args(args=None, namespace=None):
+        parsed, extras = parse_known(join_option_values(parser, sys.argv[1:] if args is None else list(args)),
+                                     namespace)
+        for action in parser._actions:  # a NUL in a path would fail deep in the OS, naming no option
+            value = getattr(parsed, action.dest, None)
+            if isinstance(value, str) and "\x00" in value and action.option_strings:
+                error(f"argument {action.option_strings[-1]}: a NUL character is not allowed in a value")
+        return parsed, extras
+
+    parser.parse_known_args = parse_known_args  # type: ignore[method-assign]
     return parser
 
 

@@ -146,7 +146,20 @@ def _settings_from_document(path: Path, document: dict[str, Any],
     if costs_too_much(settings):
         warnings.append(too_costly_warning(path))
         settings = settings.replace(lod=LevelOfDetail.ON)
+    missing = missing_image(settings.seed_image)
+    if missing:
+        raise SceneError(f"{path}: seed_image: {missing}")
     return settings, warnings
+
+
+def missing_image(name: str) -> str | None:
+    """Why a seed image named by a file cannot be used, found when the file is read (not frames later)."""
+    if not name:
+        return None
+    image = Path(name)
+    if not image.exists():
+        return f"{name}: no such file"
+    return None if image.is_file() else f"{name}: not a file"
 
 
 # A file from someone else must not cost more than its user would choose: its ``lod = "off"`` is taken only while
