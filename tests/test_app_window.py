@@ -357,6 +357,23 @@ class TestKeysInProcess:
         fresh.settings = start
         settle(fresh)
 
+    def test_brackets_step_diamond_square_pass_by_pass(self, fresh):
+        keys = fresh.wnd.keys
+        start = fresh.settings
+        fresh.settings = fresh.settings.replace(iterations=4)
+        tap(fresh, keys.LEFT_BRACKET)
+        assert fresh.settings.passes == 7 and "a diamond step" in fresh.message[0]
+        tap(fresh, keys.LEFT_BRACKET, times=7)
+        assert fresh.settings.passes == 0 and "the four corners" in fresh.message[0]
+        tap(fresh, keys.LEFT_BRACKET)
+        assert fresh.settings.passes == 0, "no further back than the corners"
+        settle(fresh)
+        assert fresh.renderer.gpu.surface_grid_size == 3, "the corners, drawn as a 3 x 3 grid"
+        tap(fresh, keys.RIGHT_BRACKET, times=8)
+        assert fresh.settings.passes is None and "the finished map" in fresh.message[0]
+        fresh.settings = start
+        settle(fresh)
+
     def test_f2_shows_the_status_line_over_the_view(self, fresh):
         assert not fresh.panel.status_line_visible
         tap(fresh, fresh.wnd.keys.F2)

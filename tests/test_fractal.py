@@ -428,3 +428,32 @@ def test_every_kernel_that_takes_a_map_checks_it_the_same_way():
         for kernel in computing + (measuring if bad is not nan else []):
             with pytest.raises(ValueError, match="^heights must "):
                 kernel(bad)
+
+
+@pytest.mark.parametrize("iterations", [1, 3, 6])
+def test_the_passes_are_the_kernel_s_own_steps(iterations):
+    """After 2k half-passes the map is level k of the finished map; after 2k + 1 the next level's centres are
+    already the finished map's; after all of them it is the finished map bit for bit."""
+    from terrainview.kernels.fractal import diamond_square_passes
+
+    finished = diamond_square(iterations, 3, 0.65, 1.5)
+    assert np.array_equal(diamond_square_passes(iterations, 2 * iterations, 3, 0.65, 1.5), finished)
+    assert np.array_equal(diamond_square_passes(iterations, 0, 3, 0.65, 1.5), np.zeros((3, 3), np.float32))
+    for level in range(iterations):
+        coarse = finished[::2 ** (iterations - level), ::2 ** (iterations - level)]
+        if level:
+            assert np.array_equal(diamond_square_passes(iterations, 2 * level, 3, 0.65, 1.5), coarse)
+        diamond = diamond_square_passes(iterations, 2 * level + 1, 3, 0.65, 1.5)
+        finer = finished[::2 ** (iterations - level - 1), ::2 ** (iterations - level - 1)]
+        assert np.array_equal(diamond[::2, ::2], finer[::2, ::2]) and np.array_equal(diamond[1::2, 1::2],
+                                                                                     finer[1::2, 1::2])
+        halfway = (diamond[::2, :-1:2] + diamond[::2, 2::2]) * np.float32(0.5)
+        np.testing.assert_array_equal(diamond[::2, 1::2], halfway)  # square points: not set yet
+
+
+def test_passes_out_of_range_name_the_argument():
+    from terrainview.kernels.fractal import diamond_square_passes
+
+    for bad in (-1, 9, 2.5):
+        with pytest.raises(ValueError, match="half_passes"):
+            diamond_square_passes(4, bad)

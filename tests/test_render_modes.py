@@ -335,3 +335,20 @@ def test_the_surface_fog_starts_and_ends_where_the_original_s_did(renderer):
     expected = np.clip((depths - FOG_START) / (FOG_END - FOG_START), 0.0, 1.0)
     assert (depths[ground] < FOG_START - 0.3).any() and (depths[ground] > FOG_END).any(), "both ends in view"
     np.testing.assert_allclose(fog_share[ground], expected[ground], atol=0.02)
+
+
+def test_the_last_pass_draws_the_finished_map_and_earlier_ones_less(tmp_path, call_main, usage_error):
+    from PIL import Image
+
+    def shot(*passes: str) -> np.ndarray:
+        status, _, err = call_main("render", "-o", tmp_path / "shot.png", "--iterations", "5", "--mode", "lines",
+                                   "--size", "64x36", "--ztrans", "-1.6", "--force", *passes)
+        assert status == 0, err
+        with Image.open(tmp_path / "shot.png") as image:
+            return np.asarray(image.convert("RGB"))
+
+    finished = shot()
+    np.testing.assert_array_equal(shot("--passes", "10"), finished)
+    assert changed_fraction(shot("--passes", "3"), finished) > 0.1, "a coarser grid: other lines"
+    status, _, err = call_main("render", "-o", tmp_path / "x.png", "--iterations", "5", "--passes", "11")
+    usage_error(status, err, "--passes: 11 is more than the 10 half-passes of iterations 5")

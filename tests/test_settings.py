@@ -70,6 +70,7 @@ VALIDATION: dict[str, tuple[tuple, tuple]] = {
     "blur": ((0.0, 16.0), (-0.5, 16.5)),
     "seed_image": (("", "sketch.png"), (3, "x" * 4097)),
     "seed_passes": ((1, 8), (0, 9)),
+    "passes": ((None, 0, 4), (-1, 5, 25, 2.5, "3")),  # at most 2 x iterations (2 here)
     "texture": (("teximage", "blend", "bands"), ("stone",)),
     "shading": (("none", "slope"), ("phong",)),
     "water_level": ((None, -100.0, 100.0), (-101.0, NAN, "0")),

@@ -28,7 +28,7 @@ from terrainview.kernels.kernel_common import (
 )
 
 __all__ = ["LATTICE_BITS", "MAX_HEIGHT_SCALE", "MAX_ITERATIONS_1D", "MAX_ITERATIONS_2D", "MAX_SEED",
-           "cloud_colors", "diamond_square", "diamond_square_seeded", "midpoint_1d"]
+           "cloud_colors", "diamond_square", "diamond_square_passes", "diamond_square_seeded", "midpoint_1d"]
 
 MAX_ITERATIONS_1D = 16
 
@@ -159,6 +159,21 @@ def _refine_rows(coarse, fine, first_row, end_row, scale, stream_key, lattice_sh
         above, below = below, above
 
 
+@njit(cache=True, nogil=True)
+def _diamond_centres(coarse, scale, stream_key, lattice_shift):
+    """The diamond step alone of the pass that refines level ``coarse``: centres[j, i] of each coarse cell.
+
+    The same ``_diamonds`` and lattice indices as ``_refine_rows``, so the centres are those the full pass sets.
+    """
+    cells = coarse.shape[0] - 1
+    centres = np.empty((cells, cells), dtype=np.float32)
+    step = np.uint32(2 << lattice_shift)
+    for j in range(cells):
+        _diamonds(coarse[j], coarse[j + 1], centres[j], _lattice_index(2 * j + 1, 1, lattice_shift), step,
+                  stream_key, scale)
+    return centres
+
+
 # Levels with fewer coarse rows than this are refined on one thread: a pass in parallel ends at a barrier that
 # waits for the other thread to be scheduled (see kernel_common), which only passes of 5 ms or more repay.
 _PARALLEL_ROWS = 1024
@@ -280,6 +295,36 @@ def diamond_square_seeded(coarse: np.ndarray, iterations: int, seed: int = 0, h:
     if passes == iterations:
         return grid
     return _refine(grid, passes, iterations, seed, h, height_scale)
+
+
+def diamond_square_passes(iterations: int, half_passes: int, seed: int = 0, h: float = 0.7,
+                          height_scale: float = 1.0) -> np.ndarray:
+    """The map after the first ``half_passes`` half-passes of diamond-square (diamond, square, diamond, ...).
+
+    After 2k half-passes it is the level-k grid, ``diamond_square(k)``, which is exactly every 2**(n - k)-th point
+    of ``diamond_square(n)`` (0 half-passes: the four corners, drawn as a 3 x 3 grid of zeros). After 2k + 1 it is
+    the level-(k + 1) grid with the diamond step of pass k + 1 done: the level-k points, the new cell centres,
+    and the square-step points not yet set shown halfway between their two level-k neighbours. So the last
+    step, 2 * iterations, is the finished map bit for bit.
+    """
+    iterations = check_int("iterations", iterations, 1, MAX_ITERATIONS_2D)
+    half_passes = check_int("half_passes", half_passes, 0, 2 * iterations)
+    seed, h, height_scale = check_common(seed, h, height_scale)
+    full, diamond_step = divmod(half_passes, 2)
+    if full == 0 and not diamond_step:
+        return np.zeros((3, 3), dtype=np.float32)
+    coarse = diamond_square(full, seed, h, height_scale) if full else np.zeros((2, 2), dtype=np.float32)
+    if not diamond_step:
+        return coarse
+    scale = _pass_scales(full + 1, h, height_scale)[full]
+    centres = _diamond_centres(coarse, scale, stream_key(seed, _DOMAIN_2D), LATTICE_BITS - (full + 1))
+    side = 2 * coarse.shape[0] - 1
+    fine = np.empty((side, side), dtype=np.float32)
+    fine[::2, ::2] = coarse
+    fine[1::2, 1::2] = centres
+    fine[::2, 1::2] = (coarse[:, :-1] + coarse[:, 1:]) * _HALF  # square-step points, not set yet
+    fine[1::2, ::2] = (coarse[:-1, :] + coarse[1:, :]) * _HALF
+    return fine
 
 
 def midpoint_1d(iterations: int, seed: int = 0, h: float = 0.7, height_scale: float = 1.0) -> np.ndarray:

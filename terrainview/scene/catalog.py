@@ -96,7 +96,7 @@ class Widget:
 
     setting: str
     label: str
-    kind: str = "slider"  # "slider" or "path" (a file name applied on Enter)
+    kind: str = "slider"  # "slider", "path" (a file name applied on Enter) or "passes" (0 to all half-passes)
     high: float | None = None
 
 
@@ -150,9 +150,10 @@ RENDER_TYPES: dict[str, RenderType] = {entry.name: entry for entry in (
 )}
 
 GENERATORS: dict[str, Generator] = {entry.name: entry for entry in (
-    Generator("diamond-square", "Diamond-square", ("seed_image", "seed_passes"), _diamond_square,
-              (Widget("seed_image", "Seed image", kind="path"), Widget("seed_passes", "Seed-image passes")),
-              idle=lambda settings: () if settings.seed_image else ("seed_passes",),
+    Generator("diamond-square", "Diamond-square", ("seed_image", "seed_passes", "passes"), _diamond_square,
+              (Widget("seed_image", "Seed image", kind="path"), Widget("seed_passes", "Seed-image passes"),
+               Widget("passes", "Half-passes shown", kind="passes")),
+              idle=lambda settings: ("passes",) if settings.seed_image else ("seed_passes",),
               resolution_dependent=lambda settings: bool(settings.seed_image),
               kernels=lambda settings: (fractal, generators) if settings.seed_image else (fractal,)),
     Generator("fault", "Fault formation", ("fault_iterations", "blur"), _fault,

@@ -93,6 +93,12 @@ def eroded_heights(settings: SceneSettings, iterations: int, h: float,
     return eroded(catalog.generator(settings).make(settings, iterations, h), settings, progress)
 
 
+def showing_passes(settings: SceneSettings) -> bool:
+    """Whether the surface is diamond-square part way (--passes below all the half-passes of its iterations)."""
+    return (settings.passes is not None and settings.passes < 2 * settings.iterations
+            and "passes" not in catalog.generator(settings).idle(settings) and catalog.reads(settings, "passes"))
+
+
 def profile_heights(settings: SceneSettings) -> np.ndarray:
     """The 1D render type's surface: a midpoint-displacement profile."""
     return fractal.midpoint_1d(settings.iterations, settings.seed, settings.h, settings.height_scale)
@@ -230,6 +236,9 @@ class DerivedArrays:
     def _make_surface(self, settings: SceneSettings) -> np.ndarray:
         if catalog.render_type(settings).dimensions == 1:
             return profile_heights(settings)  # no map to share
+        if showing_passes(settings):  # the generator's own steps, before any erosion
+            return fractal.diamond_square_passes(settings.iterations, settings.passes or 0, settings.seed,
+                                                 settings.h, settings.height_scale)
         return self._eroded_map(settings, "iterations", "h")[0]
 
     def _make_teximage(self, settings: SceneSettings) -> np.ndarray:

@@ -99,6 +99,9 @@ class SceneSettings:
     seed_image: str = _option("", "grey-scale image whose values seed the first passes", metavar="FILE")
     seed_passes: int = _option(2, "passes taken from --seed-image before diamond-square adds detail",
                                low=1, high=generators.MAX_SEED_PASSES)
+    passes: int | None = _option(None, "diamond-square: the surface after its first K half-passes (diamond, "
+                                 "square, ...), 0 to 2 x iterations (absent: all)", low=0,
+                                 high=2 * fractal.MAX_ITERATIONS_2D, optional=True, integer=True, metavar="K")
     texture: str = _option("teximage", "surface texture in rendered mode", choices=tuple(catalog.TEXTURES))
     shading: str = _option("none", "slope shading of the surface", choices=catalog.SHADINGS)
     water_level: float | None = _option(None, "height of a translucent water plane (off when absent)",
@@ -167,10 +170,18 @@ class SceneSettings:
                                  if entry.max_iterations >= self.iterations)
             raise SettingsError(f"iterations: {self.iterations} is only allowed in {allowing} mode; "
                                 f"{self.mode} mode takes 1 to {limit}")
+        if self.passes is not None and self.passes > 2 * self.iterations:
+            raise SettingsError(f"passes: {self.passes} is more than the {2 * self.iterations} half-passes of "
+                                f"iterations {self.iterations}")
 
     def replace(self, **changes: Any) -> SceneSettings:
         """A copy with ``changes`` applied, validated again."""
         return dataclasses.replace(self, **changes)
+
+    def with_iterations(self, iterations: int) -> SceneSettings:
+        """Other surface iterations; a pass count past their half-passes comes down to the last one."""
+        passes = None if self.passes is None else min(self.passes, 2 * iterations)
+        return self.replace(iterations=iterations, passes=passes)
 
     def with_mode(self, mode: str) -> SceneSettings:
         """Another render type; iterations above its limit (a 1d profile allows more) come down to it."""
@@ -220,7 +231,9 @@ class SceneSettings:
 
 
 def base_type(spec: dataclasses.Field) -> str:
-    """The Python type name of a setting (optional numbers count as float)."""
+    """The Python type name of a setting (optional numbers count as float unless marked ``integer``)."""
+    if spec.metadata.get("integer"):
+        return "int"
     if isinstance(spec.default, str):  # text, or a closed set of words (StrEnum)
         return "str"
     return type(spec.default).__name__ if spec.default is not None else "float"

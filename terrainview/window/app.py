@@ -218,6 +218,16 @@ class TerrainApp(mglw.WindowConfig):
         self.flight.release_all()
         self.flight.speed = 1.0
 
+    def step_passes(self, step: int) -> None:
+        """[ and ]: diamond-square one half-pass back or on, from the four corners to the finished map."""
+        every = 2 * self.settings.iterations
+        shown = every if self.settings.passes is None else self.settings.passes
+        shown = min(every, max(0, shown + step))
+        self.settings = self.settings.replace(passes=None if shown == every else shown)
+        kind = "the finished map" if shown == every else (
+            "the four corners" if shown == 0 else ("a diamond step" if shown % 2 else "a square step"))
+        self.show_message(f"Half-passes {shown} of {every}: {kind}")
+
     def toggle_wireframe(self) -> None:
         """P (seeds/004): switch the current surface between rendered and wireframe drawing.
 
@@ -321,6 +331,8 @@ class TerrainApp(mglw.WindowConfig):
             self.reset_camera()
         elif key == keys.P and not modifiers.ctrl:
             self.toggle_wireframe()
+        elif key in (keys.LEFT_BRACKET, keys.RIGHT_BRACKET):
+            self.step_passes(-1 if key == keys.LEFT_BRACKET else 1)
         elif key == keys.R and not modifiers.ctrl:
             self.flythrough.toggle_recording(self.settings)
         elif self.flythrough.player is not None:  # a replay owns the camera: Space pauses, Left/Right step

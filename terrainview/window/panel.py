@@ -26,6 +26,7 @@ SHORTCUTS = (
     ("Mouse wheel", "orbit: move along Z; fly: speed"),
     ("Home", "reset the camera to the session's start"),
     ("P", "toggle rendered / wireframe"),
+    ("[ / ]", "diamond-square one half-pass back / on (the finished map is all of them)"),
     ("R", "start / stop recording a flight to ./flights/"),
     ("Space, Left / Right", "replaying a flight: pause, step while paused"),
     ("Ctrl-O", "show / hide the options panel"),
@@ -232,8 +233,12 @@ class Panel:
         if imgui.collapsing_header("Generator and texture"):
             s = _combo(s, "generator", "Generator", {name: entry.label for name, entry in catalog.GENERATORS.items()})
             for widget in catalog.generator(s).widgets:
-                s = self._seed_image(s, widget.label) if widget.kind == "path" else _slider(
-                    s, widget.setting, widget.label, high=widget.high)
+                if widget.kind == "path":
+                    s = self._seed_image(s, widget.label)
+                elif widget.kind == "passes":
+                    s = _passes(s, widget.label)
+                else:
+                    s = _slider(s, widget.setting, widget.label, high=widget.high)
             s = _combo(s, "texture", "Texture", {name: entry.label for name, entry in catalog.TEXTURES.items()})
             s = _combo(s, "shading", "Shading", {name: name for name in catalog.SHADINGS})
             s = self._water(s)
@@ -496,6 +501,16 @@ def _slider(settings: SceneSettings, name: str, label: str, *, low: float | None
     return _apply(settings, name, value) if changed else settings
 
 
+def _passes(settings: SceneSettings, label: str) -> SceneSettings:
+    """The half-passes shown, 0 (the four corners) to all of them (the finished map); [ and ] step it too."""
+    every = 2 * settings.iterations
+    shown = every if settings.passes is None else settings.passes
+    changed, value = imgui.slider_int(label, shown, 0, every, "all" if shown == every else "%d")
+    if imgui.is_item_hovered(imgui.HoveredFlags_.delay_normal):
+        imgui.set_tooltip("diamond-square pass by pass: diamond, square, diamond, ... ([ and ] step)")
+    return settings.replace(passes=None if value >= every else value) if changed else settings
+
+
 def _drag(settings: SceneSettings, name: str, label: str, speed: float) -> SceneSettings:
     meta = option_spec(name).metadata
     changed, value = imgui.drag_float(label, getattr(settings, name), speed, meta["low"], meta["high"], "%.2f")
@@ -525,6 +540,8 @@ def _combo(settings: SceneSettings, name: str, label: str, labels: dict[str, str
 def _apply(settings: SceneSettings, name: str, value) -> SceneSettings:
     """A widget's new value, unless the settings reject it in combination (then the old settings stay)."""
     try:
-        return settings.with_mode(value) if name == "mode" else settings.replace(**{name: value})
+        if name in ("mode", "iterations"):
+            return settings.with_mode(value) if name == "mode" else settings.with_iterations(value)
+        return settings.replace(**{name: value})
     except ValueError:
         return settings
