@@ -670,6 +670,7 @@ def test_viewer_end_to_end(xvfb_display, screen_grabber, tmp_path):
         hidden = wait_for(panel_gone, 20, "Ctrl-O to hide the panel")
         assert (hidden[PANEL_AREA] == 255).all(axis=2).mean() > 0.95, "the white scene shows where the panel was"
 
+        key(display, window, "bracketleft")  # the real [ key: one half-pass back, a diamond step
         key(display, window, "F12")
         shots = tmp_path / "screenshots"
         shot = wait_for(lambda: sorted(shots.glob("*.png")) or None, 30, "the F12 screenshot")
@@ -679,6 +680,7 @@ def test_viewer_end_to_end(xvfb_display, screen_grabber, tmp_path):
         settings, warnings = load_scene(shot[0])
         assert settings.mode == "lines" and settings.iterations == 5
         assert settings.yrot == 15.0, "the shot carries the camera: five Left presses"
+        assert settings.passes == 9, "[ stepped back one half-pass"
         with Image.open(shot[0]) as image:
             assert image.size == (1280, 720) and image.text["terrainview.supersample"] == "2", "antialiased"
             pixels = np.asarray(image.convert("RGB"))

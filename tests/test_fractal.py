@@ -457,3 +457,30 @@ def test_passes_out_of_range_name_the_argument():
     for bad in (-1, 9, 2.5):
         with pytest.raises(ValueError, match="half_passes"):
             diamond_square_passes(4, bad)
+
+
+def test_the_marked_points_are_those_the_latest_half_pass_set():
+    from terrainview.kernels import fractal as fractal_module
+
+    iterations = 4
+    for half_passes in range(1, 2 * iterations + 1):
+        now = fractal_module.diamond_square_passes(iterations, half_passes, seed=5)
+        before = fractal_module.diamond_square_passes(iterations, half_passes - 1, seed=5)
+        marks = fractal_module.half_pass_points(half_passes)
+        marked = np.zeros(now.shape, dtype=bool)
+        marked[marks[:, 1], marks[:, 0]] = True
+        if half_passes % 2:  # a diamond step: the earlier points stay, the cell centres are new
+            if half_passes > 1:
+                np.testing.assert_array_equal(now[::2, ::2], before)
+            expected = np.zeros(now.shape, dtype=bool)
+            expected[1::2, 1::2] = True
+            np.testing.assert_array_equal(marked, expected)
+        else:  # a square step: exactly the marked points change
+            np.testing.assert_array_equal(marked, now != before)
+        copies = marks[marks[:, 2] == fractal_module.COPIED_ACROSS_EDGE]
+        assert (half_passes % 2 == 0) == (len(copies) > 0)
+        for column, row, _ in copies:  # the copy on the far edge holds the value set on row 0 or column 0
+            side = now.shape[0] - 1
+            assert now[row, column] == now[row % side, column % side]
+    corners = fractal_module.half_pass_points(0)
+    assert sorted(map(tuple, corners[:, :2].tolist())) == [(0, 0), (0, 2), (2, 0), (2, 2)]

@@ -340,15 +340,34 @@ def test_the_surface_fog_starts_and_ends_where_the_original_s_did(renderer):
 def test_the_last_pass_draws_the_finished_map_and_earlier_ones_less(tmp_path, call_main, usage_error):
     from PIL import Image
 
-    def shot(*passes: str) -> np.ndarray:
-        status, _, err = call_main("render", "-o", tmp_path / "shot.png", "--iterations", "5", "--mode", "lines",
+    def shot(mode: str, *passes: str) -> np.ndarray:
+        status, _, err = call_main("render", "-o", tmp_path / "shot.png", "--iterations", "5", "--mode", mode,
                                    "--size", "64x36", "--ztrans", "-1.6", "--force", *passes)
         assert status == 0, err
         with Image.open(tmp_path / "shot.png") as image:
             return np.asarray(image.convert("RGB"))
 
-    finished = shot()
-    np.testing.assert_array_equal(shot("--passes", "10"), finished)
-    assert changed_fraction(shot("--passes", "3"), finished) > 0.1, "a coarser grid: other lines"
+    finished = shot("rendered")
+    np.testing.assert_array_equal(shot("rendered", "--passes", "10"), finished)
+    assert changed_fraction(shot("rendered", "--passes", "3"), finished) > 0.1, "a coarser surface"
     status, _, err = call_main("render", "-o", tmp_path / "x.png", "--iterations", "5", "--passes", "11")
     usage_error(status, err, "--passes: 11 is more than the 10 half-passes of iterations 5")
+
+
+def _mark_pixels(image: np.ndarray) -> tuple[int, int]:
+    """Pixels of pass_marks.glsl's two colours: red dots (set by the half-pass), blue rings (wrap-around copies)."""
+    red, green, blue = (image[..., channel].astype(int) for channel in range(3))
+    return int(((red > 150) & (green < 80) & (blue < 80)).sum()), int(((blue > 150) & (red < 80)).sum())
+
+
+def test_lines_mode_marks_the_points_of_the_latest_half_pass_and_their_copies_across_the_edge(renderer):
+    from gl_fixtures import render_frame
+
+    view = SceneSettings(mode="lines", iterations=4, pitch=40.0, ztrans=-2.6)  # from above: every edge in view
+    plain = render_frame(renderer, view, (160, 120))
+    assert _mark_pixels(plain) == (0, 0), "no marks when the surface is not stepped"
+    diamond = _mark_pixels(render_frame(renderer, view.replace(passes=5), (160, 120)))
+    square = _mark_pixels(render_frame(renderer, view.replace(passes=4), (160, 120)))
+    assert diamond[0] > 100 and diamond[1] == 0, "a diamond step sets cell centres: none on an edge"
+    assert square[0] > 100 and square[1] > 20, "a square step sets edge points too, copied to the far edge"
+    assert _mark_pixels(render_frame(renderer, view.replace(passes=4, mode="rendered"), (160, 120))) == (0, 0)

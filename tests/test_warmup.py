@@ -52,6 +52,8 @@ def test_the_terminal_is_told_when_a_compile_is_coming(monkeypatch):
     assert warmup.announce_compile(SceneSettings(), terminal) and warmup.announce_compile(SceneSettings(), pipe)
     assert "compiling terrain kernels" in terminal.getvalue()
     assert pipe.getvalue() == "", "piped output stays the command's own"
+    monkeypatch.setattr(warmup.sys, "stderr", None)  # 2>&-: the compile still happens, unannounced
+    assert warmup.announce_compile(SceneSettings())
     monkeypatch.setattr(warmup, "cold_kernels", lambda settings: [])
     assert not warmup.announce_compile(SceneSettings(), Terminal())
 

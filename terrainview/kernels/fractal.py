@@ -28,7 +28,8 @@ from terrainview.kernels.kernel_common import (
 )
 
 __all__ = ["LATTICE_BITS", "MAX_HEIGHT_SCALE", "MAX_ITERATIONS_1D", "MAX_ITERATIONS_2D", "MAX_SEED",
-           "cloud_colors", "diamond_square", "diamond_square_passes", "diamond_square_seeded", "midpoint_1d"]
+           "cloud_colors", "diamond_square", "diamond_square_passes", "diamond_square_seeded", "half_pass_points",
+           "midpoint_1d"]
 
 MAX_ITERATIONS_1D = 16
 
@@ -325,6 +326,32 @@ def diamond_square_passes(iterations: int, half_passes: int, seed: int = 0, h: f
     fine[::2, 1::2] = (coarse[:, :-1] + coarse[:, 1:]) * _HALF  # square-step points, not set yet
     fine[1::2, ::2] = (coarse[:-1, :] + coarse[1:, :]) * _HALF
     return fine
+
+
+# Kinds of point half_pass_points returns.
+SET_BY_HALF_PASS = 0  # given its value by the latest half-pass
+COPIED_ACROSS_EDGE = 1  # a square step's point on row 0 or column 0, copied to the last row or column (wrap)
+
+
+def half_pass_points(half_passes: int) -> np.ndarray:
+    """The points the latest of ``half_passes`` half-passes set, on ``diamond_square_passes``' grid of that count.
+
+    Rows of (column, row, kind), int32. 0 half-passes: the four corners. A diamond step (odd count): the new
+    cell centres. A square step (even count): the edge midpoints, whose missing neighbour on an outer edge is
+    taken from the opposite side of the map; those on the last row and column are the copies of row 0 and
+    column 0 (kind COPIED_ACROSS_EDGE), so the wrap-around shows as a pair of marks on opposite edges.
+    """
+    half_passes = check_int("half_passes", half_passes, 0, 2 * MAX_ITERATIONS_2D)
+    if half_passes == 0:
+        corners = np.array([[0, 0], [2, 0], [0, 2], [2, 2]], dtype=np.int32)
+        return np.column_stack([corners, np.full(4, SET_BY_HALF_PASS, dtype=np.int32)])
+    side = (1 << ((half_passes + 1) // 2)) + 1
+    rows, columns = np.mgrid[0:side, 0:side].astype(np.int32)
+    centres = (rows % 2 == 1) & (columns % 2 == 1)  # a diamond step's; a square step's are the edge midpoints
+    chosen = centres if half_passes % 2 else (rows + columns) % 2 == 1
+    copied = (rows == side - 1) | (columns == side - 1)
+    kinds = np.where(copied, COPIED_ACROSS_EDGE, SET_BY_HALF_PASS).astype(np.int32)
+    return np.column_stack([columns[chosen], rows[chosen], kinds[chosen]])
 
 
 def midpoint_1d(iterations: int, seed: int = 0, h: float = 0.7, height_scale: float = 1.0) -> np.ndarray:

@@ -18,6 +18,7 @@ from moderngl_window.meta import ProgramDescription
 from moderngl_window.opengl.program import ProgramShaders
 
 from terrainview.base.resources import shaders_dir
+from terrainview.kernels import fractal
 from terrainview.kernels.lighting import HORIZON_DIRECTIONS
 from terrainview.kernels.texturing import WET_DARKENING
 from terrainview.scene.derived_arrays import teximage_size
@@ -241,6 +242,7 @@ class GpuResources:
             "natural_terrain": load_program(ctx, "natural_terrain", **natural, **bands),
             "natural_terrain_lod": load_program(ctx, "natural_terrain", **natural, **bands, **lod_levels, LOD=1),
             "natural_water": load_program(ctx, "natural_water", **bands, **sky_table),
+            "pass_marks": load_program(ctx, "pass_marks", **bands, COPIED_ACROSS_EDGE=fractal.COPIED_ACROSS_EDGE),
         }
         for name, program in self.programs.items():
             self._own(f"program:{name}", program)
@@ -265,6 +267,7 @@ class GpuResources:
         self._staged_from: dict[str, np.ndarray] = {}  # texture name -> the array its staged copy holds
         self.surface_grid_size = 0  # vertices per side of the 2D surface on the GPU (0: none)
         self.profile_length = 0  # points of the 1D profile on the GPU (0: none)
+        self.marked_half_passes: int | None = None  # the half-pass whose points "vao:pass_marks" marks
 
     # --- ownership ------------------------------------------------------------------------------------------
 
@@ -300,6 +303,7 @@ class GpuResources:
         for gl_object in self._objects.values():
             gl_object.release()
         self._objects.clear()
+        self.marked_half_passes = None
 
     # --- uploads --------------------------------------------------------------------------------------------
 
@@ -479,6 +483,16 @@ class GpuResources:
             index = self._objects.get(index_key) or self._own(index_key, self.ctx.buffer(make_indices(quads)))
             self._own(vao_key, self.ctx.vertex_array(self.programs[program], content, index, index_element_size=4))
         return self._objects[vao_key]
+
+    def pass_marks(self, half_passes: int) -> tuple[moderngl.VertexArray, int]:
+        """The marks of the points the latest of ``half_passes`` half-passes set, and how many there are."""
+        if self.marked_half_passes != half_passes:
+            marks = fractal.half_pass_points(half_passes)
+            buffer = self._own("buffer:pass_marks", self.ctx.buffer(marks.astype("i4")))
+            self._own("vao:pass_marks", self.ctx.vertex_array(self.programs["pass_marks"],
+                                                              [(buffer, "3i", "in_mark")]))
+            self.marked_half_passes = half_passes
+        return self.get("vao:pass_marks"), self.get("buffer:pass_marks").size // 12
 
     def _drop(self, *names: GpuKey) -> None:
         for name in names:

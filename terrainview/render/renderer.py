@@ -20,7 +20,7 @@ from terrainview.kernels import lod
 from terrainview.render.gpu import FOG_COLOR, SURFACE_FOG, GpuResources, HeightBands, uniform
 from terrainview.render.lod_draw import LodTerrain, draw_selection
 from terrainview.scene import camera, catalog
-from terrainview.scene.derived_arrays import DerivedArrays
+from terrainview.scene.derived_arrays import DerivedArrays, shown_half_passes
 from terrainview.scene.settings import Look, SceneSettings
 
 FIELD_OF_VIEW_Y = 60.0
@@ -275,7 +275,24 @@ class Renderer:
             segments = full
         else:
             segments = draw_selection(self.gpu, selection, lines=True)
+        self._draw_pass_marks(settings, view, projection, frame, layout)
         return FrameStats(segments, "line segments", segments, full)
+
+    def _draw_pass_marks(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, frame: Frame,
+                         layout: camera.TileLayout) -> None:
+        """Mark the points the latest half-pass set, when the surface shows diamond-square's steps (--passes)."""
+        half_passes = shown_half_passes(settings)
+        side = None if half_passes is None else (1 << ((half_passes + 1) // 2)) + 1
+        if side is None or side != self.gpu.surface_grid_size:  # not stepping, or that surface not uploaded yet
+            return
+        program = self.gpu.programs["pass_marks"]
+        uniform(program, "view").write(view)
+        uniform(program, "projection").write(projection)
+        uniform(program, "mark_scale").value = max(1.0, frame.line_scale)
+        self._bind_tiles(program, self.gpu.get("heights:surface"), side, layout, None)
+        self.ctx.enable(moderngl.PROGRAM_POINT_SIZE)
+        vertex_array, marks = self.gpu.pass_marks(half_passes or 0)
+        vertex_array.render(moderngl.POINTS, vertices=marks, instances=layout[0] ** 2)
 
     @staticmethod
     def _bind_grid(program: moderngl.Program, heights: HeightBands, grid_size: int, tiles: int | None,

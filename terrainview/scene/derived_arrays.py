@@ -93,10 +93,18 @@ def eroded_heights(settings: SceneSettings, iterations: int, h: float,
     return eroded(catalog.generator(settings).make(settings, iterations, h), settings, progress)
 
 
+def shown_half_passes(settings: SceneSettings) -> int | None:
+    """The half-passes of diamond-square the surface is shown after (--passes), or None when not stepping."""
+    if (settings.passes is None or "passes" in catalog.generator(settings).idle(settings)
+            or not catalog.reads(settings, "passes")):
+        return None
+    return settings.passes
+
+
 def showing_passes(settings: SceneSettings) -> bool:
     """Whether the surface is diamond-square part way (--passes below all the half-passes of its iterations)."""
-    return (settings.passes is not None and settings.passes < 2 * settings.iterations
-            and "passes" not in catalog.generator(settings).idle(settings) and catalog.reads(settings, "passes"))
+    half_passes = shown_half_passes(settings)
+    return half_passes is not None and half_passes < 2 * settings.iterations
 
 
 def profile_heights(settings: SceneSettings) -> np.ndarray:

@@ -42,6 +42,7 @@ def warm_up_settings() -> Iterator[SceneSettings]:
     for name in catalog.EROSIONS:
         yield rendered.replace(erosion=name)
     yield rendered.replace(look=Look.NATURAL)
+    yield small.replace(passes=3)  # a diamond step shown on its own
 
 
 def kernel_modules(settings: SceneSettings) -> set[ModuleType]:
@@ -105,7 +106,7 @@ def announce_compile(settings: SceneSettings, stream: TextIO | None = None) -> b
     """
     compiling = bool(cold_kernels(settings))
     stream = stream or sys.stderr
-    if compiling and stream.isatty():
+    if compiling and stream is not None and stream.isatty():  # None: stderr closed (2>&-)
         print(f"terrainview: {COMPILING_NOTICE}...", file=stream, flush=True)
     return compiling
 

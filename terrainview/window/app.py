@@ -37,6 +37,9 @@ from terrainview.window.screenshots import ShotRequest, WindowScreenshots
 
 MESSAGE_SECONDS = 4.0
 QUIT_CONFIRM_SECONDS = MESSAGE_SECONDS  # a second Escape quits while the window still says so
+# [ and ] as every backend reports them (their ASCII codes): moderngl-window's pyglet table gives { and } for
+# its LEFT_BRACKET and RIGHT_BRACKET, so the real keys are matched by code too.
+PASS_STEP_CODES = (ord("["), ord("]"))
 
 
 class TerrainApp(mglw.WindowConfig):
@@ -331,8 +334,8 @@ class TerrainApp(mglw.WindowConfig):
             self.reset_camera()
         elif key == keys.P and not modifiers.ctrl:
             self.toggle_wireframe()
-        elif key in (keys.LEFT_BRACKET, keys.RIGHT_BRACKET):
-            self.step_passes(-1 if key == keys.LEFT_BRACKET else 1)
+        elif key in (keys.LEFT_BRACKET, keys.RIGHT_BRACKET) or key in PASS_STEP_CODES:
+            self.step_passes(-1 if key in (keys.LEFT_BRACKET, ord("[")) else 1)
         elif key == keys.R and not modifiers.ctrl:
             self.flythrough.toggle_recording(self.settings)
         elif self.flythrough.player is not None:  # a replay owns the camera: Space pauses, Left/Right step

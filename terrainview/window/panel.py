@@ -26,7 +26,7 @@ SHORTCUTS = (
     ("Mouse wheel", "orbit: move along Z; fly: speed"),
     ("Home", "reset the camera to the session's start"),
     ("P", "toggle rendered / wireframe"),
-    ("[ / ]", "diamond-square one half-pass back / on (the finished map is all of them)"),
+    ("[ / ]", "diamond-square one half-pass back / on; lines mode marks the points it set"),
     ("R", "start / stop recording a flight to ./flights/"),
     ("Space, Left / Right", "replaying a flight: pause, step while paused"),
     ("Ctrl-O", "show / hide the options panel"),
