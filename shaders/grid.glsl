@@ -11,9 +11,15 @@ uniform sampler2D heights[MAX_HEIGHT_BANDS];
 uniform int height_bands;    // bands in use
 uniform int grid_size;       // vertices per side: 2**iterations + 1
 uniform int tiles;           // tiles x tiles copies, 2 units apart, centred on tile_origin
-uniform vec2 tile_origin;    // world x, z of the middle tile's centre (0, 0 but for --tile endless)
+uniform vec2 tile_origin;    // world x, z of the middle tile's centre (0, 0 but around the eye without end)
+// A region of the endless world (terrainview/scene/world_regions.py): its map may hold every 2**cell_shift-th
+// point of the grid, and has an apron of points from its neighbours around it. Both 0 for the tiled surface.
+uniform int cell_shift;
+uniform int apron;
 
 float grid_height(int column, int row) {
+    column = (column >> cell_shift) + apron;
+    row = (row >> cell_shift) + apron;
     // GLSL 3.30 indexes sampler arrays with constants only.
     int band = min(row / HEIGHT_BAND_ROWS, height_bands - 1);
     ivec2 texel = ivec2(column, row - band * HEIGHT_BAND_ROWS);
@@ -26,6 +32,21 @@ float grid_height(int column, int row) {
 vec2 tile_offset(int tile_index) {
     ivec2 tile = ivec2(tile_index % tiles, tile_index / tiles);
     return 2.0 * (vec2(tile) - 0.5 * float(tiles - 1)) + tile_origin;
+}
+
+// The neighbours of a grid point a step away, along x (left, right) then z (back, front): wrapping across the
+// seamless map's edges, or for a region of the world, reaching into its apron. With the step in world units.
+void neighbour_heights(int column, int row, out vec4 heights, out float step_size) {
+    int last = grid_size - 1;
+    int step = 1 << cell_shift;
+    step_size = 2.0 * float(step) / float(last);
+    if (apron > 0) {
+        heights = vec4(grid_height(column - step, row), grid_height(column + step, row),
+                       grid_height(column, row - step), grid_height(column, row + step));
+    } else {
+        heights = vec4(grid_height((column + last - 1) % last, row), grid_height((column + 1) % last, row),
+                       grid_height(column, (row + last - 1) % last), grid_height(column, (row + 1) % last));
+    }
 }
 
 // Local X and Z of a grid vertex, each spanning -1..1.

@@ -6,6 +6,11 @@
 #define FOG_END 1.0
 #define LIGHT_DIRECTION vec3(0.0, 1.0, 0.0)
 #define SLOPE_AMBIENT 0.0
+#define BAND_LOW_COLOR vec3(0.0)
+#define BAND_MIDDLE_COLOR vec3(0.0)
+#define BAND_HIGH_COLOR vec3(0.0)
+#define LIGHT_AMBIENT 0.0
+#define LIGHT_DIFFUSE 0.0
 #define LOD 0   // 1: level-of-detail patches (lod.glsl) instead of the full grid
 
 #if defined VERTEX_SHADER
@@ -18,18 +23,19 @@
 uniform mat4 view;
 uniform mat4 projection;
 uniform bool slope_shading;
+uniform bool own_bands;   // the endless world: coloured by its own height, as the teximage colours its map
 
 out vec2 texcoord;
 out float eye_distance;
 out vec3 normal;
+out float surface_height;
 
-// Central differences, wrapping like the seamless heightmap does (four more fetches, so only when shading).
+// Central differences across the neighbours (four more fetches, so only when shading).
 vec3 slope_normal(int column, int row) {
-    int last = grid_size - 1;
-    float cell = 2.0 / float(last);
-    float left = grid_height((column + last - 1) % last, row), right = grid_height((column + 1) % last, row);
-    float back = grid_height(column, (row + last - 1) % last), front = grid_height(column, (row + 1) % last);
-    return normalize(vec3(left - right, 2.0 * cell, back - front));
+    vec4 around;
+    float step_size;
+    neighbour_heights(column, row, around, step_size);
+    return normalize(vec3(around.x - around.y, 2.0 * step_size, around.z - around.w));
 }
 
 void main() {
@@ -38,7 +44,7 @@ void main() {
     vec3 world = vertex.world;
     vec2 xz = vertex.local;
     normal = vec3(0.0, 1.0, 0.0);
-    if (slope_shading) {
+    if (slope_shading || own_bands) {
         normal = slope_normal(vertex.cell.x, vertex.cell.y);
         if (vertex.morph > 0.0) {
             vec3 coarse = slope_normal(vertex.coarse_a.x, vertex.coarse_a.y)
@@ -53,9 +59,10 @@ void main() {
     int row = strip_row + gl_VertexID % 2;
     vec3 world = grid_position(column, row, tile_index);
     vec2 xz = grid_xz(column, row);
-    normal = slope_shading ? slope_normal(column, row) : vec3(0.0, 1.0, 0.0);
+    normal = slope_shading || own_bands ? slope_normal(column, row) : vec3(0.0, 1.0, 0.0);
 #endif
     texcoord = vec2(xz.x + 1.0, 1.0 - xz.y) * 0.5;   // u = (x + 1) / 2, v = (1 - z) / 2 (SPEC)
+    surface_height = world.y;
 
     vec4 eye = view * vec4(world, 1.0);
     eye_distance = -eye.z;
@@ -67,14 +74,23 @@ void main() {
 #include "fog.glsl"
 uniform sampler2D surface_texture;
 uniform bool slope_shading;
+uniform bool own_bands;
+uniform vec2 band_limits;   // heights splitting the world's range in thirds
 in vec2 texcoord;
 in float eye_distance;
 in vec3 normal;
+in float surface_height;
 out vec4 fragment_color;
 
 void main() {
     vec3 color = texture(surface_texture, texcoord).rgb;
-    if (slope_shading) {
+    if (own_bands) {
+        // A texture repeated on every region would repeat the world: its own height bands, lit as the teximage is.
+        vec3 band = surface_height >= band_limits.y ? BAND_HIGH_COLOR
+                  : surface_height >= band_limits.x ? BAND_MIDDLE_COLOR : BAND_LOW_COLOR;
+        color = min(band * (LIGHT_AMBIENT + LIGHT_DIFFUSE * max(dot(normalize(normal), normalize(LIGHT_DIRECTION)),
+                                                                0.0)), 1.0);
+    } else if (slope_shading) {
         // Brighter on slopes facing the light, darker on slopes facing away (seeds/003).
         float facing = dot(normalize(normal), normalize(LIGHT_DIRECTION));
         color *= SLOPE_AMBIENT + (1.0 - SLOPE_AMBIENT) * clamp(facing * 1.6, 0.0, 1.25);

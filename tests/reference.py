@@ -180,3 +180,50 @@ def digests_with_threads(script: str, threads: int) -> list[str]:
     reported_threads, *digests = result.stdout.split()
     assert int(reported_threads) == threads
     return digests
+
+
+def world_heights(iterations: int, column0: int, row0: int, columns: int, rows: int, seed: int, h: float,
+                  height_scale: float, octaves: int) -> np.ndarray:
+    """The endless world's lattice, point by point from its definition (kernels/world.py), float32 as there.
+
+    A point of the top level (``octaves`` levels above a region's corners) is a hashed value; a point of a lower
+    level is its coarser self, or a diamond centre (mean of the coarse cell's corners plus an offset), or a
+    square-step point (mean of its four neighbours at its own level plus an offset). Offsets hash the point's
+    address in cells of the finest level (iterations 12).
+    """
+    from functools import cache
+
+    from terrainview.kernels.world import _DOMAIN_WORLD
+
+    key = int(_stream_key(seed, _DOMAIN_WORLD))
+    top = octaves + iterations
+
+    def offset(column: int, row: int, scale: np.float32) -> np.float32:
+        bits = lowbias32((column & MASK32) ^ key)
+        bits = lowbias32(bits ^ (row & MASK32))
+        bits = lowbias32(bits ^ (((column >> 32) * 65599 + (row >> 32)) & MASK32))
+        signed = bits >> 8  # below 2**24: the int32 cast keeps it
+        return (np.float32(signed) * np.float32(2.0**-24) - np.float32(0.5)) * scale
+
+    def scale(level: int) -> np.float32:  # the pass that made level ``level`` (level 0: the top's own values)
+        return np.float32(height_scale * 2.0 ** (-h * (level - octaves)))
+
+    @cache
+    def value(level: int, column: int, row: int) -> np.float32:
+        shift = 12 + octaves - level
+        if level == 0:
+            return offset(column << shift, row << shift, scale(0))
+        odd_column, odd_row = column & 1, row & 1
+        if not odd_column and not odd_row:
+            return value(level - 1, column >> 1, row >> 1)
+        if odd_column and odd_row:
+            left, up = column >> 1, row >> 1
+            total = (value(level - 1, left, up) + value(level - 1, left + 1, up) + value(level - 1, left, up + 1)
+                     + value(level - 1, left + 1, up + 1))
+        else:
+            total = (value(level, column, row - 1) + value(level, column, row + 1) + value(level, column - 1, row)
+                     + value(level, column + 1, row))
+        return total * np.float32(0.25) + offset(column << shift, row << shift, scale(level))
+
+    return np.array([[value(top, column0 + i, row0 + j) for i in range(columns)] for j in range(rows)],
+                    dtype=np.float32)

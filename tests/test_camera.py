@@ -84,14 +84,14 @@ def test_camera_fields_are_one_block_and_the_angles_are_marked():
 
 
 def test_endless_tile_is_validated_in_one_line():
-    assert SceneSettings(tile="endless").tile == "endless"
+    assert SceneSettings(tile="endless").tile == "endless" and SceneSettings(tile="repeat").tile == "repeat"
     for bad in ("Endless", "", 0, 9, 2.0):
-        with pytest.raises(SettingsError, match="^tile: expected 'endless' or an integer from 1 to 8"):
+        with pytest.raises(SettingsError, match="^tile: expected 'endless', 'repeat' or an integer from 1 to 8"):
             SceneSettings(tile=bad)
 
 
 def test_endless_ring_is_centred_on_the_eyes_tile_and_reaches_far_enough():
-    settings = SceneSettings(camera="fly", tile="endless", eye_x=5.2, eye_z=-3.1)
+    settings = SceneSettings(camera="fly", tile="repeat", eye_x=5.2, eye_z=-3.1)
     count, (x, z) = camera.tile_layout(settings, 7.0)
     assert (x, z) == (6.0, -4.0) and count % 2 == 1
     # Every point within reach of the eye is on the ring, whose edge lies ``count`` units from its centre.
@@ -132,8 +132,8 @@ def test_ground_is_the_heightmap_at_grid_points_and_repeats_every_tile():
 
 @pytest.mark.parametrize("fps", [10, 60, 144])
 def test_fly_camera_keeps_its_clearance_when_descending_and_flying(fps):
-    state = arrow_keys.ArrowKeyCamera(ground=camera.ground_height(HEIGHTS, "endless"))
-    settings = SceneSettings(camera="fly", tile="endless", eye_y=2.0, yrot=35.0)
+    state = arrow_keys.ArrowKeyCamera(ground=camera.ground_height(HEIGHTS, "repeat"))
+    settings = SceneSettings(camera="fly", tile="repeat", eye_y=2.0, yrot=35.0)
     state.shift = True
     settings = state.press(settings, arrow_keys.Key.DOWN)
     for _ in range(2 * fps):  # 60 steps of 0.05 down: far below the ground without following
@@ -152,8 +152,8 @@ def test_fly_camera_keeps_its_clearance_when_descending_and_flying(fps):
 
 def test_a_flying_eye_climbs_no_higher_than_the_ceiling_over_the_ground():
     """Holding Shift+Up for ten seconds: the eye stops within CEILING of the ground, where the land still shows."""
-    state = arrow_keys.ArrowKeyCamera(ground=camera.ground_height(HEIGHTS, "endless"))
-    settings = SceneSettings(camera="fly", tile="endless")
+    state = arrow_keys.ArrowKeyCamera(ground=camera.ground_height(HEIGHTS, "repeat"))
+    settings = SceneSettings(camera="fly", tile="repeat")
     state.shift = True
     settings = state.press(settings, arrow_keys.Key.UP)
     for _ in range(600):
@@ -214,7 +214,7 @@ def test_fly_left_turns_the_heading_left_and_the_wheel_sets_the_speed():
 # --- scenes -------------------------------------------------------------------------------------------------
 
 def test_scenes_round_trip_the_camera_mode_and_fields(tmp_path):
-    settings = SceneSettings(**FLY_VIEWS[1], tile="endless", mode="rendered")
+    settings = SceneSettings(**FLY_VIEWS[1], tile="repeat", mode="rendered")
     path = tmp_path / "fly.toml"
     save_scene_toml(settings, path)
     assert load_scene(path)[0] == settings
@@ -225,6 +225,7 @@ def test_scenes_round_trip_the_camera_mode_and_fields(tmp_path):
     add_scene_arguments(parser)
     restored = scene_from_args(parser.parse_args(["--scene", str(path), "--pitch", "12"])).settings
     assert restored == settings.replace(pitch=12.0)
+    assert scene_from_args(parser.parse_args(["--tile", "repeat", "--camera", "fly"])).settings.tile == "repeat"
     assert scene_from_args(parser.parse_args(["--tile", "endless", "--camera", "fly"])).settings.tile == "endless"
 
 
@@ -245,7 +246,7 @@ def test_the_frame_after_a_mode_switch_is_the_same_picture(frame, view):
                                                              ("lines", 5, True)])
 def test_endless_terrain_looks_the_same_one_tile_width_further(frame, renderer, mode, iterations, level_of_detail):
     # The full mesh of the ring of tiles around the eye, or level of detail over the tiles within reach.
-    settings = RENDERED.replace(mode=mode, iterations=iterations, camera="fly", tile="endless", eye_x=0.3,
+    settings = RENDERED.replace(mode=mode, iterations=iterations, camera="fly", tile="repeat", eye_x=0.3,
                                 eye_y=0.7, eye_z=0.4, yrot=20.0, pitch=15.0,
                                 water_level=-0.05 if mode == "rendered" else None)
     here = frame(settings)
@@ -262,7 +263,7 @@ def test_endless_terrain_looks_the_same_one_tile_width_further(frame, renderer, 
 
 @pytest.mark.gl
 def test_endless_terrain_has_no_edge_far_from_the_origin(frame):
-    settings = RENDERED.replace(camera="fly", tile="endless", eye_x=41.0, eye_y=0.8, eye_z=-57.0, yrot=70.0)
+    settings = RENDERED.replace(camera="fly", tile="repeat", eye_x=41.0, eye_y=0.8, eye_z=-57.0, yrot=70.0)
     pixels = frame(settings, (160, 90)).astype(int)
     bottom = pixels[60:]  # below the horizon: terrain everywhere, no fog-coloured gap
     fog = np.array(FOG_COLOR) * 255
@@ -311,7 +312,7 @@ ORIGINAL_BANDS = [[179.2, 179.2, 230.2], [179.8, 181.0, 233.9], [195.8, 201.0, 2
 @pytest.mark.gl
 def test_render_reports_the_terrain_it_drew_without_the_sky(tmp_path, call_main, usage_error):
     status, out, _ = call_main("render", "-o", tmp_path / "shot.png", "--mode", "rendered", "--iterations", "3",
-                               "--size", "64x36", "--tile", "endless")
+                               "--size", "64x36", "--tile", "repeat")
     assert status == 0
     # Endless in rendered mode: a 9 x 9 ring (reaching past the fog's end) of 2 * 8 * 8 triangles each, small
     # enough for the full mesh.
@@ -322,7 +323,7 @@ def test_render_reports_the_terrain_it_drew_without_the_sky(tmp_path, call_main,
 
 
 def test_obj_export_of_endless_terrain_is_the_one_tile_it_repeats(tmp_path, call_main):
-    status, out, err = call_main("export", "-o", tmp_path / "endless.obj", "--iterations", "2", "--tile", "endless")
+    status, out, err = call_main("export", "-o", tmp_path / "endless.obj", "--iterations", "2", "--tile", "repeat")
     assert status == 0, err
     faces = [line for line in (tmp_path / "endless.obj").read_text().splitlines() if line.startswith("f ")]
     assert len(faces) == 2 * 4 * 4 and "1x1 tiles" in out
@@ -410,7 +411,7 @@ def test_a_heightmap_in_bands_draws_as_one_texture(renderer, gl_ctx, monkeypatch
 # --- cameras given on the command line or in a scene --------------------------------------------------------
 
 def test_a_given_fly_eye_is_kept_where_flying_could_take_it():
-    ground = camera.ground_height(HEIGHTS, "endless")
+    ground = camera.ground_height(HEIGHTS, "repeat")
     high = SceneSettings(camera="fly", eye_x=0.3, eye_y=8.0, eye_z=0.4)
     lowered, why = camera.given_fly_eye_in_bounds(high, ground)
     floor = camera.floor_under(ground, 0.3, 0.4)
@@ -431,7 +432,7 @@ def test_render_lowers_a_fly_eye_above_the_ceiling_and_says_so(tmp_path, call_ma
 
     shot = tmp_path / "high.png"
     status, _, err = call_main("render", "-o", shot, "--size", "160x90", "--mode", "rendered", "--camera", "fly",
-                               "--eye-y", "8", "--pitch", "30", "--tile", "endless")
+                               "--eye-y", "8", "--pitch", "30", "--tile", "repeat")
     assert status == 0 and "warning: the fly camera was lowered" in err
     drawn = load_scene(shot)[0]
     assert drawn.eye_y < 8.0 - camera.CEILING  # the scene in the picture is the camera drawn

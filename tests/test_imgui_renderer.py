@@ -561,7 +561,7 @@ def test_the_erosion_section_shows_the_chosen_passes_options(ui, target, monkeyp
 # wired to the wrong setting, or to none, fails here.
 OWN_SETTINGS = {
     "Render type": {"mode"}, "Iterations": {"iterations"}, "Surface H": {"h"}, "Height scale": {"height_scale"},
-    "Seed": {"seed"}, "Endless": {"tile"}, "Tile": {"tile"}, "Cloud iterations": {"cloud_iterations"},
+    "Seed": {"seed"}, "Layout": {"tile"}, "Tile": {"tile"}, "Cloud iterations": {"cloud_iterations"},
     "Cloud H": {"cloud_h"}, "Teximage iterations": {"teximage_iterations"}, "Teximage H": {"teximage_h"},
     "Antialiased lines": {"antialias"}, "Invert colors": {"invert"}, "Texture linear": {"linear"},
     "Level of detail": {"lod"}, "Detail error (px)": {"lod_error"}, "Generator": {"generator"},
@@ -573,7 +573,8 @@ OWN_SETTINGS = {
     "Brush radius": {"erosion_radius"}, "Sediment capacity": {"erosion_capacity"},
     "Deposition": {"erosion_deposition"}, "Evaporation": {"erosion_evaporation"}, "Inertia": {"erosion_inertia"},
     "Talus angle (deg)": {"talus"}, "Thermal passes": {"thermal_passes"},
-    "Look": {"look"}, "Sun bearing (deg)": {"sun_azimuth"}, "Sun height (deg)": {"sun_elevation"},
+    "World octaves": {"world_octaves"}, "Look": {"look"}, "Sun bearing (deg)": {"sun_azimuth"},
+    "Sun height (deg)": {"sun_elevation"},
     # Switching the camera keeps the view: these scenes' orbit and fly views are the same, so only the mode moves.
     "Mode": {"camera"}, "Yaw": {"yrot"}, "Pitch": {"pitch"},
     # Not scene settings: a preset (loaded as a scene file), the scene file's name, the screenshot's size, the
@@ -604,7 +605,8 @@ def moved(function: str, label: str, args: tuple) -> tuple:
 @pytest.mark.parametrize("settings", [
     SceneSettings(mode="rendered", generator="fault", erosion="both", water_level=0.1, look="natural"),
     SceneSettings(mode="lines", camera="fly", iterations=10),
-], ids=["rendered-orbit-fault-eroded", "lines-fly-diamond-square"])
+    SceneSettings(mode="rendered", camera="fly", tile="endless"),
+], ids=["rendered-orbit-fault-eroded", "lines-fly-diamond-square", "rendered-fly-endless-world"])
 def test_every_widget_changes_exactly_its_own_setting(ui, target, monkeypatch, settings):
     shown = record_panel(ui, target, settings, monkeypatch).calls
     own = {**OWN_SETTINGS, **{label: {name} for label, name in zip("XYZ", CAMERA_POSITION[settings.camera],
@@ -618,7 +620,7 @@ def test_every_widget_changes_exactly_its_own_setting(ui, target, monkeypatch, s
 
 def test_the_widget_table_covers_every_widget_of_some_scene(ui, target, monkeypatch):
     scenes = [SceneSettings(mode="rendered", generator="fault", erosion="both", water_level=0.1, look="natural"),
-              SceneSettings(mode="lines", camera="fly", iterations=10)]
+              SceneSettings(mode="lines", camera="fly", iterations=10), SceneSettings(tile="endless")]
     shown = set().union(*(record_panel(ui, target, scene, monkeypatch).calls for scene in scenes))
     assert shown | set("XYZ") == set(OWN_SETTINGS) | set("XYZ")
 

@@ -236,7 +236,7 @@ def test_no_cracks_between_levels(renderer):
 
 
 @pytest.mark.parametrize("mode", ["rendered", "lines"])
-@pytest.mark.parametrize("tile", [3, "endless"])
+@pytest.mark.parametrize("tile", [3, "repeat"])
 def test_a_frame_lays_out_its_tiles_once(renderer, monkeypatch, mode, tile):
     """Selection, the full mesh's uniforms and the water share one camera.tile_layout a frame."""
     settings = SceneSettings(**{**FROM_ABOVE, "mode": mode}, iterations=8, tile=tile, water_level=0.0)
@@ -319,7 +319,7 @@ def test_endless_finest_level_draws_every_tile_the_full_mesh_draws(renderer, mon
     monkeypatch.setattr(lod_draw, "MAX_RETRIES", 1)
     monkeypatch.setattr(lod, "FULL_MESH_SEGMENTS", 0)
     monkeypatch.setattr(lod, "FULL_MESH_TRIANGLES", 0)
-    settings = SceneSettings(mode=mode, iterations=4, tile="endless", camera="fly", antialias=False)
+    settings = SceneSettings(mode=mode, iterations=4, tile="repeat", camera="fly", antialias=False)
     size = (320, 180)
     full, _ = draw(renderer, settings.replace(lod="off"), size)
     finest, stats = draw(renderer, settings.replace(lod_error=0.01), size)

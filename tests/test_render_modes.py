@@ -323,7 +323,7 @@ def test_the_surface_fog_starts_and_ends_where_the_original_s_did(renderer):
     """Over a flat red plane, each pixel's share of fog is (depth - start) / (end - start), clamped."""
     from terrainview.render.offscreen import render_pixels
 
-    settings = SceneSettings(mode="rendered", tile="endless", camera="fly", height_scale=0.0001, iterations=6,
+    settings = SceneSettings(mode="rendered", tile="repeat", camera="fly", height_scale=0.0001, iterations=6,
                              eye_x=0.3, eye_y=0.6, eye_z=0.2, pitch=-12.0)
     size = (96, 240)
     renderer.update(settings)

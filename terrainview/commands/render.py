@@ -11,7 +11,7 @@ from terrainview.commands import Command
 from terrainview.commands.stages import Stages
 from terrainview.render.offscreen import create_headless_context, reduce, render_pixels, save_png
 from terrainview.render.renderer import FrameStats, Renderer
-from terrainview.scene import camera
+from terrainview.scene import camera, world_regions
 from terrainview.scene.arguments import scene_from_args
 from terrainview.scene.image_size import DEFAULT_SIZE, MAX_IMAGE_SIDE, check_supersample, parse_size
 from terrainview.scene.scene_file import SceneError, picture_extras
@@ -63,7 +63,7 @@ def render_command(args: argparse.Namespace) -> int:
             generating = stages.stage("generating the terrain")
             renderer.arrays.progress = lambda fraction: generating(fraction) or True  # erosion reports its share
             renderer.update(settings)
-            ground = camera.ground_height(renderer.surface_heights, settings.tile)
+            ground = world_regions.ground(settings, renderer.surface_heights)
             settings, moved = camera.given_fly_eye_in_bounds(settings, ground)
             if moved:
                 say(f"warning: {moved}")

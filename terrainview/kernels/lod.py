@@ -121,6 +121,7 @@ class LodSurface:
     offsets: np.ndarray  # start of each level's nodes in low / high
     bottom: float  # the lowest and highest heights of the map
     top: float
+    finest: int = 0  # the finest level the map holds (above 0 for a region of the endless world held coarser)
 
     @classmethod
     def of(cls, heights: np.ndarray) -> LodSurface | None:
@@ -138,6 +139,30 @@ class LodSurface:
         low, high, offsets = _pyramid_kernel(heights, patch, levels)
         return cls(iterations, patch, levels, low, high, offsets, float(low[-1]), float(high[-1]))
 
+    @classmethod
+    def of_region(cls, heights: np.ndarray, iterations: int, bottom: float, top: float) -> LodSurface:
+        """The pyramid of one region of the endless world held at a coarser detail than ``iterations``.
+
+        ``heights`` is the region's (2**m + 1)**2 map, m <= iterations, which is every 2**(iterations - m)-th
+        point of the full map: its nodes are the full pyramid's levels from ``iterations - m`` up, and selection
+        stops there (``finest``). ``bottom`` and ``top`` are the whole world's slab, so that every region
+        measures level distances alike and neighbours morph alike along their borders.
+        """
+        coarse = cls.from_heights(heights)
+        shift = iterations - coarse.iterations
+        patch = PATCH_QUADS
+        levels = iterations - (patch.bit_length() - 1)
+        offsets = np.zeros(levels + 2, dtype=np.int64)
+        for level in range(levels + 1):
+            offsets[level + 1] = offsets[level] + ((1 << iterations) // (patch << level)) ** 2
+        low = np.full(offsets[-1], bottom, dtype=np.float32)
+        high = np.full(offsets[-1], top, dtype=np.float32)
+        for level in range(coarse.levels + 1):  # the coarse map's level j is the full pyramid's j + shift
+            start, end = coarse.offsets[level], coarse.offsets[level + 1]
+            low[offsets[level + shift]:offsets[level + shift + 1]] = coarse.low[start:end]
+            high[offsets[level + shift]:offsets[level + shift + 1]] = coarse.high[start:end]
+        return cls(iterations, patch, levels, low, high, offsets, bottom, top, finest=shift)
+
     @property
     def cell(self) -> float:
         """The world size of one heightmap cell (the map spans 2 units)."""
@@ -150,11 +175,19 @@ class LodSurface:
 
 def lod_ranges(surface: LodSurface, image_height: int, field_of_view_y: float, error_pixels: float) -> np.ndarray:
     """Distance up to which each level is drawn: doubling per level, the top level unbounded."""
+    return grid_ranges(surface.iterations, image_height, field_of_view_y, error_pixels)
+
+
+def grid_ranges(iterations: int, image_height: int, field_of_view_y: float, error_pixels: float) -> np.ndarray:
+    """lod_ranges of any 2-unit map of ``iterations`` (its levels depend on its size alone)."""
+    cell = 2.0 / (1 << iterations)
+    patch = min(PATCH_QUADS, 1 << iterations)
+    levels = iterations - (patch.bit_length() - 1)
     pixels_per_unit_at_1 = image_height / (2.0 * math.tan(math.radians(field_of_view_y) / 2.0))
-    base = surface.cell * pixels_per_unit_at_1 / error_pixels
+    base = cell * pixels_per_unit_at_1 / error_pixels
     # A node's horizontal diagonal: sqrt(2) * patch grid steps of its level.
-    base = max(base, math.sqrt(2.0) * surface.patch * surface.cell / MAX_NODE_EXTENT)
-    ranges = base * 2.0 ** np.arange(surface.levels + 1)
+    base = max(base, math.sqrt(2.0) * patch * cell / MAX_NODE_EXTENT)
+    ranges = base * 2.0 ** np.arange(levels + 1)
     ranges[-1] = np.inf
     return ranges
 
@@ -217,8 +250,8 @@ def _emit(out, count, distances, roots, root, root_edges, surface_cells, level, 
 
 
 @njit(cache=True, nogil=True)
-def _select_kernel(roots, root_edges, low, high, offsets, surface_cells, patch, levels, planes, eye, ranges2,
-                   whole, quarters):
+def _select_kernel(roots, root_edges, low, high, offsets, surface_cells, patch, levels, finest, planes, eye,
+                   ranges2, whole, quarters):
     cell = 2.0 / surface_cells
     whole_distances = np.empty(whole.shape[0])
     quarter_distances = np.empty(quarters.shape[0])
@@ -235,7 +268,7 @@ def _select_kernel(roots, root_edges, low, high, offsets, surface_cells, patch, 
         root, level, a, b = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
         x0, y0, z0, x1, y1, z1 = _box(roots, root, surface_cells, cell, low, high, offsets, patch, level, a, b)
         d2 = _distance2(eye, x0, z0, x1, z1)
-        if level == 0 or d2 > ranges2[level - 1]:
+        if level == finest or d2 > ranges2[level - 1]:
             whole_count = _emit(whole, whole_count, whole_distances, roots, root, root_edges, surface_cells,
                                 level, patch << level, a, b, d2)
             continue
@@ -312,20 +345,24 @@ class Selection:
 
 
 def select_nodes(surface: LodSurface, roots: np.ndarray, planes: np.ndarray, eye: np.ndarray,
-                 ranges: np.ndarray) -> Selection:
-    """The CDLOD selection over the root tiles ``roots`` (world centres, (R, 2)) for an eye and frustum."""
+                 ranges: np.ndarray, outer_edges: int | None = None) -> Selection:
+    """The CDLOD selection over the root tiles ``roots`` (world centres, (R, 2)) for an eye and frustum.
+
+    ``outer_edges`` (lines mode's edge flags, EDGE_HIGH_X | EDGE_HIGH_Z) overrides those found from the roots,
+    for a root drawn on its own among neighbours (a region of the endless world).
+    """
     roots = np.ascontiguousarray(roots, dtype=np.float64).reshape(-1, 2)
     planes = np.ascontiguousarray(planes, dtype=np.float64)
     eye = np.array([eye[0], surface.eye_height(float(eye[1])), eye[2]], dtype=np.float64)
     ranges2 = np.asarray(ranges, dtype=np.float64) ** 2
-    edges = _root_edges_kernel(roots)
+    edges = _root_edges_kernel(roots) if outer_edges is None else np.full(len(roots), outer_edges, dtype=np.int64)
     capacity = 1024
     while True:
         whole = np.empty((capacity, INSTANCE_FIELDS), dtype=np.float32)
         quarters = np.empty((capacity, INSTANCE_FIELDS), dtype=np.float32)
         whole_count, quarter_count, whole_distance, quarter_distance = _select_kernel(
             roots, edges, surface.low, surface.high, surface.offsets, 1 << surface.iterations, surface.patch,
-            surface.levels, planes, eye, ranges2, whole, quarters)
+            surface.levels, surface.finest, planes, eye, ranges2, whole, quarters)
         if max(whole_count, quarter_count) <= capacity:
             break
         capacity = 2 * max(whole_count, quarter_count)

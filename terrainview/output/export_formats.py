@@ -30,7 +30,7 @@ from PIL import Image
 
 from terrainview.scene import catalog
 from terrainview.scene.scene_file import png_text_chunks, scene_document
-from terrainview.scene.settings import ENDLESS, SceneSettings, SettingsError
+from terrainview.scene.settings import SceneSettings, SettingsError
 
 UINT16_MAX = 65535
 
@@ -133,8 +133,8 @@ def companion_paths(path: Path) -> dict[Path, str]:
 
 
 def mesh_tiles(settings: SceneSettings) -> int:
-    """Tiles per side of an exported mesh: endless terrain exports the one seamless tile it repeats."""
-    return 1 if settings.tile == ENDLESS else int(settings.tile)
+    """Tiles per side of an exported mesh: the repeated surface exports the one seamless tile it repeats."""
+    return settings.tile if isinstance(settings.tile, int) else 1
 
 
 def estimated_bytes(settings: SceneSettings, extension: str) -> int:

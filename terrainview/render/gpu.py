@@ -221,7 +221,9 @@ class GpuResources:
         natural = {"HORIZON_DIRECTIONS": HORIZON_DIRECTIONS, "PENUMBRA": SUN_PENUMBRA, **sky_table}
         surface: dict[str, float | Sequence[float] | int] = {
             **fog, **bands, "FOG_START": SURFACE_FOG[0], "FOG_END": SURFACE_FOG[1],
-            "LIGHT_DIRECTION": LIGHT_DIRECTION, "SLOPE_AMBIENT": SLOPE_AMBIENT}
+            "LIGHT_DIRECTION": LIGHT_DIRECTION, "SLOPE_AMBIENT": SLOPE_AMBIENT, "LIGHT_AMBIENT": LIGHT_AMBIENT,
+            "LIGHT_DIFFUSE": LIGHT_DIFFUSE, "BAND_LOW_COLOR": TEXIMAGE_BAND_COLORS[0],
+            "BAND_MIDDLE_COLOR": TEXIMAGE_BAND_COLORS[1], "BAND_HIGH_COLOR": TEXIMAGE_BAND_COLORS[2]}
         self.programs = {
             "terrain": load_program(ctx, "terrain", **surface),
             "sky": load_program(ctx, "sky", **fog, FOG_START=SKY_FOG[0], FOG_END=SKY_FOG[1], SKY_EYE=SKY_EYE),

@@ -19,9 +19,11 @@ from pyglm import glm
 from terrainview.kernels import lod
 from terrainview.render.gpu import FOG_COLOR, SURFACE_FOG, GpuResources, HeightBands, uniform
 from terrainview.render.lod_draw import LodTerrain, draw_selection
+from terrainview.render.world_draw import SurfacePrograms, WorldTerrain
 from terrainview.scene import camera, catalog
 from terrainview.scene.derived_arrays import DerivedArrays, shown_half_passes
-from terrainview.scene.settings import Look, SceneSettings
+from terrainview.scene.settings import ENDLESS, Look, SceneSettings
+from terrainview.scene.world_regions import World, world_band_limits
 
 FIELD_OF_VIEW_Y = 60.0
 NEAR_PLANE = 0.1
@@ -142,6 +144,7 @@ class Renderer:
         self.arrays = DerivedArrays()
         self.teximage_band_limits = (0.0, 0.0)  # heights splitting the teximage's range in thirds
         self.lod = LodTerrain()
+        self.world = WorldTerrain(self.gpu)
         self.surface_heights: np.ndarray | None = None  # the surface on the GPU: what frames draw
 
     def update(self, settings: SceneSettings) -> list[str]:
@@ -170,6 +173,7 @@ class Renderer:
 
     def release(self) -> None:
         """Release the GPU objects."""
+        self.world.release()
         self.gpu.release()
 
     def _draw_teximage_texture(self, heights: np.ndarray) -> None:
@@ -223,6 +227,8 @@ class Renderer:
         uniform(program, "line_width").value = max(1.0, frame.line_scale)
         uniform(program, "antialias").value = settings.antialias
         uniform(program, "line_color").value = (1.0, 1.0, 1.0) if settings.invert else (0.0, 0.0, 0.0)
+
+    def _clear_for_lines(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer) -> None:
         background = 0.0 if settings.invert else 1.0
         framebuffer.clear(background, background, background, 1.0)
         if settings.antialias:
@@ -234,6 +240,7 @@ class Renderer:
         """Draw the 1D profile as a line strip, repeated side by side for the settings' tiles."""
         program = self.gpu.programs["polyline"]
         projection = camera.compose(frame.ndc_window, glm.ortho(-frame.aspect, frame.aspect, -1.0, 1.0, -1.0, 1.0))
+        self._clear_for_lines(settings, framebuffer)
         self._line_uniforms(program, settings, framebuffer, glm.mat4(1.0), projection, frame)
         # Endless: enough copies to fill the image's width (the profile view does not move).
         tiles = camera.tile_layout(settings, frame.aspect)[0]
@@ -263,6 +270,12 @@ class Renderer:
     def draw_lines(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         """Draw the surface as grid lines: the full mesh's tiles, or the level-of-detail selection."""
         view, projection = camera.view_matrix(settings), frame.perspective()
+        self._clear_for_lines(settings, framebuffer)
+        if settings.tile == ENDLESS:
+            programs = SurfacePrograms("grid_lines", "grid_lines_lod", lambda program: self._line_uniforms(
+                program, settings, framebuffer, view, projection, frame))
+            segments, full = self._draw_world(settings, view, frame, True, programs, tile_reach(True), FAR_PLANE)
+            return FrameStats(segments, "line segments", segments, full)
         layout, selection = self._surface_layout(settings, view, projection, frame, lines=True)
         program = self.gpu.programs["grid_lines" if selection is None else "grid_lines_lod"]
         self._line_uniforms(program, settings, framebuffer, view, projection, frame)
@@ -294,6 +307,14 @@ class Renderer:
         vertex_array, marks = self.gpu.pass_marks(half_passes or 0)
         vertex_array.render(moderngl.POINTS, vertices=marks, instances=layout[0] ** 2)
 
+    def _draw_world(self, settings: SceneSettings, view: glm.mat4, frame: Frame, lines: bool,
+                    programs: SurfacePrograms, reach: float, far: float) -> tuple[int, int]:
+        """The endless world's regions in view (render/world_draw.py): what was drawn, and the full mesh's."""
+        image_projection = projection_matrix(frame.aspect, frame.field_of_view_y, far)
+        return self.world.draw(settings, view, frame.perspective(far), image_projection,
+                               frame.detail_height or frame.image_size[1], frame.field_of_view_y, lines, programs,
+                               reach)
+
     @staticmethod
     def _bind_grid(program: moderngl.Program, heights: HeightBands, grid_size: int, tiles: int | None,
                    origin: tuple[float, float] = (0.0, 0.0)) -> None:
@@ -304,6 +325,9 @@ class Renderer:
         """
         heights.bind(program)
         uniform(program, "grid_size").value = grid_size
+        for name in ("cell_shift", "apron"):  # the tiled surface's map: every point, no apron (grid.glsl)
+            if name in program:
+                uniform(program, name).value = 0
         if tiles is not None:
             uniform(program, "tiles").value = tiles
             uniform(program, "tile_origin").value = origin
@@ -341,24 +365,39 @@ class Renderer:
 
         # The tiled surface: depth test and back-face culling, textured, fogged.
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
-        layout, selection = self._surface_layout(settings, view, projection, frame, lines=False)
-        terrain = gpu.programs["terrain" if selection is None else "terrain_lod"]
-        uniform(terrain, "view").write(view)
-        uniform(terrain, "projection").write(projection)
-        uniform(terrain, "slope_shading").value = settings.shading == "slope"
-        size = gpu.surface_grid_size
-        self._bind_tiles(terrain, gpu.get("heights:surface"), size, layout, selection)
-        tiles, origin = layout
         texture = gpu.surface_texture()
         texture.filter = filter_
         texture.use(1)
-        uniform(terrain, "surface_texture").value = 1
-        full = lod.full_mesh_triangles(_iterations_of(size), tiles)
-        if selection is None:
-            gpu.get("vao:terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size, instances=(size - 1) * tiles ** 2)
-            surface_triangles = full
+
+        def setup(terrain: moderngl.Program) -> None:
+            uniform(terrain, "view").write(view)
+            uniform(terrain, "projection").write(projection)
+            uniform(terrain, "slope_shading").value = settings.shading == "slope"
+            uniform(terrain, "surface_texture").value = 1
+            world_ = World.of(settings)
+            uniform(terrain, "own_bands").value = world_ is not None
+            if world_ is not None:
+                uniform(terrain, "band_limits").value = world_band_limits(world_)
+
+        if settings.tile == ENDLESS:
+            layout = camera.tile_layout(settings, tile_reach(False))
+            surface_triangles, full = self._draw_world(settings, view, frame, False,
+                                                       SurfacePrograms("terrain", "terrain_lod", setup),
+                                                       tile_reach(False), FAR_PLANE)
         else:
-            surface_triangles = draw_selection(gpu, selection, lines=False)
+            layout, selection = self._surface_layout(settings, view, projection, frame, lines=False)
+            terrain = gpu.programs["terrain" if selection is None else "terrain_lod"]
+            setup(terrain)
+            size = gpu.surface_grid_size
+            self._bind_tiles(terrain, gpu.get("heights:surface"), size, layout, selection)
+            full = lod.full_mesh_triangles(_iterations_of(size), layout[0])
+            if selection is None:
+                gpu.get("vao:terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
+                                              instances=(size - 1) * layout[0] ** 2)
+                surface_triangles = full
+            else:
+                surface_triangles = draw_selection(gpu, selection, lines=False)
+        tiles, origin = layout
         triangles = 8 + surface_triangles
 
         if settings.water_level is not None:

@@ -16,6 +16,7 @@ from terrainview.base.parsing import join_option_values
 from terrainview.scene.presets import LIST, preset_list, preset_path
 from terrainview.scene.scene_file import SceneError, load_scene_with_extras
 from terrainview.scene.settings import SceneSettings
+from terrainview.scene.world_regions import world_conflict
 
 
 def one_line_errors(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -98,4 +99,8 @@ def scene_from_args(args: argparse.Namespace, base: SceneSettings | None = None)
         base, warnings, extras = load_scene_with_extras(scene)
         for warning in warnings:
             say(f"warning: {warning}")
-    return SceneArguments(SceneSettings.from_namespace(args, base), extras)
+    settings = SceneSettings.from_namespace(args, base)
+    conflict = world_conflict(settings)
+    if conflict:
+        raise SceneError(conflict)
+    return SceneArguments(settings, extras)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 import numpy as np
 from pyglm import glm
 
-from terrainview.scene.settings import CAMERAS, ENDLESS, CameraMode, SceneSettings
+from terrainview.scene.settings import CAMERAS, CameraMode, SceneSettings
 
 CAMERA_FIELDS = tuple(spec.name for spec in dataclasses.fields(SceneSettings) if spec.metadata["group"] == "camera")
 # The eye keeps this far above the ground under it: more than the near plane's reach (0.1 deep, about 0.15
@@ -117,10 +117,10 @@ def heading(settings: SceneSettings) -> tuple[float, float]:
 def _tile_shift(tile: int | str) -> float:
     """Where the tile grid's lines are.
 
-    Copies are centred on the origin, so an odd count (and endless, which continues the single tile) puts a
-    tile's centre at 0, an even count a tile's edge.
+    Copies are centred on the origin, so an odd count (and repeat and endless, which continue the single tile
+    or region 0) puts a tile's centre at 0, an even count a tile's edge.
     """
-    return 1.0 if tile != ENDLESS and tile % 2 == 0 else 0.0
+    return 1.0 if isinstance(tile, int) and tile % 2 == 0 else 0.0
 
 
 def tile_layout(settings: SceneSettings, reach: float) -> TileLayout:

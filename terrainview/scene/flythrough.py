@@ -32,7 +32,7 @@ from terrainview.scene.scene_file import (
     scene_from_document,
     too_costly_warning,
 )
-from terrainview.scene.settings import LevelOfDetail, SceneSettings, SettingsError, base_type
+from terrainview.scene.settings import ENDLESS, REPEAT, LevelOfDetail, SceneSettings, SettingsError, base_type
 
 # Larger than a scene's limit: a long recording holds up to MAX_KEYFRAMES keyframes of some 40 to 100 bytes.
 MAX_FLIGHT_BYTES = 4 * 1024 * 1024
@@ -291,6 +291,8 @@ def flight_from_document(path: Path, document: dict[str, Any]) -> tuple[Flythrou
         for name, value in table.items():
             if name in SETTING_FIELDS:
                 values[name] = _keyframe_value(SETTING_FIELDS[name], value)
+                if name == "tile" and values[name] == ENDLESS and document["version"] < 2:
+                    values[name] = REPEAT  # as for the scene: version 1's endless was the surface repeated
             elif name != "time":
                 unknown.setdefault(name, []).append(number)
         keyframes.append(Keyframe(float(time) if type(time) is int else time, values))

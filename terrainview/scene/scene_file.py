@@ -18,12 +18,13 @@ from terrainview import __version__
 from terrainview.kernels.lod import full_mesh_triangles
 from terrainview.scene import catalog
 from terrainview.scene.bounded_reader import SceneError, parse_json, parse_toml, read_scene_source
-from terrainview.scene.settings import LevelOfDetail, SceneSettings, SettingsError, base_type
+from terrainview.scene.settings import ENDLESS, REPEAT, LevelOfDetail, SceneSettings, SettingsError, base_type
 
 __all__ = ["SceneError", "load_scene", "load_scene_with_extras", "png_text_chunks", "save_scene_toml",
            "scene_document"]
 
-SCENE_FORMAT_VERSION = 1
+# 2: tile = "endless" is the endless world; version 1's "endless" (the surface repeated) reads as "repeat".
+SCENE_FORMAT_VERSION = 2
 PNG_SCENE_KEY = "terrainview-scene"  # the machine-readable entry; the others are for people
 PNG_KEY_PREFIX = "terrainview."
 TOP_LEVEL_KEYS = ("version", "program", "title", "scene", "keyframe")  # title: a preset's one line
@@ -139,6 +140,8 @@ def _settings_from_document(path: Path, document: dict[str, Any],
             given[name] = file_value(spec, values[name])
         elif spec.metadata.get("optional"):
             given[name] = spec.default  # written as absent (TOML has no null): off, whatever the base says
+    if version < 2 and given.get("tile") == ENDLESS:
+        given["tile"] = REPEAT  # what the file showed when it was written
     try:
         settings = base.replace(**given)
     except SettingsError as error:

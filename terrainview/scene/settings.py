@@ -17,13 +17,14 @@ from typing import Any
 
 from terrainview.base.parsing import FLOAT32_TINY, argument_type, describe_range, parse_integer, parse_real
 from terrainview.kernels import erosion as erosion_kernels
-from terrainview.kernels import fractal, generators
+from terrainview.kernels import fractal, generators, world
 from terrainview.kernels.lod import DEFAULT_ERROR_PIXELS
 from terrainview.scene import catalog
 
 MODES = tuple(catalog.RENDER_TYPES)
 MAX_TILE = 8
-ENDLESS = "endless"  # --tile endless: the surface repeats without end around the eye
+ENDLESS = "endless"  # --tile endless: the endless world, which never repeats (kernels/world.py)
+REPEAT = "repeat"  # --tile repeat: the one seamless surface repeated without end around the eye
 
 
 class CameraMode(StrEnum):
@@ -81,8 +82,11 @@ class SceneSettings:
     cloud_h: float = _option(0.7, "cloud roughness H", low=0.0, high=1.0)
     teximage_iterations: int = _option(8, "teximage iterations", low=1, high=fractal.MAX_ITERATIONS_2D)
     teximage_h: float = _option(0.7, "teximage roughness H", low=0.0, high=1.0)
-    tile: int | str = _option(1, "draw tile x tile copies of the surface, or 'endless'", low=1, high=MAX_TILE,
-                              word=ENDLESS, metavar="T")
+    tile: int | str = _option(1, "draw tile x tile copies of the surface; 'repeat': copies without end; "
+                              "'endless': a world that never repeats", low=1, high=MAX_TILE,
+                              words=(ENDLESS, REPEAT), metavar="T")
+    world_octaves: int = _option(2, "endless world: octaves above one 2-unit region, for larger landforms (each "
+                                 "doubles their size)", low=0, high=world.MAX_OCTAVES)
     seed: int = _option(0, "random seed of surface, clouds and teximage", low=0, high=fractal.MAX_SEED)
     height_scale: float = _option(1.0, "height scale (0 < X <= 100)", low=0.0, high=fractal.MAX_HEIGHT_SCALE,
                                   low_exclusive=True)
@@ -240,30 +244,31 @@ def base_type(spec: dataclasses.Field) -> str:
 
 
 def _expected(spec: dataclasses.Field) -> str:
-    """What a number setting takes, in words: its range, and its one word if it has one."""
+    """What a number setting takes, in words: its range, and the words it takes if any."""
     meta = spec.metadata
     expected = describe_range(meta["low"], meta["high"], integer=base_type(spec) == "int",
                               low_exclusive=bool(meta.get("low_exclusive")))
-    return f"{meta['word']!r} or {expected}" if meta.get("word") else expected
+    words = meta.get("words", ())
+    return f"{', '.join(map(repr, words))} or {expected}" if words else expected
 
 
 def _argument_type(spec: dataclasses.Field) -> Any:
     """The argparse type of a setting: text, or a number by the one rule of ``parsing`` with its range.
 
-    A number option may also take one word, such as ``--tile endless``.
+    A number option may also take words, such as ``--tile endless``.
     """
-    kind, word = base_type(spec), spec.metadata.get("word")
+    kind, words = base_type(spec), spec.metadata.get("words", ())
     if kind == "str":
         return str
     parse = argument_type(parse_integer if kind == "int" else parse_real, _expected(spec))
-    return parse if not word else lambda text: word if text == word else parse(text)
+    return parse if not words else lambda text: text if text in words else parse(text)
 
 
 def _validate(spec: dataclasses.Field, value: Any) -> None:
     meta, name = spec.metadata, spec.name
     if value is None and meta.get("optional"):
         return
-    if meta.get("word") is not None and value == meta["word"]:
+    if value in meta.get("words", ()):
         return
     kind = base_type(spec)
     if kind == "bool":

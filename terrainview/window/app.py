@@ -20,12 +20,13 @@ from terrainview.base.messages import printable, say
 from terrainview.base.parsing import bounded_argument, join_option_values
 from terrainview.render.imgui_draw import ImGuiRenderer
 from terrainview.render.renderer import Frame, FrameStats, Renderer
-from terrainview.scene import camera, catalog
+from terrainview.scene import camera, catalog, world_regions
 from terrainview.scene.arguments import add_scene_arguments, one_line_errors, scene_from_args
 from terrainview.scene.flythrough import Flythrough, load_flight
 from terrainview.scene.image_size import window_shot_supersample
 from terrainview.scene.presets import preset_path
 from terrainview.scene.settings import SceneSettings
+from terrainview.scene.world_regions import World
 from terrainview.window import arrow_keys, window_arguments
 from terrainview.window.flythrough_controls import FlythroughControls, ReplayKey, add_flight_argument
 from terrainview.window.generation_feed import GenerationFeed
@@ -34,6 +35,7 @@ from terrainview.window.imgui_input import StyleScale, WindowInput
 from terrainview.window.panel import MAX_UI_SCALE, MIN_UI_SCALE, FrameCounter, Panel, PanelStatus, overlay
 from terrainview.window.scene_actions import SceneFiles
 from terrainview.window.screenshots import ShotRequest, WindowScreenshots
+from terrainview.window.world_feed import WorldFeed
 
 MESSAGE_SECONDS = 4.0
 QUIT_CONFIRM_SECONDS = MESSAGE_SECONDS  # a second Escape quits while the window still says so
@@ -77,6 +79,8 @@ class TerrainApp(mglw.WindowConfig):
         self.start_camera = {name: getattr(self.settings, name) for name in camera.CAMERA_FIELDS}
         self.renderer = Renderer(self.ctx)
         self.feed = GenerationFeed(self.renderer, self.settings)
+        self.world_feed = WorldFeed()  # the endless world's regions, made while frames draw
+        self.renderer.world.streaming = True
         self.drawn_settings: SceneSettings | None = None  # the last settings a frame was drawn with
         self.flight = arrow_keys.ArrowKeyCamera()
         # Key presses are timed against the frames' time steps (tests that give frame times drive their own).
@@ -127,7 +131,11 @@ class TerrainApp(mglw.WindowConfig):
             settings = self.drawn_settings.replace(**{name: getattr(settings, name) for name in camera.CAMERA_FIELDS})
         if self.renderer.can_draw(settings):
             frame = Frame(self.wnd.buffer_size, line_scale=self.wnd.pixel_ratio)
+            self.world_feed.take(self.renderer.world.cache)
             self.frame_stats = self.renderer.draw(settings, framebuffer, frame)
+            world = World.of(settings)
+            if world is not None:
+                self.world_feed.request(world, self.renderer.world.cache.missing(self.renderer.world.wanted))
             self.drawn_settings = settings
             self.status.drawn = self.frame_stats.summary()
             settled = self.feed.settled_seconds()
@@ -151,7 +159,7 @@ class TerrainApp(mglw.WindowConfig):
 
     def _update_ground(self) -> None:
         """Terrain following needs the surface under the eye: the CPU copy of the heightmap being drawn."""
-        self.flight.ground = camera.ground_height(self.feed.ground_heights, self.settings.tile)
+        self.flight.ground = world_regions.ground(self.settings, self.feed.ground_heights)
         if self.flythrough.player is None:  # a replay is drawn as recorded, as its video export is
             self.settings, moved = camera.given_fly_eye_in_bounds(self.settings, self.flight.ground)
             if moved and moved not in self.told:  # said once a session: a slider near the ground would repeat it
@@ -391,6 +399,7 @@ class TerrainApp(mglw.WindowConfig):
         """Stop the flythrough and the generation thread and release the GPU objects."""
         self.flythrough.close()
         self.feed.stop()
+        self.world_feed.stop()
         self.screenshots.release()
         self.renderer.release()
         self.imgui.release()

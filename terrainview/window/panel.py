@@ -15,7 +15,16 @@ from imgui_bundle import imgui
 from terrainview.scene import camera, catalog
 from terrainview.scene.image_size import MAX_IMAGE_SIDE, MAX_RENDER_SIDE, SUPERSAMPLE_FACTORS, window_shot_supersample
 from terrainview.scene.presets import preset_names
-from terrainview.scene.settings import CAMERAS, ENDLESS, CameraMode, LevelOfDetail, Look, SceneSettings, option_spec
+from terrainview.scene.settings import (
+    CAMERAS,
+    ENDLESS,
+    REPEAT,
+    CameraMode,
+    LevelOfDetail,
+    Look,
+    SceneSettings,
+    option_spec,
+)
 from terrainview.window.history import SceneHistory
 
 SHORTCUTS = (
@@ -262,13 +271,18 @@ class Panel:
 
     @staticmethod
     def _tile(settings: SceneSettings) -> SceneSettings:
-        endless = settings.tile == ENDLESS
-        changed, endless = imgui.checkbox("Endless", endless)
-        if changed:
-            return settings.replace(tile=ENDLESS if endless else 1)
-        if endless:
+        layouts = ["tiles", "repeated without end", "endless world"]
+        shown = {ENDLESS: 2, REPEAT: 1}.get(str(settings.tile), 0)
+        changed, index = imgui.combo("Layout", shown, layouts)
+        if imgui.is_item_hovered():
+            imgui.set_tooltip("tiles: copies of the one surface; repeated: copies without end around the eye;\n"
+                              "endless world: land that never repeats, made around the eye as you fly")
+        if changed and index != shown:
+            return settings.replace(tile=(1, REPEAT, ENDLESS)[index])
+        if settings.tile == ENDLESS:
+            return _slider(settings, "world_octaves", "World octaves")
+        if settings.tile == REPEAT:
             return settings
-        imgui.same_line()
         return _slider(settings, "tile", "Tile")
 
     @staticmethod

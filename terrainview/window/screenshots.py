@@ -76,7 +76,12 @@ class WindowScreenshots:
         job, path = self.job, self.path
         if job is None or path is None:
             return
-        job.step()
+        world = self._renderer.world
+        streaming, world.streaming = world.streaming, False  # a shot waits for every region it shows
+        try:
+            job.step()
+        finally:
+            world.streaming = streaming
         if not job.finished:
             return
         self.job = None

@@ -1,0 +1,211 @@
+"""The endless world's regions around the eye: which are wanted, at what detail, and a bounded cache of them.
+
+A region is a 2-unit square of the world (kernels/world.py), the same size and place as one tile. Far regions are
+held at a coarser detail, which is exactly the full map sampled coarsely: the level of detail never needs their
+finer points, and a region comes nearer it is made again finer, the same shape with more points. Each map carries
+a one-point apron from the regions around it, so slopes at its edges are those of the world, not of the region.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from terrainview.kernels import lod, world
+from terrainview.scene import camera
+from terrainview.scene.settings import ENDLESS, SceneSettings
+
+MIN_DETAIL = 4  # a region is held with at least 16 cells a side: one level-of-detail patch
+APRON = 1  # points around each region's map, from its neighbours
+CACHE_BYTES = 384 << 20  # the maps kept, besides those wanted now
+
+
+@dataclass(frozen=True)
+class World:
+    """What makes one endless world: the same for every region of it."""
+
+    seed: int
+    h: float
+    height_scale: float
+    octaves: int
+
+    @classmethod
+    def of(cls, settings: SceneSettings) -> World | None:
+        """The world ``settings`` show, or None when they show tiles."""
+        if settings.tile != ENDLESS:
+            return None
+        return cls(settings.seed, settings.h, settings.height_scale, settings.world_octaves)
+
+
+@dataclass(frozen=True, order=True)
+class RegionKey:
+    """One region's map: its place (x, z: the square centred on world (2x, 2z)) and detail (iterations)."""
+
+    x: int
+    z: int
+    detail: int
+
+
+def region_map(world_: World, key: RegionKey) -> np.ndarray:
+    """The region's (2**detail + 1 + 2 APRON)**2 heights: rows are Z, the apron around them."""
+    cells = world.region_cells(key.detail)
+    return world.world_heights(key.detail, key.x * cells - APRON, key.z * cells - APRON, cells + 1 + 2 * APRON,
+                               cells + 1 + 2 * APRON, world_.seed, world_.h, world_.height_scale, world_.octaves)
+
+
+@functools.lru_cache(maxsize=8)
+def world_band_limits(world_: World) -> tuple[float, float]:
+    """Heights splitting the world's range in thirds, as the teximage's bands split its map's.
+
+    Measured once over the 32 x 32 units around the origin (iterations 4), so the colours never shift in flight.
+    """
+    sample = world.world_heights(4, -256, -256, 513, 513, world_.seed, world_.h, world_.height_scale, world_.octaves)
+    low, high = np.quantile(sample, [1.0 / 3.0, 2.0 / 3.0])
+    return float(low), float(high)
+
+
+def region_centre(x: int, z: int) -> tuple[float, float]:
+    """World (x, z) of a region's centre."""
+    return camera.TILE_SIZE * x, camera.TILE_SIZE * z
+
+
+def region_distance(x: int, z: int, eye_x: float, eye_z: float) -> float:
+    """Horizontal distance from the eye to the nearest point of a region."""
+    centre_x, centre_z = region_centre(x, z)
+    dx = max(abs(eye_x - centre_x) - 1.0, 0.0)
+    dz = max(abs(eye_z - centre_z) - 1.0, 0.0)
+    return math.hypot(dx, dz)
+
+
+def detail_at(iterations: int, distance: float, ranges: np.ndarray) -> int:
+    """The detail a region this far needs: level of detail draws nothing finer than ranges allow there.
+
+    One level finer than needed, so that a region is refined before the eye reaches the next range.
+    """
+    coarser = int(np.count_nonzero(ranges[:-1] < distance))
+    return max(min(iterations, MIN_DETAIL), iterations - max(coarser - 1, 0))
+
+
+def wanted_regions(settings: SceneSettings, reach: float, ranges: np.ndarray) -> list[RegionKey]:
+    """Every region within ``reach`` of the eye with the detail it needs, nearest first (ahead before behind)."""
+    eye_x, _, eye_z = camera.eye_position(settings)
+    forward_x, forward_z = camera.heading(settings)
+    span = math.ceil(reach / camera.TILE_SIZE) + 1
+    centre_x, centre_z = round(eye_x / camera.TILE_SIZE), round(eye_z / camera.TILE_SIZE)
+    keyed = []
+    for z in range(centre_z - span, centre_z + span + 1):
+        for x in range(centre_x - span, centre_x + span + 1):
+            distance = region_distance(x, z, eye_x, eye_z)
+            if distance > reach:
+                continue
+            region_x, region_z = region_centre(x, z)
+            behind = (region_x - eye_x) * forward_x + (region_z - eye_z) * forward_z < -1.5
+            key = RegionKey(x, z, detail_at(settings.iterations, distance, ranges))
+            keyed.append(((behind, distance), key))
+    return [key for _, key in sorted(keyed)]
+
+
+def world_ranges(settings: SceneSettings, image_height: int, field_of_view_y: float) -> np.ndarray:
+    """The level-of-detail ranges of the world's full detail for an image (lod.lod_ranges of a region)."""
+    return lod.grid_ranges(settings.iterations, image_height, field_of_view_y, settings.lod_error)
+
+
+class RegionCache:
+    """Regions' maps by key, the least recently used dropped past ``CACHE_BYTES`` (those in use never)."""
+
+    def __init__(self, limit_bytes: int = CACHE_BYTES) -> None:
+        self.world: World | None = None
+        self.limit_bytes = limit_bytes
+        self._maps: OrderedDict[RegionKey, np.ndarray] = OrderedDict()
+        self.bytes = 0
+
+    def adopt(self, world_: World | None) -> None:
+        """Show ``world_``: a different world empties the cache."""
+        if world_ != self.world:
+            self._maps.clear()
+            self.bytes = 0
+            self.world = world_
+
+    def put(self, world_: World, key: RegionKey, heights: np.ndarray) -> None:
+        """Keep a map made for ``world_`` (dropped if the cache has moved to another world meanwhile)."""
+        if world_ != self.world or key in self._maps:
+            return
+        self._maps[key] = heights
+        self.bytes += heights.nbytes
+
+    def best(self, x: int, z: int, detail: int) -> tuple[RegionKey, np.ndarray] | None:
+        """The finest map held of region (x, z) no finer than ``detail`` (a coarser one stands in), if any."""
+        for level in range(detail, 0, -1):
+            key = RegionKey(x, z, level)
+            heights = self._maps.get(key)
+            if heights is not None:
+                self._maps.move_to_end(key)
+                return key, heights
+        return None
+
+    def missing(self, wanted: list[RegionKey]) -> list[RegionKey]:
+        """The wanted maps not held yet, in the order given."""
+        return [key for key in wanted if key not in self._maps]
+
+    def trim(self, in_use: set[RegionKey]) -> None:
+        """Drop the least recently used maps not in use while over the limit."""
+        for key in list(self._maps):
+            if self.bytes <= self.limit_bytes:
+                break
+            if key not in in_use:
+                self.bytes -= self._maps.pop(key).nbytes
+
+    def __len__(self) -> int:
+        return len(self._maps)
+
+    def __contains__(self, key: RegionKey) -> bool:
+        return key in self._maps
+
+
+def world_ground(world_: World, iterations: int) -> camera.Ground:
+    """The endless world's surface height at world (x, z): bilinear between its four nearest points."""
+    cells = world.region_cells(iterations)
+
+    def height(x: float, z: float) -> float:
+        column, row = (x + 1.0) * cells / camera.TILE_SIZE, (z + 1.0) * cells / camera.TILE_SIZE
+        c, r = math.floor(column), math.floor(row)
+        corners = world.world_heights(iterations, c, r, 2, 2, world_.seed, world_.h, world_.height_scale,
+                                      world_.octaves).astype(np.float64)
+        fc, fr = column - c, row - r
+        top = corners[0, 0] + (corners[0, 1] - corners[0, 0]) * fc
+        bottom = corners[1, 0] + (corners[1, 1] - corners[1, 0]) * fc
+        return float(top + (bottom - top) * fr)
+
+    return height
+
+
+def ground(settings: SceneSettings, heights: np.ndarray | None) -> camera.Ground | None:
+    """The ground under the eye for ``settings``: the endless world's, or the tiled surface ``heights``'."""
+    world_ = World.of(settings)
+    if world_ is not None:
+        return world_ground(world_, settings.iterations)
+    return camera.ground_height(heights, settings.tile)
+
+
+def world_conflict(settings: SceneSettings) -> str | None:
+    """Why the endless world cannot show ``settings`` as asked, in one line naming the option; None if it can.
+
+    The world is plain diamond-square: erosion would need each region's neighbours' water (and a seam-free,
+    order-free result), and the other generators, a seed image and the passes shape one surface, not a world.
+    """
+    if settings.tile != ENDLESS:
+        return None
+    other = "use --tile repeat (the one surface repeated) for it"
+    if settings.erosion != "none":
+        return f"--erosion: the endless world is not eroded (each region would need its neighbours' water); {other}"
+    if settings.generator != "diamond-square":
+        return f"--generator: the endless world is diamond-square; {other}"
+    if settings.seed_image:
+        return f"--seed-image: a sketch shapes one surface, not the endless world; {other}"
+    if settings.passes is not None:
+        return f"--passes: the endless world shows finished regions; {other}"
+    return None

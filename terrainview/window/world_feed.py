@@ -1,0 +1,69 @@
+"""The endless world's regions, made on a worker thread while the window keeps drawing.
+
+Each frame the window asks for the regions its last frame lacked (nearest first; the newest list replaces the
+last) and takes what the worker finished into the renderer's region cache, which the next frame draws. The
+kernel releases the GIL, so the UI thread keeps drawing meanwhile.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from terrainview.scene.world_regions import RegionCache, RegionKey, World, region_map
+
+
+class WorldFeed:
+    """A thread making regions' maps, always the first of the newest list asked for."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._asked: tuple[World | None, list[RegionKey]] = (None, [])
+        self._made: list[tuple[World, RegionKey, np.ndarray]] = []
+        self._stopping = False
+        self._making: RegionKey | None = None
+        self._thread = threading.Thread(target=self._run, name="world-regions", daemon=True)
+        self._thread.start()
+
+    def request(self, world_: World, keys: list[RegionKey]) -> None:
+        """Make these maps next, in this order (replacing what was asked before and not started)."""
+        with self._condition:
+            under_way = {self._making} | {key for made_world, key, _ in self._made if made_world == world_}
+            self._asked = (world_, [key for key in keys if key not in under_way])
+            self._condition.notify()
+
+    def take(self, cache: RegionCache) -> int:
+        """Put the maps finished since the last call into ``cache``; returns how many."""
+        with self._condition:
+            made, self._made = self._made, []
+        for world_, key, heights in made:
+            cache.put(world_, key, heights)
+        return len(made)
+
+    def wait_idle(self, timeout: float = 60.0) -> bool:
+        """Block until nothing is asked or running (for tests)."""
+        with self._condition:
+            return self._condition.wait_for(lambda: not self._asked[1] and self._making is None, timeout)
+
+    def stop(self) -> None:
+        """Stop the thread, waiting up to 5 seconds for the region it is making."""
+        with self._condition:
+            self._stopping = True
+            self._condition.notify_all()
+        self._thread.join(timeout=5.0)
+
+    def _run(self) -> None:
+        while True:
+            with self._condition:
+                self._condition.wait_for(lambda: self._stopping or bool(self._asked[1]))
+                if self._stopping:
+                    return
+                world_, keys = self._asked
+                key = self._making = keys.pop(0)
+            assert world_ is not None
+            heights = region_map(world_, key)
+            with self._condition:
+                self._made.append((world_, key, heights))
+                self._making = None
+                self._condition.notify_all()

@@ -1,0 +1,170 @@
+"""The endless world (kernels/world.py, scene/world_regions.py): one surface of the seed and the place alone."""
+
+from __future__ import annotations
+
+import concurrent.futures
+
+import numpy as np
+import pytest
+import reference
+
+from terrainview.kernels import world
+from terrainview.scene import world_regions
+from terrainview.scene.settings import ENDLESS, REPEAT, SceneSettings
+from terrainview.scene.world_regions import RegionCache, RegionKey, World
+
+
+def test_the_kernel_equals_the_definition_point_by_point():
+    for octaves, (column0, row0) in ((0, (0, 0)), (2, (-5, 3)), (3, (37, -70))):
+        expected = reference.world_heights(4, column0, row0, 9, 7, 11, 0.6, 1.3, octaves)
+        np.testing.assert_array_equal(world.world_heights(4, column0, row0, 9, 7, 11, 0.6, 1.3, octaves), expected)
+
+
+def test_neighbouring_regions_share_their_edges_exactly():
+    centre = world.world_region(6, 2, -3, seed=4)
+    assert np.array_equal(centre[:, -1], world.world_region(6, 3, -3, seed=4)[:, 0])
+    assert np.array_equal(centre[-1, :], world.world_region(6, 2, -2, seed=4)[0, :])
+    assert np.array_equal(centre[0, :], world.world_region(6, 2, -4, seed=4)[-1, :])
+    assert np.array_equal(centre[:, 0], world.world_region(6, 1, -3, seed=4)[:, -1])
+
+
+def test_a_region_is_the_same_window_of_a_bigger_map_and_any_order_gives_it():
+    big = world.world_heights(6, -128, -64, 300, 200, seed=9)
+    for x, z in ((-2, -1), (0, 0), (1, 1), (-1, 0)):
+        cells = 64
+        window = big[z * cells + 64:z * cells + 64 + cells + 1, x * cells + 128:x * cells + 128 + cells + 1]
+        np.testing.assert_array_equal(world.world_region(6, x, z, seed=9), window)
+    order = [(0, 0), (3, -2), (-1, 5)]
+    first = [world.world_region(5, x, z, seed=2) for x, z in order]
+    again = [world.world_region(5, x, z, seed=2) for x, z in reversed(order)][::-1]
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+
+
+def test_regions_made_on_any_number_of_threads_are_bit_identical():
+    places = [(x, z) for x in range(-2, 2) for z in range(-2, 2)]
+    alone = [world.world_region(6, x, z, seed=3).tobytes() for x, z in places]
+    for threads in (2, 4):
+        with concurrent.futures.ThreadPoolExecutor(threads) as pool:
+            made = list(pool.map(lambda place: world.world_region(6, *place, seed=3).tobytes(), places))
+        assert made == alone
+
+
+def test_one_more_iteration_adds_points_between_the_same_ones():
+    for iterations in (3, 6, 9):
+        coarse = world.world_heights(iterations, -20, 7, 40, 30, seed=1)
+        fine = world.world_heights(iterations + 1, -40, 14, 79, 59, seed=1)
+        np.testing.assert_array_equal(fine[::2, ::2], coarse)
+
+
+def test_the_world_has_no_period_along_a_long_line():
+    cells = 32  # iterations 5: a region is 32 cells
+    line = world.world_heights(5, 0, 0, 96 * cells, 1, seed=7, octaves=2)[0].astype(np.float64)
+    line -= line.mean()
+
+    def correlation(lag: int) -> float:
+        return float(np.dot(line[:-lag], line[lag:]) / np.dot(line, line))
+
+    for regions in (1, 2, 3, 4, 8, 16):
+        at_repeat = correlation(regions * cells)
+        around = max(correlation(regions * cells - cells // 4), correlation(regions * cells + cells // 4))
+        assert at_repeat < around + 0.1, f"a peak at {regions} regions: {at_repeat:.2f} against {around:.2f}"
+        assert at_repeat < 0.9
+    tile = np.tile(line[:cells], 96)  # the repeated surface, for contrast: it correlates 1 at every region
+    assert np.dot(tile[:-cells], tile[cells:]) / np.dot(tile, tile) > 0.98
+
+
+def test_coarser_octaves_make_larger_landforms():
+    low = world.world_heights(4, -256, 0, 512, 1, seed=5, octaves=0)[0]
+    high = world.world_heights(4, -256, 0, 512, 1, seed=5, octaves=4)[0]
+    assert np.ptp(high) > 2.5 * np.ptp(low), "larger shapes: a wider range of heights over 32 units"
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="octaves"):
+        world.world_heights(4, 0, 0, 2, 2, octaves=world.MAX_OCTAVES + 1)
+    with pytest.raises(ValueError, match="column0"):
+        world.world_heights(12, world.MAX_WORLD_CELLS + 1, 0, 2, 2)
+
+
+def test_regions_are_wanted_nearest_first_and_coarser_far_away():
+    settings = SceneSettings(tile=ENDLESS, iterations=10, mode="rendered", camera="fly")
+    ranges = world_regions.world_ranges(settings, 720, 60.0)
+    wanted = world_regions.wanted_regions(settings, 7.0, ranges)
+    x, _, z = (0.0, 0.5, 3.0)
+    distances = [world_regions.region_distance(key.x, key.z, x, z) for key in wanted]
+    assert all(distance <= 7.0 for distance in distances)
+    assert wanted[0].detail == 10 and min(key.detail for key in wanted) < 8, "near ones whole, far ones coarse"
+    for key, distance in zip(wanted, distances, strict=True):
+        finest_needed = int(np.count_nonzero(ranges[:-1] < distance))
+        assert key.detail >= 10 - finest_needed, "never coarser than the level of detail draws there"
+
+
+def test_the_cache_stays_under_its_bound_over_a_long_flight():
+    settings = SceneSettings(tile=ENDLESS, iterations=6, mode="rendered", camera="fly")
+    ranges = world_regions.world_ranges(settings, 720, 60.0)
+    cache = RegionCache(limit_bytes=2 << 20)
+    world_ = World.of(settings)
+    assert world_ is not None
+    cache.adopt(world_)
+    peak = 0
+    for step in range(200):  # 200 units straight ahead, a region every 2
+        flown = settings.replace(eye_z=3.0 - step)
+        wanted = world_regions.wanted_regions(flown, 7.0, ranges)
+        for key in cache.missing(wanted):
+            cache.put(world_, key, np.zeros((((1 << key.detail) + 3),) * 2, dtype=np.float32))
+        in_use = {key for key in wanted}
+        cache.trim(in_use)
+        in_use_bytes = sum(((1 << key.detail) + 3) ** 2 * 4 for key in in_use)
+        assert cache.bytes <= max(cache.limit_bytes, in_use_bytes)
+        peak = max(peak, cache.bytes)
+    assert peak > cache.limit_bytes // 2, "the flight filled the cache: the bound was what held it"
+
+
+def test_the_best_map_held_stands_in_for_a_finer_one_not_made_yet():
+    cache = RegionCache()
+    world_ = World(0, 0.7, 1.0, 2)
+    cache.adopt(world_)
+    coarse = world_regions.region_map(world_, RegionKey(1, 2, 5))
+    cache.put(world_, RegionKey(1, 2, 5), coarse)
+    found = cache.best(1, 2, 8)
+    assert found is not None and found[0] == RegionKey(1, 2, 5)
+    assert cache.best(1, 3, 8) is None
+    cache.put(World(1, 0.7, 1.0, 2), RegionKey(1, 2, 6), coarse)  # made for a world no longer shown: dropped
+    assert RegionKey(1, 2, 6) not in cache
+    fine = world_regions.region_map(world_, RegionKey(1, 2, 6))
+    apron = world_regions.APRON
+    np.testing.assert_array_equal(fine[apron:-apron:2, apron:-apron:2], coarse[apron:-apron, apron:-apron])
+
+
+def test_the_ground_under_the_eye_is_the_world_s():
+    settings = SceneSettings(tile=ENDLESS, iterations=6, seed=3)
+    ground = world_regions.ground(settings, None)
+    assert ground is not None
+    heights = world.world_region(6, 2, -1, seed=3)
+    # Region (2, -1) spans x 3..5, z -3..-1: its grid points are where the ground is exactly the map.
+    for column, row in ((0, 0), (10, 17), (64, 64)):
+        x, z = 3.0 + column * 2.0 / 64, -3.0 + row * 2.0 / 64
+        assert ground(x, z) == pytest.approx(float(heights[row, column]), abs=1e-6)
+
+
+def test_the_endless_world_refuses_what_it_cannot_show(call_main, usage_error, tmp_path):
+    for option, value in (("--erosion", "thermal"), ("--generator", "fault"), ("--passes", "3")):
+        status, _, err = call_main("render", "-o", tmp_path / "x.png", "--tile", "endless", option, value)
+        usage_error(status, err, f"{option}: ")
+        assert "--tile repeat" in err
+
+
+def test_scenes_saved_before_the_world_keep_showing_the_repeated_surface(tmp_path):
+    from terrainview.scene.flythrough import load_flight
+    from terrainview.scene.scene_file import load_scene, save_scene_toml
+
+    old = tmp_path / "old.toml"
+    old.write_text('version = 1\n[scene]\ntile = "endless"\niterations = 5\n')
+    settings, _ = load_scene(old)
+    assert settings.tile == REPEAT
+    save_scene_toml(settings.replace(tile=ENDLESS), tmp_path / "new.toml")
+    assert load_scene(tmp_path / "new.toml")[0].tile == ENDLESS
+    flight = tmp_path / "flight.toml"
+    flight.write_text('version = 1\n[scene]\ntile = 1\n[[keyframe]]\ntime = 0.0\ntile = "endless"\n'
+                      '[[keyframe]]\ntime = 1.0\n')
+    assert load_flight(flight)[0].at(0.5).tile == REPEAT

@@ -1,0 +1,79 @@
+"""Frames of the endless world: drawn region by region with no crack, the same every run, never repeating."""
+
+from __future__ import annotations
+
+import numpy as np
+from helpers import changed_fraction
+
+from terrainview.scene import world_regions
+from terrainview.scene.settings import ENDLESS, REPEAT, SceneSettings
+
+pytest_plugins = ["gl_fixtures"]
+
+# Looking down from above: every pixel is land, so a crack between regions shows the clear colour.
+ABOVE = SceneSettings(mode="rendered", tile=ENDLESS, iterations=6, camera="fly", eye_y=3.0, pitch=80.0)
+CLEAR = np.round(255 * np.array((0.84, 0.87, 1.0))).astype(int)
+
+
+def _frame(renderer, settings, size=(160, 120)):
+    from gl_fixtures import render_frame
+
+    return render_frame(renderer, settings, size).astype(int)
+
+
+def test_a_view_from_above_is_land_everywhere_with_no_crack_between_regions(renderer):
+    for settings in (ABOVE, ABOVE.replace(iterations=9, eye_y=1.5, pitch=55.0), ABOVE.replace(iterations=3)):
+        pixels = _frame(renderer, settings)
+        cracks = (np.abs(pixels - CLEAR).sum(axis=2) <= 3).sum()
+        assert cracks == 0, f"{cracks} pixels of the clear colour between regions at iterations {settings.iterations}"
+        assert len(renderer.world.wanted) > 9 and renderer.world.missing == 0
+
+
+def test_the_world_does_not_repeat_where_the_repeated_surface_does(renderer):
+    moved = {"eye_x": ABOVE.eye_x + 2.0}  # one region (one tile) to the east
+    repeat = ABOVE.replace(tile=REPEAT, pitch=80.0)
+    assert changed_fraction(_frame(renderer, repeat), _frame(renderer, repeat.replace(**moved))) < 0.01
+    world = ABOVE.replace(pitch=80.0)
+    assert changed_fraction(_frame(renderer, world), _frame(renderer, world.replace(**moved))) > 0.5
+
+
+def test_a_place_is_drawn_the_same_by_any_renderer_in_any_order(gl_ctx):
+    from terrainview.render.renderer import Renderer
+
+    with gl_ctx:  # current on this thread, whichever test ran before
+        first, second = Renderer(gl_ctx), Renderer(gl_ctx)
+        try:
+            ahead = ABOVE.replace(eye_z=-20.0)
+            reference = _frame(first, ABOVE)
+            _frame(second, ahead)  # the second renderer comes here after being elsewhere
+            np.testing.assert_array_equal(_frame(second, ABOVE), reference)
+        finally:
+            first.release()
+            second.release()
+
+
+def test_a_streaming_frame_draws_what_is_held_and_never_waits(renderer):
+    world = renderer.world
+    world.streaming = True
+    try:
+        _frame(renderer, ABOVE.replace(seed=77))
+        assert world.missing == len(world.wanted) > 0, "nothing held yet: nothing drawn, nothing made"
+        world.fill(world_regions.World.of(ABOVE.replace(seed=77)), world.wanted[:3])
+        _frame(renderer, ABOVE.replace(seed=77))
+        assert world.missing == len(world.wanted) - 3
+    finally:
+        world.streaming = False
+
+
+def test_lines_mode_draws_the_world_too(renderer):
+    pixels = _frame(renderer, ABOVE.replace(mode="lines"))
+    dark = (pixels.mean(axis=2) < 128).mean()
+    assert 0.05 < dark < 0.9 and renderer.world.missing == 0
+
+
+def test_regions_far_behind_release_their_textures(renderer):
+    _frame(renderer, ABOVE)
+    here = set(renderer.world._resident)
+    _frame(renderer, ABOVE.replace(eye_z=-60.0))
+    assert not here & set(renderer.world._resident), "the regions left behind have no texture any more"
+    assert len(renderer.world._resident) <= len(renderer.world.wanted)
