@@ -49,6 +49,7 @@ uniform float haze_density;      // per squared unit of distance
 uniform float height_scale;      // the scene's, for the snow line
 uniform float water_level;       // the sea's height (a very low one without water)
 uniform sampler2DArray light_maps;
+uniform int light_texels;   // a region of the endless world: the points per side of its light maps
 in vec3 world_position;
 in vec2 grid_coordinate;
 out vec4 fragment_color;
@@ -66,16 +67,24 @@ float detail(vec2 p, float distance) {
     return sum * fade;
 }
 
-// The height at a fractional grid place (bilinear, wrapping) and its gradient over the surface as drawn.
+// The height at a fractional grid place (bilinear, wrapping) and its gradient over the surface as drawn. A region
+// of the endless world held coarser is read between its own points (every 2**cell_shift-th), not wrapped.
 vec3 height_and_gradient(vec2 place) {
-    int last = grid_size - 1;
+    int step = 1 << cell_shift;
+    int last = (grid_size - 1) / step;
+    place /= float(step);
     vec2 base = floor(place), f = place - base;
-    int c0 = int(base.x) % last, r0 = int(base.y) % last;
-    c0 = c0 < 0 ? c0 + last : c0;
-    r0 = r0 < 0 ? r0 + last : r0;
+    int c0 = int(base.x), r0 = int(base.y);
+    if (apron == 0) {
+        c0 = c0 % last;
+        r0 = r0 % last;
+        c0 = c0 < 0 ? c0 + last : c0;
+        r0 = r0 < 0 ? r0 + last : r0;
+    }
     int c1 = c0 + 1, r1 = r0 + 1;
-    float h00 = grid_height(c0, r0), h10 = grid_height(c1, r0), h01 = grid_height(c0, r1), h11 = grid_height(c1, r1);
-    float cell = 2.0 / float(last);
+    float h00 = grid_height(c0 * step, r0 * step), h10 = grid_height(c1 * step, r0 * step);
+    float h01 = grid_height(c0 * step, r1 * step), h11 = grid_height(c1 * step, r1 * step);
+    float cell = 2.0 * float(step) / float(grid_size - 1);
     float dx = mix(h10 - h00, h11 - h01, f.y) / cell;
     float dz = mix(h01 - h00, h11 - h10, f.x) / cell;
     return vec3(mix(mix(h00, h10, f.x), mix(h01, h11, f.x), f.y), dx, dz);
@@ -100,6 +109,7 @@ void main() {
     vec3 normal = normalize(vec3(-sampled.y, 1.0, -sampled.z));
     float distance = length(world_position - eye);
     vec2 uv = grid_coordinate / float(grid_size - 1);
+    if (apron > 0) uv = (uv * float(light_texels - 1) + 0.5) / float(light_texels);  // a region's own points
     float sky_view = texture(light_maps, vec3(uv, float(HORIZON_DIRECTIONS))).r;
 
     // Materials: grass on gentle slopes, soil between, rock on steep ones, snow high up where it can lie

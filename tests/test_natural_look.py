@@ -23,7 +23,7 @@ def reference_horizons(heights: np.ndarray, directions: int) -> np.ndarray:
     side = torus.shape[0]
     cell = 2.0 / side
     out = np.empty((directions, side, side))
-    distances = lighting._distances(side)
+    distances = lighting._distances(lighting.REACH * side)
     for d in range(directions):
         bearing = math.radians(d * 360.0 / directions)
         steps = [(round(math.sin(bearing) * s), round(-math.cos(bearing) * s)) for s in distances]
@@ -77,7 +77,7 @@ def test_horizons_are_the_same_on_one_thread_and_two():
     heights = diamond_square(7, 5, 0.7)
     serial, parallel = lighting._HORIZON
     side = 128
-    along = compass_directions(16)[:, None, :] * lighting._distances(side)[None, :, None]
+    along = compass_directions(16)[:, None, :] * lighting._distances(lighting.REACH * side)[None, :, None]
     offsets = np.rint(along).astype(np.int64)
     inverse = (1.0 / (np.hypot(offsets[..., 0], offsets[..., 1]) * (2.0 / side))).astype(np.float32)
     torus = np.ascontiguousarray(heights[:-1, :-1])

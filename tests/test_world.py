@@ -168,3 +168,14 @@ def test_scenes_saved_before_the_world_keep_showing_the_repeated_surface(tmp_pat
     flight.write_text('version = 1\n[scene]\ntile = 1\n[[keyframe]]\ntime = 0.0\ntile = "endless"\n'
                       '[[keyframe]]\ntime = 1.0\n')
     assert load_flight(flight)[0].at(0.5).tile == REPEAT
+
+
+def test_neighbouring_regions_cast_the_same_shadows_along_their_shared_edge():
+    world_ = World(5, 0.7, 1.0, 2)
+    centre = world_regions.region_light(world_, RegionKey(0, 0, 6))
+    east, south = (world_regions.region_light(world_, RegionKey(x, z, 6)) for x, z in ((1, 0), (0, 1)))
+    assert centre.shape == (17, 65, 65)
+    np.testing.assert_array_equal(centre[:, :, -1], east[:, :, 0])
+    np.testing.assert_array_equal(centre[:, -1, :], south[:, 0, :])
+    assert 0 < np.count_nonzero(centre[:16] > 128) < centre[:16].size, "some horizons above the plane, not all"
+    assert centre[16].min() < 250, "valleys see less of the sky"

@@ -77,3 +77,13 @@ def test_regions_far_behind_release_their_textures(renderer):
     _frame(renderer, ABOVE.replace(eye_z=-60.0))
     assert not here & set(renderer.world._resident), "the regions left behind have no texture any more"
     assert len(renderer.world._resident) <= len(renderer.world.wanted)
+
+
+def test_the_natural_look_lights_each_region_with_its_own_shadows(renderer):
+    natural = ABOVE.replace(look="natural", pitch=40.0, eye_y=2.5, sun_elevation=8.0)
+    morning = _frame(renderer, natural.replace(sun_azimuth=90.0))
+    assert renderer.world.missing == 0
+    assert all(resident.light is not None for resident in renderer.world._resident.values()), "every region lit"
+    evening = _frame(renderer, natural.replace(sun_azimuth=270.0))
+    assert changed_fraction(morning, evening) > 0.3, "the low sun's side lit, the other in shadow"
+    np.testing.assert_array_equal(_frame(renderer, natural.replace(sun_azimuth=90.0)), morning)

@@ -20,7 +20,7 @@ import math
 import numpy as np
 from numba import prange
 
-from terrainview.kernels.kernel_common import check_heightmap, check_int, row_kernels, run_rows
+from terrainview.kernels.kernel_common import check_heightmap, check_int, check_real, row_kernels, run_rows
 
 SURFACE_SIZE = 2.0
 HORIZON_DIRECTIONS = 16  # compass directions traced per cell; the sun between two of them interpolates
@@ -29,9 +29,9 @@ REACH = 0.5  # how far a horizon is looked for, as a fraction of the map's side 
 STEP_GROWTH = 1.18  # each sample along a direction is this much farther than the last (dense near, sparse far)
 
 
-def _distances(cells: int) -> np.ndarray:
+def _distances(reach_cells: float) -> np.ndarray:
     """Sample distances along a direction, in cells: every cell at first, then growing geometrically."""
-    reach = max(2.0, REACH * cells)
+    reach = max(2.0, reach_cells)
     steps, distance = [], 1.0
     while distance <= reach:
         steps.append(distance)
@@ -78,11 +78,14 @@ def compass_directions(count: int = HORIZON_DIRECTIONS) -> np.ndarray:
 
 
 def horizon_map(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
-                max_cells: int = MAX_HORIZON_CELLS) -> np.ndarray:
+                max_cells: int = MAX_HORIZON_CELLS, span: float = SURFACE_SIZE,
+                reach: float = REACH * SURFACE_SIZE) -> np.ndarray:
     """Horizon tangents, float32 of shape (directions, cells, cells), of a seamless (2**n + 1)-sided heightmap.
 
     Direction d is the compass bearing d * 360 / directions (0: north, toward -z; 90: east, toward +x); rows
-    of the result are Z and columns X, like the heightmap's, without its repeated last row and column.
+    of the result are Z and columns X, like the heightmap's, without its repeated last row and column. The map
+    spans ``span`` units; horizons are looked for ``reach`` units away (by default half a 2-unit surface), so a
+    wider window around a place (an endless world's region) finds the same horizons there.
     """
     heights = check_heightmap(heights, grid=True)
     directions = check_int("directions", directions, 1, 64)
@@ -91,9 +94,11 @@ def horizon_map(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
     stride = max(1, cells // max_cells)
     torus = np.ascontiguousarray(heights[:-1:stride, :-1:stride])
     side = torus.shape[0]
-    along = compass_directions(directions)[:, None, :] * _distances(side)[None, :, None]  # d, k, (x, z)
-    offsets = np.rint(along).astype(np.int64)
-    lengths = np.hypot(offsets[..., 0], offsets[..., 1]) * (SURFACE_SIZE / side)
+    cell = check_real("span", span, 0.0, 1e6, low_inclusive=False) / side
+    reach_cells = check_real("reach", reach, 0.0, 1e6, low_inclusive=False) / cell
+    along = compass_directions(directions)[:, None, :] * _distances(reach_cells)[None, :, None]
+    offsets = np.rint(along).astype(np.int64)  # d, k, (x, z)
+    lengths = np.hypot(offsets[..., 0], offsets[..., 1]) * cell
     out = np.empty((directions, side, side), dtype=np.float32)
     work = out.size * offsets.shape[1]
     return run_rows(_HORIZON, side, work, torus, offsets, (1.0 / lengths).astype(np.float32), out)
@@ -132,13 +137,14 @@ _ENCODE = row_kernels(_encode_rows)
 
 
 def light_maps(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
-               max_cells: int = MAX_HORIZON_CELLS) -> np.ndarray:
+               max_cells: int = MAX_HORIZON_CELLS, span: float = SURFACE_SIZE,
+               reach: float = REACH * SURFACE_SIZE) -> np.ndarray:
     """What the GPU lights a surface with: uint8 of shape (directions + 1, cells, cells).
 
     Layers 0 .. directions - 1 hold each direction's horizon tangent t as (t / (1 + |t|) + 1) / 2, 0 to 255 (the
     GPU turns it back into an elevation); the last layer holds the sky view (``sky_view``), 0 to 1 as 0 to 255.
     """
-    horizons = horizon_map(heights, directions, max_cells)
+    horizons = horizon_map(heights, directions, max_cells, span, reach)
     side = horizons.shape[1]
     maps = np.empty((directions + 1, side, side), dtype=np.uint8)
     return run_rows(_ENCODE, side, horizons.size, horizons, maps)

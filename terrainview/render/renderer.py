@@ -19,7 +19,7 @@ from pyglm import glm
 from terrainview.kernels import lod
 from terrainview.render.gpu import FOG_COLOR, SURFACE_FOG, GpuResources, HeightBands, uniform
 from terrainview.render.lod_draw import LodTerrain, draw_selection
-from terrainview.render.world_draw import SurfacePrograms, WorldTerrain
+from terrainview.render.world_draw import LIGHT_UNIT, SurfacePrograms, WorldTerrain
 from terrainview.scene import camera, catalog
 from terrainview.scene.derived_arrays import DerivedArrays, shown_half_passes
 from terrainview.scene.settings import ENDLESS, Look, SceneSettings
@@ -344,7 +344,7 @@ class Renderer:
 
         In the natural look: the daylight sky, the sunlit surface and the sea (``_draw_natural``).
         """
-        if settings.look is Look.NATURAL and self.gpu.has("texture:light_maps"):
+        if settings.look is Look.NATURAL and (settings.tile == ENDLESS or self.gpu.has("texture:light_maps")):
             return self._draw_natural(settings, framebuffer, frame)
         ctx, gpu = self.ctx, self.gpu
         view, projection = camera.view_matrix(settings), frame.perspective()
@@ -440,32 +440,43 @@ class Renderer:
             uniform(program, "sun_direction").value = sun
 
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
-        layout, selection = self._surface_layout(settings, view, projection, frame, lines=False,
-                                                 reach=NATURAL_REACH, far=NATURAL_FAR_PLANE)
-        size = gpu.surface_grid_size
-        tiles, origin = layout
-        full = lod.full_mesh_triangles(_iterations_of(size), tiles)
         water_level = settings.water_level if settings.water_level is not None else -1e3
         values: dict[str, Any] = {"eye": eye, "sun_azimuth": settings.sun_azimuth, "haze_density": haze,
                                   "height_scale": settings.height_scale, "water_level": water_level}
-        gpu.get("texture:light_maps").use(0)
         gpu.get("texture:noise").use(2)
-        program_name = "natural_terrain" if selection is None else "natural_terrain_lod"
-        program = gpu.programs[program_name]
-        uniform(program, "view").write(view)
-        uniform(program, "projection").write(projection)
-        self._bind_tiles(program, gpu.get("heights:surface"), size, layout, selection)
-        for name, value in values.items():
-            uniform(program, name).value = value
-        sky_uniforms(program)
-        uniform(program, "light_maps").value = 0
-        uniform(program, "noise").value = 2
-        if selection is None:
-            gpu.get("vao:natural_terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
-                                                  instances=(size - 1) * tiles ** 2)
-            surface_triangles = full
+
+        def setup(program: moderngl.Program) -> None:
+            uniform(program, "view").write(view)
+            uniform(program, "projection").write(projection)
+            for name, value in values.items():
+                uniform(program, name).value = value
+            sky_uniforms(program)
+            uniform(program, "light_maps").value = LIGHT_UNIT
+            uniform(program, "noise").value = 2
+
+        if settings.tile == ENDLESS:
+            layout = camera.tile_layout(settings, NATURAL_REACH)
+            programs = SurfacePrograms("natural_terrain", "natural_terrain_lod", setup, lit=True)
+            surface_triangles, full = self._draw_world(settings, view, frame, False, programs, NATURAL_REACH,
+                                                       NATURAL_FAR_PLANE)
         else:
-            surface_triangles = draw_selection(gpu, selection, lines=False, program_name=program_name)
+            layout, selection = self._surface_layout(settings, view, projection, frame, lines=False,
+                                                     reach=NATURAL_REACH, far=NATURAL_FAR_PLANE)
+            size = gpu.surface_grid_size
+            full = lod.full_mesh_triangles(_iterations_of(size), layout[0])
+            gpu.get("texture:light_maps").use(LIGHT_UNIT)
+            program_name = "natural_terrain" if selection is None else "natural_terrain_lod"
+            program = gpu.programs[program_name]
+            setup(program)
+            self._bind_tiles(program, gpu.get("heights:surface"), size, layout, selection)
+            if selection is None:
+                gpu.get("vao:natural_terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
+                                                      instances=(size - 1) * layout[0] ** 2)
+                surface_triangles = full
+            else:
+                surface_triangles = draw_selection(gpu, selection, lines=False, program_name=program_name)
+        tiles, origin = layout
+        size = gpu.surface_grid_size
         triangles = 1 + surface_triangles
 
         # The sky where the land left the far plane: every pixel's direction, its light from the table.
@@ -488,9 +499,10 @@ class Renderer:
             uniform(water, "projection").write(projection)
             endless = isinstance(settings.tile, str)
             sky_uniforms(water)
+            # The sea's depth is read from the tile's map; the endless world's is not one map: open sea there.
+            extent = 0.0 if settings.tile == ENDLESS else 1e9 if endless else float(tiles)
             values = {"eye": eye, "haze_density": haze, "level": settings.water_level,
-                      "reach": NATURAL_FAR_PLANE, "land_centre": origin,
-                      "land_extent": (1e9, 1e9) if endless else (float(tiles), float(tiles))}
+                      "reach": NATURAL_FAR_PLANE, "land_centre": origin, "land_extent": (extent, extent)}
             for name, value in values.items():
                 uniform(water, name).value = value
             self._bind_grid(water, gpu.get("heights:surface"), size, None)

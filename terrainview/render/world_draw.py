@@ -16,23 +16,31 @@ import moderngl
 import numpy as np
 from pyglm import glm
 
-from terrainview.kernels import lod
+from terrainview.kernels import lighting, lod
 from terrainview.render.gpu import GpuResources, HeightBands, uniform
 from terrainview.render.lod_draw import ERROR_GROWTH, MAX_RETRIES, draw_selection
 from terrainview.scene import camera, world_regions
 from terrainview.scene.settings import SceneSettings
 from terrainview.scene.world_regions import RegionCache, RegionKey, World
 
+LIGHT_UNIT = 0  # the texture unit of the natural look's light maps (renderer._draw_natural)
 MAX_UPLOAD_BYTES = 12 << 20  # a streaming frame uploads at most this much of new maps (about 10 ms on llvmpipe)
 
 
 @dataclass
 class _Resident:
-    """A region's map on the GPU, and its pyramid for selection."""
+    """A region's map on the GPU, its pyramid for selection, and its light maps once traced."""
 
     key: RegionKey
     heights: HeightBands
     surface: lod.LodSurface | None  # None below lod.PATCH_QUADS cells: drawn as its full mesh
+    light: moderngl.TextureArray | None = None
+
+    def release(self) -> None:
+        """Release its textures."""
+        self.heights.release()
+        if self.light is not None:
+            self.light.release()
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,7 @@ class SurfacePrograms:
     full_mesh: str  # the full grid of one region (iterations below one level-of-detail patch)
     patches: str  # level-of-detail patches
     setup: Callable[[moderngl.Program], None]
+    lit: bool = False  # the natural look's programs: each region's light maps on LIGHT_UNIT
 
 
 class WorldTerrain:
@@ -56,12 +65,16 @@ class WorldTerrain:
         self.wanted: list[RegionKey] = []  # the last frame's regions, nearest first, at the detail they need
         self.missing = 0  # regions in view the last frame had no map of
         self._iterations = 0  # the full detail the resident pyramids are for
+        self._unlit: moderngl.TextureArray | None = None  # light maps of open sky, for a region not traced yet
 
     def release(self) -> None:
         """Release every region's textures."""
         for resident in self._resident.values():
-            resident.heights.release()
+            resident.release()
         self._resident.clear()
+        if self._unlit is not None:
+            self._unlit.release()
+            self._unlit = None
         self._slab = (np.inf, -np.inf)
 
     def _adopt(self, settings: SceneSettings) -> World:
@@ -73,23 +86,30 @@ class WorldTerrain:
             self._iterations = settings.iterations
         return world_
 
-    def fill(self, world_: World, keys: list[RegionKey]) -> None:
-        """Make the maps of ``keys`` not held yet, here and now."""
-        for key in self.cache.missing(keys):
-            self.cache.put(world_, key, world_regions.region_map(world_, key))
+    def fill(self, world_: World, keys: list[RegionKey], light: bool = False) -> None:
+        """Make the maps of ``keys`` not held yet (with ``light``, their light maps too), here and now."""
+        for key in self.cache.missing(keys, light):
+            heights = None if key in self.cache else world_regions.region_map(world_, key)
+            self.cache.put(world_, key, heights, world_regions.region_light(world_, key) if light else None)
 
     def _resident_for(self, key: RegionKey, iterations: int, budget: list[int]) -> _Resident | None:
         """The region's map on the GPU: the finest held up to ``key.detail``, uploaded while the budget lasts."""
         resident = self._resident.get((key.x, key.z))
         best = self.cache.best(key.x, key.z, key.detail)
-        if best is None or (resident is not None and resident.key == best[0]):
+        if best is None:
             return resident
-        best_key, heights = best
+        best_key, maps = best
+        if resident is not None and resident.key == best_key:
+            if resident.light is None and maps.light is not None and budget[0] > 0:
+                budget[0] -= maps.light.nbytes
+                resident.light = self._light_texture(maps.light)
+            return resident
         if resident is not None and budget[0] <= 0:
             return resident  # the map already there stands in until a later frame
-        budget[0] -= heights.nbytes
+        heights = maps.heights
+        budget[0] -= maps.nbytes
         if resident is not None:
-            resident.heights.release()
+            resident.release()
         rows, columns = heights.shape
         bands = HeightBands(self.gpu.ctx, columns, rows)
         bands.write(heights)
@@ -99,8 +119,24 @@ class WorldTerrain:
         surface = None
         if best_key.detail >= lod.PATCH_QUADS.bit_length() - 1:
             surface = lod.LodSurface.of_region(inner, iterations, low, high)
-        resident = self._resident[(key.x, key.z)] = _Resident(best_key, bands, surface)
+        light = None if maps.light is None else self._light_texture(maps.light)
+        resident = self._resident[(key.x, key.z)] = _Resident(best_key, bands, surface, light)
         return resident
+
+    def _light_texture(self, maps: np.ndarray) -> moderngl.TextureArray:
+        layers, side = maps.shape[0], maps.shape[1]
+        texture = self.gpu.ctx.texture_array((side, side, layers), 1, np.ascontiguousarray(maps).tobytes())
+        texture.repeat_x = texture.repeat_y = False  # a region's own: its neighbours have theirs
+        texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        return texture
+
+    def _unlit_texture(self) -> moderngl.TextureArray:
+        """Open sky everywhere: no horizon above the plane (0), all of the sky in view (255)."""
+        if self._unlit is None:
+            maps = np.zeros((lighting.HORIZON_DIRECTIONS + 1, 1, 1), dtype=np.uint8)
+            maps[-1] = 255
+            self._unlit = self._light_texture(maps)
+        return self._unlit
 
     def draw(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, image_projection: glm.mat4,
              detail_height: int, field_of_view_y: float, lines: bool, programs: SurfacePrograms,
@@ -111,7 +147,7 @@ class WorldTerrain:
         ranges = world_regions.world_ranges(settings, detail_height, field_of_view_y)
         self.wanted = world_regions.wanted_regions(settings, reach, ranges)
         if not self.streaming:
-            self.fill(world_, self.wanted)
+            self.fill(world_, self.wanted, programs.lit)
         view_rows = np.array(view, dtype=np.float64)
 
         def planes(matrix: glm.mat4) -> np.ndarray:
@@ -128,12 +164,12 @@ class WorldTerrain:
                 residents.append((key, resident))
         self.cache.trim({resident.key for _, resident in residents})
         for place in set(self._resident) - {(key.x, key.z) for key, _ in residents}:
-            self._resident.pop(place).heights.release()  # left behind: its texture goes
+            self._resident.pop(place).release()  # left behind: its textures go
 
         eye = np.array(camera.eye_position(settings))
         bottom, top = self._slab
-        in_view = [(key, resident) for key, resident in residents
-                   if not _outside(frame_planes, key, bottom, top)]
+        outside = _outside(frame_planes, [key for key, _ in residents], bottom, top)
+        in_view = [entry for entry, hidden in zip(residents, outside, strict=True) if not hidden]
         budget_scale = max(1.0, (detail_height / lod.BUDGET_HEIGHT) ** 2)
         limit = (lod.SEGMENT_BUDGET if lines else lod.TRIANGLE_BUDGET) * budget_scale
         error = settings.lod_error
@@ -158,6 +194,10 @@ class WorldTerrain:
                 set_up.add(name)
             resident.heights.bind(program)
             uniform(program, "apron").value = world_regions.APRON
+            if programs.lit:
+                light = resident.light or self._unlit_texture()
+                light.use(LIGHT_UNIT)
+                uniform(program, "light_texels").value = light.size[0]
             if selection is None:  # a tiny world: each region's full grid
                 uniform(program, "grid_size").value = resident.heights.size[0] - 2 * world_regions.APRON
                 uniform(program, "cell_shift").value = 0
@@ -188,13 +228,16 @@ def _count(selection: lod.Selection, lines: bool) -> int:
     return selection.segments() if lines else selection.triangles()
 
 
-def _outside(planes: np.ndarray, key: RegionKey, bottom: float, top: float) -> bool:
-    """Whether a region's box (its square, the world's slab of heights) is wholly outside one frustum plane."""
-    x, z = world_regions.region_centre(key.x, key.z)
-    low = np.array([x - 1.0, bottom, z - 1.0, 1.0])
-    high = np.array([x + 1.0, top, z + 1.0, 1.0])
-    farthest = np.where(planes[:, :3] > 0, high[:3], low[:3])
-    return bool(np.any(np.einsum("ij,ij->i", planes[:, :3], farthest) + planes[:, 3] < 0.0))
+def _outside(planes: np.ndarray, keys: list[RegionKey], bottom: float, top: float) -> np.ndarray:
+    """Per region, whether its box (its square, the world's slab of heights) is wholly outside a frustum plane."""
+    if not keys:
+        return np.zeros(0, dtype=bool)
+    centres = np.array([world_regions.region_centre(key.x, key.z) for key in keys])
+    low = np.column_stack([centres[:, 0] - 1.0, np.full(len(keys), bottom), centres[:, 1] - 1.0])
+    high = np.column_stack([centres[:, 0] + 1.0, np.full(len(keys), top), centres[:, 1] + 1.0])
+    # Each plane's farthest box corner along its normal: if even that is outside, the whole box is.
+    farthest = np.where(planes[None, :, :3] > 0, high[:, None, :], low[:, None, :])
+    return np.any(np.einsum("npk,pk->np", farthest, planes[:, :3]) + planes[:, 3] < 0.0, axis=1)
 
 
 def _draw_full_mesh(gpu: GpuResources, program_name: str, size: int, lines: bool) -> int:

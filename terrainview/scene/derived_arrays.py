@@ -13,7 +13,7 @@ import numpy as np
 
 from terrainview.kernels import erosion, fractal, lighting
 from terrainview.scene import catalog
-from terrainview.scene.settings import Look, SceneSettings
+from terrainview.scene.settings import ENDLESS, Look, SceneSettings
 
 Progress = Callable[[float], bool]  # progress(fraction) -> False to cancel (raises erosion.Cancelled)
 
@@ -162,9 +162,10 @@ def surface_texture_key(settings: SceneSettings) -> tuple:
 def light_key(settings: SceneSettings) -> tuple:
     """The light maps' key: the surface's while the natural look draws a 2D surface, else none are made.
 
-    The sun is not in it: the horizons serve every sun, so moving the sun regenerates nothing.
+    The sun is not in it: the horizons serve every sun, so moving the sun regenerates nothing. The endless
+    world's regions have light maps of their own (world_regions.region_light).
     """
-    if settings.look is not Look.NATURAL or catalog.render_type(settings).dimensions == 1:
+    if settings.look is not Look.NATURAL or catalog.render_type(settings).dimensions == 1 or settings.tile == ENDLESS:
         return ("none",)
     return surface_key(settings)
 

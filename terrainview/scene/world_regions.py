@@ -15,13 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from terrainview.kernels import lod, world
+from terrainview.kernels import lighting, lod, world
 from terrainview.scene import camera
 from terrainview.scene.settings import ENDLESS, SceneSettings
 
 MIN_DETAIL = 4  # a region is held with at least 16 cells a side: one level-of-detail patch
 APRON = 1  # points around each region's map, from its neighbours
 CACHE_BYTES = 384 << 20  # the maps kept, besides those wanted now
+LIGHT_DETAIL = 8  # the natural look's horizons of a region are traced at most this fine (256 cells a side)
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,24 @@ def world_band_limits(world_: World) -> tuple[float, float]:
     sample = world.world_heights(4, -256, -256, 513, 513, world_.seed, world_.h, world_.height_scale, world_.octaves)
     low, high = np.quantile(sample, [1.0 / 3.0, 2.0 / 3.0])
     return float(low), float(high)
+
+
+def region_light(world_: World, key: RegionKey) -> np.ndarray:
+    """The natural look's light maps of a region (``lighting.light_maps``): (layers, side, side), uint8.
+
+    Traced over a window reaching one unit (the horizons' reach) past each of the region's sides, so its
+    shadows come from the land around it; the window's own wrap-around never reaches back into the region.
+    Points are the region's own (side = 2**detail + 1, detail at most LIGHT_DETAIL), rows are Z.
+    """
+    detail = min(key.detail, LIGHT_DETAIL)
+    cells = world.region_cells(detail)
+    margin = cells // 2  # one unit
+    window = world.world_heights(detail, key.x * cells - margin, key.z * cells - margin, 2 * cells + 1,
+                                 2 * cells + 1, world_.seed, world_.h, world_.height_scale, world_.octaves)
+    # Two cells short of the margin: no ray's last sample lands on the window's far edge, where it would wrap.
+    reach = (margin - 2) * camera.TILE_SIZE / cells
+    maps = lighting.light_maps(window, max_cells=2 * cells, span=2.0 * camera.TILE_SIZE, reach=reach)
+    return np.ascontiguousarray(maps[:, margin:margin + cells + 1, margin:margin + cells + 1])
 
 
 def region_centre(x: int, z: int) -> tuple[float, float]:
@@ -114,13 +133,26 @@ def world_ranges(settings: SceneSettings, image_height: int, field_of_view_y: fl
     return lod.grid_ranges(settings.iterations, image_height, field_of_view_y, settings.lod_error)
 
 
+@dataclass
+class RegionMaps:
+    """What is held of one region: its heights, and the natural look's light maps once traced."""
+
+    heights: np.ndarray
+    light: np.ndarray | None = None
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes held."""
+        return self.heights.nbytes + (0 if self.light is None else self.light.nbytes)
+
+
 class RegionCache:
     """Regions' maps by key, the least recently used dropped past ``CACHE_BYTES`` (those in use never)."""
 
     def __init__(self, limit_bytes: int = CACHE_BYTES) -> None:
         self.world: World | None = None
         self.limit_bytes = limit_bytes
-        self._maps: OrderedDict[RegionKey, np.ndarray] = OrderedDict()
+        self._maps: OrderedDict[RegionKey, RegionMaps] = OrderedDict()
         self.bytes = 0
 
     def adopt(self, world_: World | None) -> None:
@@ -130,26 +162,34 @@ class RegionCache:
             self.bytes = 0
             self.world = world_
 
-    def put(self, world_: World, key: RegionKey, heights: np.ndarray) -> None:
-        """Keep a map made for ``world_`` (dropped if the cache has moved to another world meanwhile)."""
-        if world_ != self.world or key in self._maps:
+    def put(self, world_: World, key: RegionKey, heights: np.ndarray | None, light: np.ndarray | None = None) -> None:
+        """Keep what was made for ``world_`` (dropped if the cache has moved to another world meanwhile)."""
+        if world_ != self.world:
             return
-        self._maps[key] = heights
-        self.bytes += heights.nbytes
+        held = self._maps.get(key)
+        if held is None:
+            if heights is None:
+                return
+            held = self._maps[key] = RegionMaps(heights)
+            self.bytes += heights.nbytes
+        if light is not None and held.light is None:
+            held.light = light
+            self.bytes += light.nbytes
 
-    def best(self, x: int, z: int, detail: int) -> tuple[RegionKey, np.ndarray] | None:
-        """The finest map held of region (x, z) no finer than ``detail`` (a coarser one stands in), if any."""
+    def best(self, x: int, z: int, detail: int) -> tuple[RegionKey, RegionMaps] | None:
+        """The finest maps held of region (x, z) no finer than ``detail`` (a coarser one stands in), if any."""
         for level in range(detail, 0, -1):
             key = RegionKey(x, z, level)
-            heights = self._maps.get(key)
-            if heights is not None:
+            maps = self._maps.get(key)
+            if maps is not None:
                 self._maps.move_to_end(key)
-                return key, heights
+                return key, maps
         return None
 
-    def missing(self, wanted: list[RegionKey]) -> list[RegionKey]:
-        """The wanted maps not held yet, in the order given."""
-        return [key for key in wanted if key not in self._maps]
+    def missing(self, wanted: list[RegionKey], light: bool = False) -> list[RegionKey]:
+        """The wanted maps not held yet (or, with ``light``, not lit yet), in the order given."""
+        return [key for key in wanted
+                if key not in self._maps or (light and self._maps[key].light is None)]
 
     def trim(self, in_use: set[RegionKey]) -> None:
         """Drop the least recently used maps not in use while over the limit."""

@@ -25,7 +25,7 @@ from terrainview.scene.arguments import add_scene_arguments, one_line_errors, sc
 from terrainview.scene.flythrough import Flythrough, load_flight
 from terrainview.scene.image_size import window_shot_supersample
 from terrainview.scene.presets import preset_path
-from terrainview.scene.settings import SceneSettings
+from terrainview.scene.settings import Look, SceneSettings
 from terrainview.scene.world_regions import World
 from terrainview.window import arrow_keys, window_arguments
 from terrainview.window.flythrough_controls import FlythroughControls, ReplayKey, add_flight_argument
@@ -135,7 +135,9 @@ class TerrainApp(mglw.WindowConfig):
             self.frame_stats = self.renderer.draw(settings, framebuffer, frame)
             world = World.of(settings)
             if world is not None:
-                self.world_feed.request(world, self.renderer.world.cache.missing(self.renderer.world.wanted))
+                lit = settings.look is Look.NATURAL and settings.mode == "rendered"  # regions lit by their own maps
+                missing = self.renderer.world.cache.missing(self.renderer.world.wanted, lit)
+                self.world_feed.request(world, missing, lit)
             self.drawn_settings = settings
             self.status.drawn = self.frame_stats.summary()
             settled = self.feed.settled_seconds()

@@ -11,7 +11,7 @@ import threading
 
 import numpy as np
 
-from terrainview.scene.world_regions import RegionCache, RegionKey, World, region_map
+from terrainview.scene.world_regions import RegionCache, RegionKey, World, region_light, region_map
 
 
 class WorldFeed:
@@ -19,26 +19,29 @@ class WorldFeed:
 
     def __init__(self) -> None:
         self._condition = threading.Condition()
-        self._asked: tuple[World | None, list[RegionKey]] = (None, [])
-        self._made: list[tuple[World, RegionKey, np.ndarray]] = []
+        self._asked: tuple[World | None, list[RegionKey], bool] = (None, [], False)
+        self._made: list[tuple[World, RegionKey, np.ndarray, np.ndarray | None]] = []
         self._stopping = False
         self._making: RegionKey | None = None
         self._thread = threading.Thread(target=self._run, name="world-regions", daemon=True)
         self._thread.start()
 
-    def request(self, world_: World, keys: list[RegionKey]) -> None:
-        """Make these maps next, in this order (replacing what was asked before and not started)."""
+    def request(self, world_: World, keys: list[RegionKey], light: bool = False) -> None:
+        """Make these maps (and, with ``light``, their light maps) next, in this order.
+
+        The list replaces what was asked before and not started.
+        """
         with self._condition:
-            under_way = {self._making} | {key for made_world, key, _ in self._made if made_world == world_}
-            self._asked = (world_, [key for key in keys if key not in under_way])
+            under_way = {self._making} | {made[1] for made in self._made if made[0] == world_}
+            self._asked = (world_, [key for key in keys if key not in under_way], light)
             self._condition.notify()
 
     def take(self, cache: RegionCache) -> int:
         """Put the maps finished since the last call into ``cache``; returns how many."""
         with self._condition:
             made, self._made = self._made, []
-        for world_, key, heights in made:
-            cache.put(world_, key, heights)
+        for world_, key, heights, light in made:
+            cache.put(world_, key, heights, light)
         return len(made)
 
     def wait_idle(self, timeout: float = 60.0) -> bool:
@@ -59,11 +62,12 @@ class WorldFeed:
                 self._condition.wait_for(lambda: self._stopping or bool(self._asked[1]))
                 if self._stopping:
                     return
-                world_, keys = self._asked
+                world_, keys, light = self._asked
                 key = self._making = keys.pop(0)
             assert world_ is not None
             heights = region_map(world_, key)
+            light_maps = region_light(world_, key) if light else None
             with self._condition:
-                self._made.append((world_, key, heights))
+                self._made.append((world_, key, heights, light_maps))
                 self._making = None
                 self._condition.notify_all()
