@@ -17,7 +17,8 @@ from terrainview.window.generation_feed import GenerationWorker
 # Another valid value for every setting (camera and drawing options included: they must change no key).
 OTHER_VALUES = {
     "mode": "clouds", "iterations": 4, "h": 0.35, "cloud_iterations": 4, "cloud_h": 0.3,
-    "teximage_iterations": 4, "teximage_h": 0.3, "tile": 2, "world_octaves": 4, "seed": 11, "height_scale": 2.0, "invert": True,
+    "teximage_iterations": 4, "teximage_h": 0.3, "tile": 2, "world_octaves": 4, "seed": 11, "height_scale": 2.0,
+    "invert": True,
     "antialias": False, "linear": False, "generator": "fault", "fault_iterations": 37, "blur": 1.5,
     "seed_image": "", "seed_passes": 1, "passes": 3, "texture": "bands", "shading": "slope", "water_level": 0.1,
     "erosion": "both", "erosion_droplets": 5000.0, "erosion_strength": 0.5, "erosion_radius": 0.05,
