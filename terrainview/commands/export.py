@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from terrainview.base.atomic_files import atomic_outputs, check_free_space, check_output_path
 from terrainview.commands import Command
@@ -15,10 +16,11 @@ from terrainview.output.export_formats import (
     export_settings,
     write_flow_map,
 )
+from terrainview.output.world_export import WORLD_FORMATS, WorldRectangle, estimated_world_bytes
 from terrainview.scene import catalog
 from terrainview.scene.arguments import scene_from_args
 from terrainview.scene.derived_arrays import eroded_heights
-from terrainview.scene.settings import SettingsError
+from terrainview.scene.settings import ENDLESS, SceneSettings, SettingsError
 from terrainview.scene.warmup import announce_compile
 
 
@@ -28,6 +30,9 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help=f"the file to write; its extension picks the format ({extensions})")
     parser.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    parser.add_argument("--region", metavar="X0,Z0,X1,Z1",
+                        help="with --tile endless: the rectangle of the world to write, in world units (a region is "
+                             "2 units; corners included, rounded outward to the grid of --iterations)")
     parser.add_argument("--flow-map", metavar="FILE", help="also write the hydraulic erosion's flow map (wetness "
                         f"0-1): {', '.join(FLOW_MAP_FORMATS)} (needs --erosion hydraulic or both)")
 
@@ -41,6 +46,9 @@ def export_command(args: argparse.Namespace) -> int:
     for companion, role in list(paths.items())[1:]:
         check_output_path(companion, args.force, (companion.suffix.lower(),), role)
     settings = export_settings(settings)
+    region = getattr(args, "region", None)
+    if settings.tile == ENDLESS or region is not None:
+        return _export_world(args, settings, path, paths)
     flow_path = None
     if getattr(args, "flow_map", None) is not None:
         if args.flow_map == "":
@@ -66,6 +74,25 @@ def export_command(args: argparse.Namespace) -> int:
                                                           if final != flow_path})
     shape = "x".join(str(side) for side in heights.shape)
     print(f"wrote {path} ({path.stat().st_size} bytes, {shape} heights)")
+    for companion in list(paths)[1:]:
+        print(f"wrote {companion} ({companion.stat().st_size} bytes)")
+    return 0
+
+
+def _export_world(args: argparse.Namespace, settings: SceneSettings, path: Path, paths: dict[Path, str]) -> int:
+    """``--tile endless --region``: a rectangle of the endless world, streamed a band of rows at a time."""
+    if not args.region:
+        raise SettingsError("export --tile endless needs --region X0,Z0,X1,Z1: the world has no edge to stop at")
+    if getattr(args, "flow_map", None) is not None:
+        raise SettingsError("--flow-map: the endless world is not eroded, so it has no flow map")
+    rectangle = WorldRectangle.parse(args.region, settings)
+    extension = path.suffix.lower()
+    check_free_space(path, estimated_world_bytes(rectangle, extension))
+    announce_compile(settings)
+    with Stages() as stages, atomic_outputs(paths, args.force) as files:
+        WORLD_FORMATS[extension](rectangle, settings, files, stages.stage(f"writing {path.name}"))
+    print(f"wrote {path} ({path.stat().st_size} bytes, {rectangle.rows}x{rectangle.columns} heights, "
+          f"{rectangle.describe()})")
     for companion in list(paths)[1:]:
         print(f"wrote {companion} ({companion.stat().st_size} bytes)")
     return 0
