@@ -9,7 +9,7 @@ import platform
 import sys
 
 SECTIONS = ("bench.kernels", "bench.busy", "bench.generators", "bench.erosion", "bench.viewer", "bench.uploads",
-            "bench.screenshots", "bench.imgui_panel", "bench.lod", "bench.natural", "bench.video")
+            "bench.screenshots", "bench.imgui_panel", "bench.lod", "bench.natural", "bench.world", "bench.video")
 
 
 def main() -> int:

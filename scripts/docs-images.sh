@@ -7,10 +7,11 @@ camera=(--ztrans -1.6 --ytrans -0.55 --yrot 25 --pitch 4)
 mkdir -p docs
 "${render[@]}" -o docs/rendered.png --size 1280x720 --supersample 2 --mode rendered --iterations 9 --tile 3 \
     --teximage-iterations 10 "${camera[@]}"
-natural=(--mode rendered --look natural --camera fly --tile endless --eye-x 0.3 --eye-y 0.5 --eye-z 0.8 --pitch 8
+natural=(--mode rendered --look natural --camera fly --tile repeat --eye-x 0.3 --eye-y 0.5 --eye-z 0.8 --pitch 8
          --yrot 20 --water-level -0.02)
 "${render[@]}" -o docs/natural.png --size 1280x720 --supersample 2 --iterations 10 "${natural[@]}" \
     --sun-azimuth 120 --sun-elevation 25
+"${render[@]}" -o docs/endless-world.png --size 1280x720 --supersample 2 --preset endless-flight --iterations 10
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "${render[@]}" -o "$work/fault.png" --size 640x360 --mode rendered --iterations 8 --tile 2 "${camera[@]}" \
@@ -50,4 +51,4 @@ for index, name in enumerate(("sunrise", "noon", "sunset")):
     strip.paste(Image.open(f"{work}/{name}.png").convert("RGB"), (index * 640, 0))
 strip.save("docs/times-of-day.png", optimize=True)
 PY
-echo "wrote docs/rendered.png, docs/companions.png, docs/natural.png and docs/times-of-day.png"
+echo "wrote docs/rendered.png, docs/companions.png, docs/natural.png, docs/endless-world.png and docs/times-of-day.png"

@@ -179,8 +179,8 @@ def test_scene_files_tolerate_unknown_and_newer_keys(tmp_path):
     path = tmp_path / "scene.toml"
     save_scene_toml(SCENE, path)
     document = tomllib.loads(path.read_text())
-    assert document["version"] == 1 and document["scene"]["seed"] == 7
-    path.write_text(path.read_text().replace("version = 1", "version = 3\nfuture_section = 1")
+    assert document["version"] == 2 and document["scene"]["seed"] == 7
+    path.write_text(path.read_text().replace("version = 2", "version = 3\nfuture_section = 1")
                     + "sparkle = true\n")
     settings, warnings = load_scene(path)
     assert settings == SCENE
@@ -220,7 +220,7 @@ READABLE_CHUNKS = {
 
 def test_a_png_carries_every_setting_as_a_readable_chunk(tmp_path):
     settings = SceneSettings(mode="rendered", camera="fly", lod="off", invert=True, antialias=False, tile=3,
-                             h=0.55, seed=123, iterations=7, water_level=0.25, texture="blend")
+                             h=0.55, seed=123, iterations=7, water_level=0.25, texture="blend", passes=9)
     save_png(np.zeros((30, 40, 3), np.uint8), tmp_path / "shot.png", settings, False,
              extra=picture_extras((40, 30), 2))
     with Image.open(tmp_path / "shot.png") as image:

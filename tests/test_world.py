@@ -179,3 +179,12 @@ def test_neighbouring_regions_cast_the_same_shadows_along_their_shared_edge():
     np.testing.assert_array_equal(centre[:, -1, :], south[:, 0, :])
     assert 0 < np.count_nonzero(centre[:16] > 128) < centre[:16].size, "some horizons above the plane, not all"
     assert centre[16].min() < 250, "valleys see less of the sky"
+
+
+def test_a_region_with_nothing_held_gets_a_quick_coarse_stand_in_first():
+    cache = RegionCache()
+    world_ = World(0, 0.7, 1.0, 2)
+    cache.adopt(world_)
+    wanted = [RegionKey(0, 0, 10), RegionKey(1, 0, 9), RegionKey(2, 0, 5)]
+    cache.put(world_, RegionKey(1, 0, 7), np.zeros((4, 4), np.float32))
+    assert cache.requests(wanted) == [RegionKey(0, 0, world_regions.STAND_IN_DETAIL), *wanted]

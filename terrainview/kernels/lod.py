@@ -140,15 +140,15 @@ class LodSurface:
         return cls(iterations, patch, levels, low, high, offsets, float(low[-1]), float(high[-1]))
 
     @classmethod
-    def of_region(cls, heights: np.ndarray, iterations: int, bottom: float, top: float) -> LodSurface:
+    def of_region(cls, coarse: LodSurface, iterations: int, bottom: float, top: float) -> LodSurface:
         """The pyramid of one region of the endless world held at a coarser detail than ``iterations``.
 
-        ``heights`` is the region's (2**m + 1)**2 map, m <= iterations, which is every 2**(iterations - m)-th
-        point of the full map: its nodes are the full pyramid's levels from ``iterations - m`` up, and selection
-        stops there (``finest``). ``bottom`` and ``top`` are the whole world's slab, so that every region
-        measures level distances alike and neighbours morph alike along their borders.
+        ``coarse`` is the pyramid of the region's (2**m + 1)**2 map, m <= iterations, which is every
+        2**(iterations - m)-th point of the full map: its nodes are the full pyramid's levels from
+        ``iterations - m`` up, and selection stops there (``finest``). ``bottom`` and ``top`` are the whole
+        world's slab, so that every region measures level distances alike and neighbours morph alike along
+        their borders.
         """
-        coarse = cls.from_heights(heights)
         shift = iterations - coarse.iterations
         patch = PATCH_QUADS
         levels = iterations - (patch.bit_length() - 1)

@@ -486,6 +486,10 @@ class GpuResources:
             self._own(vao_key, self.ctx.vertex_array(self.programs[program], content, index, index_element_size=4))
         return self._objects[vao_key]
 
+    def lod_instances(self, part: str) -> moderngl.Buffer:
+        """The instance buffer ``lod_vertex_array`` last wrote for ``part``."""
+        return self._objects[LodInstances(part)]
+
     def pass_marks(self, half_passes: int) -> tuple[moderngl.VertexArray, int]:
         """The marks of the points the latest of ``half_passes`` half-passes set, and how many there are."""
         if self.marked_half_passes != half_passes:

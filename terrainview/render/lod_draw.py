@@ -75,6 +75,15 @@ class LodTerrain:
         return lod.select_nodes(surface, roots, planes(projection), eye, ranges)
 
 
+def lod_uniforms(program: moderngl.Program, selection: lod.Selection) -> None:
+    """The level-of-detail program's per-frame uniforms: each level's morph zone and the eye they are measured from."""
+    zones = np.zeros((MAX_LOD_LEVELS, 2), dtype="f4")
+    morph = selection.morph_zones()
+    zones[:len(morph)] = morph
+    uniform(program, "morph_zones").write(zones.tobytes())
+    uniform(program, "lod_eye").value = tuple(float(value) for value in selection.eye)
+
+
 def draw_selection(gpu: GpuResources, selection: lod.Selection, lines: bool, program_name: str | None = None) -> int:
     """Draw the selected nodes as grid lines or triangles; the level-of-detail program's other uniforms are set.
 
@@ -83,11 +92,7 @@ def draw_selection(gpu: GpuResources, selection: lod.Selection, lines: bool, pro
     """
     program_name = program_name or ("grid_lines_lod" if lines else "terrain_lod")
     program = gpu.programs[program_name]
-    zones = np.zeros((MAX_LOD_LEVELS, 2), dtype="f4")
-    morph = selection.morph_zones()
-    zones[:len(morph)] = morph
-    uniform(program, "morph_zones").write(zones.tobytes())
-    uniform(program, "lod_eye").value = tuple(float(value) for value in selection.eye)
+    lod_uniforms(program, selection)
     for part, rows, quads in (("whole", selection.whole, selection.patch),
                               ("quarters", selection.quarters, selection.patch // 2)):
         if not len(rows):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import moderngl
 import numpy as np
@@ -18,11 +19,12 @@ from pyglm import glm
 
 from terrainview.kernels import lighting, lod
 from terrainview.render.gpu import GpuResources, HeightBands, uniform
-from terrainview.render.lod_draw import ERROR_GROWTH, MAX_RETRIES, draw_selection
+from terrainview.render.lod_draw import ERROR_GROWTH, MAX_RETRIES, lod_uniforms
 from terrainview.scene import camera, world_regions
 from terrainview.scene.settings import SceneSettings
 from terrainview.scene.world_regions import RegionCache, RegionKey, World
 
+PREFETCH = 2.0  # regions are made this far (one region) beyond the reach, before they come into view
 LIGHT_UNIT = 0  # the texture unit of the natural look's light maps (renderer._draw_natural)
 MAX_UPLOAD_BYTES = 12 << 20  # a streaming frame uploads at most this much of new maps (about 10 ms on llvmpipe)
 
@@ -43,6 +45,15 @@ class _Resident:
             self.light.release()
 
 
+@dataclass
+class _Staging:
+    """A finer map of a region on its way to the GPU, ``next_row`` rows written so far."""
+
+    key: RegionKey
+    bands: HeightBands
+    next_row: int = 0
+
+
 @dataclass(frozen=True)
 class SurfacePrograms:
     """The programs a look draws its surface with, and how to set one up for a frame."""
@@ -61,6 +72,7 @@ class WorldTerrain:
         self.cache = RegionCache()
         self.streaming = False  # True: draw what is held (the window's worker fills the cache)
         self._resident: dict[tuple[int, int], _Resident] = {}
+        self._staging: dict[tuple[int, int], _Staging] = {}
         self._slab = (np.inf, -np.inf)  # the lowest and highest heights of every map uploaded
         self.wanted: list[RegionKey] = []  # the last frame's regions, nearest first, at the detail they need
         self.missing = 0  # regions in view the last frame had no map of
@@ -72,6 +84,9 @@ class WorldTerrain:
         for resident in self._resident.values():
             resident.release()
         self._resident.clear()
+        for staging in self._staging.values():
+            staging.bands.release()
+        self._staging.clear()
         if self._unlit is not None:
             self._unlit.release()
             self._unlit = None
@@ -92,9 +107,11 @@ class WorldTerrain:
             heights = None if key in self.cache else world_regions.region_map(world_, key)
             self.cache.put(world_, key, heights, world_regions.region_light(world_, key) if light else None)
 
-    def _resident_for(self, key: RegionKey, iterations: int, budget: list[int]) -> _Resident | None:
+    def _resident_for(self, key: RegionKey, iterations: int, budget: list[int], lit: bool) -> _Resident | None:
         """The region's map on the GPU: the finest held up to ``key.detail``, uploaded while the budget lasts."""
         resident = self._resident.get((key.x, key.z))
+        if resident is not None and resident.key == key and (resident.light is not None or not lit):
+            return resident  # all there is to have
         best = self.cache.best(key.x, key.z, key.detail)
         if best is None:
             return resident
@@ -104,23 +121,42 @@ class WorldTerrain:
                 budget[0] -= maps.light.nbytes
                 resident.light = self._light_texture(maps.light)
             return resident
-        if resident is not None and budget[0] <= 0:
-            return resident  # the map already there stands in until a later frame
-        heights = maps.heights
-        budget[0] -= maps.nbytes
-        if resident is not None:
-            resident.release()
-        rows, columns = heights.shape
-        bands = HeightBands(self.gpu.ctx, columns, rows)
-        bands.write(heights)
-        inner = heights[world_regions.APRON:-world_regions.APRON, world_regions.APRON:-world_regions.APRON]
-        low, high = float(inner.min()), float(inner.max())
+        place = (key.x, key.z)
+        if resident is None:  # nothing drawn there yet: up it goes whole, now (a first map is a small stand-in)
+            budget[0] -= maps.nbytes
+            bands = HeightBands(self.gpu.ctx, maps.heights.shape[1], maps.heights.shape[0])
+            bands.write(maps.heights)
+            return self._make_resident(place, best_key, maps, bands, iterations)
+        # A finer map: staged a band of rows per frame within the budget while the one there keeps drawing.
+        staging = self._staging.get(place)
+        if staging is None or staging.key != best_key:
+            if staging is not None:
+                staging.bands.release()
+            rows, columns = maps.heights.shape
+            staging = self._staging[place] = _Staging(best_key, HeightBands(self.gpu.ctx, columns, rows))
+        row_bytes = maps.heights.shape[1] * maps.heights.itemsize
+        rows_now = min(max(budget[0], 0) // row_bytes, maps.heights.shape[0] - staging.next_row)
+        if rows_now > 0:
+            staging.bands.write(maps.heights[staging.next_row:staging.next_row + rows_now], staging.next_row)
+            staging.next_row += rows_now
+            budget[0] -= rows_now * row_bytes
+        if staging.next_row < maps.heights.shape[0]:
+            return resident
+        del self._staging[place]
+        resident.release()
+        return self._make_resident(place, best_key, maps, staging.bands, iterations)
+
+    def _make_resident(self, place: tuple[int, int], key: RegionKey, maps: world_regions.RegionMaps,
+                       bands: HeightBands, iterations: int) -> _Resident:
+        if maps.pyramid is not None:
+            low, high = maps.pyramid.bottom, maps.pyramid.top
+        else:
+            inner = maps.heights[world_regions.APRON:-world_regions.APRON, world_regions.APRON:-world_regions.APRON]
+            low, high = float(inner.min()), float(inner.max())
         self._slab = (min(self._slab[0], low), max(self._slab[1], high))
-        surface = None
-        if best_key.detail >= lod.PATCH_QUADS.bit_length() - 1:
-            surface = lod.LodSurface.of_region(inner, iterations, low, high)
+        surface = None if maps.pyramid is None else lod.LodSurface.of_region(maps.pyramid, iterations, low, high)
         light = None if maps.light is None else self._light_texture(maps.light)
-        resident = self._resident[(key.x, key.z)] = _Resident(best_key, bands, surface, light)
+        resident = self._resident[place] = _Resident(key, bands, surface, light)
         return resident
 
     def _light_texture(self, maps: np.ndarray) -> moderngl.TextureArray:
@@ -145,7 +181,10 @@ class WorldTerrain:
         world_ = self._adopt(settings)
         iterations = settings.iterations
         ranges = world_regions.world_ranges(settings, detail_height, field_of_view_y)
-        self.wanted = world_regions.wanted_regions(settings, reach, ranges)
+        # One region past the reach too: made before it comes into view.
+        self.wanted = world_regions.wanted_regions(settings, reach + PREFETCH, ranges)
+        eye_x, _, eye_z = camera.eye_position(settings)
+        within = [world_regions.region_distance(key.x, key.z, eye_x, eye_z) <= reach for key in self.wanted]
         if not self.streaming:
             self.fill(world_, self.wanted, programs.lit)
         view_rows = np.array(view, dtype=np.float64)
@@ -155,21 +194,26 @@ class WorldTerrain:
 
         image_planes, frame_planes = planes(image_projection), planes(projection)
         budget = [MAX_UPLOAD_BYTES if self.streaming else 1 << 62]
+        bottom, top = self._slab if self._slab[0] <= self._slab[1] else (-1e3, 1e3)  # no map yet: any height
+        out_of_view_flags = _outside(frame_planes, self.wanted, bottom, top)
         residents, self.missing = [], 0
-        for key in self.wanted:
-            resident = self._resident_for(key, iterations, budget)
-            if resident is None:
-                self.missing += 1
-            else:
+        for key, out_of_view, near in zip(self.wanted, out_of_view_flags, within, strict=True):
+            resident = self._resident_for(key, iterations, budget, programs.lit)
+            if resident is not None:
                 residents.append((key, resident))
+            elif near and not out_of_view:
+                self.missing += 1  # land in view not drawn: no map of it yet
         self.cache.trim({resident.key for _, resident in residents})
-        for place in set(self._resident) - {(key.x, key.z) for key, _ in residents}:
+        drawn_places = {(key.x, key.z) for key, _ in residents}
+        for place in set(self._resident) - drawn_places:
             self._resident.pop(place).release()  # left behind: its textures go
+        for place in set(self._staging) - drawn_places:
+            self._staging.pop(place).bands.release()
 
         eye = np.array(camera.eye_position(settings))
         bottom, top = self._slab
         outside = _outside(frame_planes, [key for key, _ in residents], bottom, top)
-        in_view = [entry for entry, hidden in zip(residents, outside, strict=True) if not hidden]
+        in_view = [entry for entry, out_of_view in zip(residents, outside, strict=True) if not out_of_view]
         budget_scale = max(1.0, (detail_height / lod.BUDGET_HEIGHT) ** 2)
         limit = (lod.SEGMENT_BUDGET if lines else lod.TRIANGLE_BUDGET) * budget_scale
         error = settings.lod_error
@@ -186,11 +230,14 @@ class WorldTerrain:
         grid_size = (1 << iterations) + 1
         drawn = 0
         set_up: set[str] = set()
-        for (key, resident), selection in zip(in_view, selections, strict=True):
+        instances = self._upload_instances(selections, programs.patches, lines)
+        for index, ((key, resident), selection) in enumerate(zip(in_view, selections, strict=True)):
             name = programs.full_mesh if selection is None else programs.patches
             program = self.gpu.programs[name]
             if name not in set_up:
                 programs.setup(program)
+                if selection is not None:
+                    lod_uniforms(program, selection)  # the same ranges and eye for every region
                 set_up.add(name)
             resident.heights.bind(program)
             uniform(program, "apron").value = world_regions.APRON
@@ -207,9 +254,30 @@ class WorldTerrain:
             else:
                 uniform(program, "grid_size").value = grid_size
                 uniform(program, "cell_shift").value = iterations - resident.key.detail
-                drawn += draw_selection(self.gpu, selection, lines, program_name=name)
+                drawn += _draw_patches(program, instances, index, selection, lines)
         full_per_region = (lod.full_mesh_segments if lines else lod.full_mesh_triangles)(iterations, 1)
-        return drawn, full_per_region * len(self.wanted)  # every region within reach, as the tiles' ring counts
+        return drawn, full_per_region * sum(within)  # every region within reach, as the tiles' ring counts
+
+    def _upload_instances(self, selections: list[lod.Selection | None], program_name: str,
+                          lines: bool) -> dict[str, _Instances]:
+        """Every region's nodes in one instance buffer per part, written once a frame.
+
+        Rewriting one buffer between the regions' draws would make the driver wait for each draw to finish.
+        """
+        instances: dict[str, _Instances] = {}
+        chosen = [selection for selection in selections if selection is not None]
+        if not chosen:
+            return instances
+        for part, quads in (("whole", chosen[0].patch), ("quarters", chosen[0].patch // 2)):
+            rows = [getattr(selection, part) if selection is not None else np.zeros((0, lod.INSTANCE_FIELDS), "f4")
+                    for selection in selections]
+            starts = np.concatenate([[0], np.cumsum([len(part_rows) for part_rows in rows])])
+            if not starts[-1]:
+                continue
+            buffer_part = f"world-{part}"  # its own buffer and vertex arrays: the tiles' keep offset 0
+            vertex_array = self.gpu.lod_vertex_array(program_name, buffer_part, np.concatenate(rows), quads, lines)
+            instances[part] = _Instances(vertex_array, self.gpu.lod_instances(buffer_part), starts, quads)
+        return instances
 
     def _select(self, in_view: list[tuple[RegionKey, _Resident]], planes: np.ndarray, eye: np.ndarray,
                 ranges: np.ndarray, bottom: float, top: float) -> list[lod.Selection | None]:
@@ -222,6 +290,36 @@ class WorldTerrain:
             roots = np.array([world_regions.region_centre(key.x, key.z)])
             selections.append(lod.select_nodes(surface, roots, planes, eye, ranges, outer_edges=0))
         return selections
+
+
+@dataclass(frozen=True)
+class _Instances:
+    """One part's nodes of every region in one buffer: region i's are rows starts[i] .. starts[i + 1]."""
+
+    vertex_array: moderngl.VertexArray
+    buffer: moderngl.Buffer
+    starts: np.ndarray
+    quads: int
+
+
+def _draw_patches(program: moderngl.Program, instances: dict[str, _Instances], index: int,
+                  selection: lod.Selection, lines: bool) -> int:
+    """Draw region ``index``'s nodes from the frame's instance buffers; returns what it drew."""
+    stride = 4 * lod.INSTANCE_FIELDS
+    node, node_info = (cast(moderngl.Attribute, program[name]).location for name in ("node", "node_info"))
+    for part in instances.values():
+        first, count = int(part.starts[index]), int(part.starts[index + 1] - part.starts[index])
+        if not count:
+            continue
+        part.vertex_array.bind(node, "f", part.buffer, "4f", offset=first * stride, stride=stride, divisor=1)
+        part.vertex_array.bind(node_info, "f", part.buffer, "2f", offset=first * stride + 16, stride=stride,
+                               divisor=1)
+        uniform(program, "patch_quads").value = part.quads
+        if lines:
+            part.vertex_array.render(moderngl.LINES, vertices=4 * part.quads * (part.quads + 1), instances=count)
+        else:
+            part.vertex_array.render(moderngl.TRIANGLES, vertices=6 * part.quads * part.quads, instances=count)
+    return _count(selection, lines)
 
 
 def _count(selection: lod.Selection, lines: bool) -> int:

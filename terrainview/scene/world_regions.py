@@ -22,6 +22,7 @@ from terrainview.scene.settings import ENDLESS, SceneSettings
 MIN_DETAIL = 4  # a region is held with at least 16 cells a side: one level-of-detail patch
 APRON = 1  # points around each region's map, from its neighbours
 CACHE_BYTES = 384 << 20  # the maps kept, besides those wanted now
+STAND_IN_DETAIL = 6  # a region with no map yet gets one this coarse first (65 x 65 points: well under a millisecond)
 LIGHT_DETAIL = 8  # the natural look's horizons of a region are traced at most this fine (256 cells a side)
 
 
@@ -133,11 +134,21 @@ def world_ranges(settings: SceneSettings, image_height: int, field_of_view_y: fl
     return lod.grid_ranges(settings.iterations, image_height, field_of_view_y, settings.lod_error)
 
 
+def region_pyramid(heights: np.ndarray) -> lod.LodSurface | None:
+    """The level-of-detail pyramid of a region's map (``region_map``'s, apron and all), made off the UI thread.
+
+    None for a map smaller than one patch, which is drawn as its full grid.
+    """
+    inner = heights[APRON:-APRON, APRON:-APRON]
+    return lod.LodSurface.from_heights(inner) if inner.shape[0] > lod.PATCH_QUADS else None
+
+
 @dataclass
 class RegionMaps:
-    """What is held of one region: its heights, and the natural look's light maps once traced."""
+    """What is held of one region: its heights and their pyramid, and the natural look's light maps once traced."""
 
     heights: np.ndarray
+    pyramid: lod.LodSurface | None
     light: np.ndarray | None = None
 
     @property
@@ -162,15 +173,19 @@ class RegionCache:
             self.bytes = 0
             self.world = world_
 
-    def put(self, world_: World, key: RegionKey, heights: np.ndarray | None, light: np.ndarray | None = None) -> None:
-        """Keep what was made for ``world_`` (dropped if the cache has moved to another world meanwhile)."""
+    def put(self, world_: World, key: RegionKey, heights: np.ndarray | None, light: np.ndarray | None = None,
+            pyramid: lod.LodSurface | None = None) -> None:
+        """Keep what was made for ``world_`` (dropped if the cache has moved to another world meanwhile).
+
+        The heights' pyramid is made here unless given (the window's worker makes it).
+        """
         if world_ != self.world:
             return
         held = self._maps.get(key)
         if held is None:
             if heights is None:
                 return
-            held = self._maps[key] = RegionMaps(heights)
+            held = self._maps[key] = RegionMaps(heights, pyramid or region_pyramid(heights))
             self.bytes += heights.nbytes
         if light is not None and held.light is None:
             held.light = light
@@ -190,6 +205,16 @@ class RegionCache:
         """The wanted maps not held yet (or, with ``light``, not lit yet), in the order given."""
         return [key for key in wanted
                 if key not in self._maps or (light and self._maps[key].light is None)]
+
+    def requests(self, wanted: list[RegionKey], light: bool = False) -> list[RegionKey]:
+        """What to make next for ``wanted``, each group nearest first.
+
+        First a quick coarse stand-in for every region with nothing held yet (so no land is missing for long),
+        then the wanted maps themselves.
+        """
+        stand_ins = [RegionKey(key.x, key.z, min(key.detail, STAND_IN_DETAIL)) for key in wanted
+                     if self.best(key.x, key.z, key.detail) is None and key.detail > STAND_IN_DETAIL]
+        return stand_ins + self.missing(wanted, light)
 
     def trim(self, in_use: set[RegionKey]) -> None:
         """Drop the least recently used maps not in use while over the limit."""

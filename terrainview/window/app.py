@@ -136,7 +136,7 @@ class TerrainApp(mglw.WindowConfig):
             world = World.of(settings)
             if world is not None:
                 lit = settings.look is Look.NATURAL and settings.mode == "rendered"  # regions lit by their own maps
-                missing = self.renderer.world.cache.missing(self.renderer.world.wanted, lit)
+                missing = self.renderer.world.cache.requests(self.renderer.world.wanted, lit)
                 self.world_feed.request(world, missing, lit)
             self.drawn_settings = settings
             self.status.drawn = self.frame_stats.summary()

@@ -11,7 +11,8 @@ import threading
 
 import numpy as np
 
-from terrainview.scene.world_regions import RegionCache, RegionKey, World, region_light, region_map
+from terrainview.kernels.lod import LodSurface
+from terrainview.scene.world_regions import RegionCache, RegionKey, World, region_light, region_map, region_pyramid
 
 
 class WorldFeed:
@@ -20,7 +21,7 @@ class WorldFeed:
     def __init__(self) -> None:
         self._condition = threading.Condition()
         self._asked: tuple[World | None, list[RegionKey], bool] = (None, [], False)
-        self._made: list[tuple[World, RegionKey, np.ndarray, np.ndarray | None]] = []
+        self._made: list[tuple[World, RegionKey, np.ndarray, np.ndarray | None, LodSurface | None]] = []
         self._stopping = False
         self._making: RegionKey | None = None
         self._thread = threading.Thread(target=self._run, name="world-regions", daemon=True)
@@ -40,8 +41,8 @@ class WorldFeed:
         """Put the maps finished since the last call into ``cache``; returns how many."""
         with self._condition:
             made, self._made = self._made, []
-        for world_, key, heights, light in made:
-            cache.put(world_, key, heights, light)
+        for world_, key, heights, light, pyramid in made:
+            cache.put(world_, key, heights, light, pyramid)
         return len(made)
 
     def wait_idle(self, timeout: float = 60.0) -> bool:
@@ -66,8 +67,9 @@ class WorldFeed:
                 key = self._making = keys.pop(0)
             assert world_ is not None
             heights = region_map(world_, key)
+            pyramid = region_pyramid(heights)
             light_maps = region_light(world_, key) if light else None
             with self._condition:
-                self._made.append((world_, key, heights, light_maps))
+                self._made.append((world_, key, heights, light_maps, pyramid))
                 self._making = None
                 self._condition.notify_all()

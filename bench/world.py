@@ -1,0 +1,100 @@
+"""The endless world: how long a region takes (quiet and with two busy processes), whether a region made alone is
+bit for bit the window of a larger map, and a minute's flight at 1280x720 for iterations 10 and 12 with the
+window's own streaming (regions on a worker, frames never waiting): the slowest frame, the frames over 50 ms,
+the land in view that had no map yet, and the memory the regions held."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from bench import busy_machine, median_ms, verdict
+from terrainview.kernels import world
+from terrainview.render.offscreen import create_headless_context
+from terrainview.render.renderer import Frame, Renderer
+from terrainview.scene import world_regions
+from terrainview.scene.settings import CameraMode, SceneSettings
+from terrainview.scene.world_regions import RegionKey, World
+from terrainview.window.arrow_keys import MOVE_STEP, STEPS_PER_SECOND
+from terrainview.window.world_feed import WorldFeed
+
+REGION_TARGET_MS = 20.0
+FRAME_TARGET_MS = 50.0
+FLIGHT_SECONDS = 60.0
+SIZE = (1280, 720)
+FLY_SPEED = MOVE_STEP * STEPS_PER_SECOND  # units a second with the Up key held (the speed the window starts at)
+CLEARANCE = 0.35  # the eye flies this high over the highest ground near it
+
+
+def _regions() -> None:
+    world_ = World(0, 0.7, 1.0, 2)
+    places = iter(range(10_000))
+
+    def region() -> None:  # a new place each call, as a flight asks for them
+        index = next(places)
+        world_regions.region_map(world_, RegionKey(index % 97, index // 97, 10))
+
+    quiet = median_ms(region, 30)
+    with busy_machine(2):
+        busy = median_ms(region, 30)
+    light = median_ms(lambda: world_regions.region_light(world_, RegionKey(next(places), 3, 10)), 5, warmups=1)
+    print(f"a new region at iterations 10 (1027^2 with its apron, one core): {quiet:.1f} ms quiet, {busy:.1f} ms with "
+          f"two busy processes; target < {REGION_TARGET_MS:g} ms: {verdict(quiet < REGION_TARGET_MS)}")
+    print(f"its natural-look light maps (257^2 horizons over a 4-unit window): {light:.0f} ms")
+    alone = world.world_region(10, 3, -2, seed=5)
+    larger = world.world_heights(10, 2 * 1024, -3 * 1024, 3 * 1024 + 1, 3 * 1024 + 1, seed=5)
+    same = np.array_equal(alone, larger[1024:2049, 1024:2049])
+    print(f"a region made alone equals the same window of a 3 x 3 regions' map, bit for bit: {verdict(same)}")
+
+
+def _flight(iterations: int) -> None:
+    ctx = create_headless_context()
+    renderer = Renderer(ctx)
+    feed = WorldFeed()
+    renderer.world.streaming = True
+    framebuffer = ctx.simple_framebuffer(SIZE)
+    settings = SceneSettings(mode="rendered", tile="endless", iterations=iterations, camera=CameraMode.FLY,
+                             eye_y=2.0, pitch=8.0)
+    renderer.update(settings)
+    world_ = World.of(settings)
+    assert world_ is not None
+    ground = world_regions.world_ground(world_, iterations)
+    times, missing, held, frames = [], [], 0, 0
+    started = last = time.perf_counter()
+    eye_z = 0.0
+    try:
+        while (now := time.perf_counter()) - started < FLIGHT_SECONDS:
+            eye_z -= FLY_SPEED * (now - last)  # forward: yaw 0 looks toward -z
+            last = now
+            highest = max(ground(x, eye_z + dz) for x in (-0.3, 0.0, 0.3) for dz in (-0.6, -0.3, 0.0))
+            settings = settings.replace(eye_z=eye_z, eye_y=highest + CLEARANCE)
+            frame_started = time.perf_counter()
+            feed.take(renderer.world.cache)
+            framebuffer.use()
+            renderer.draw(settings, framebuffer, Frame(SIZE))
+            ctx.finish()
+            feed.request(world_, renderer.world.cache.requests(renderer.world.wanted))
+            frames += 1
+            if frames > 30:  # the first half second fills the view from nothing
+                times.append(1000 * (time.perf_counter() - frame_started))
+                missing.append(renderer.world.missing)
+            held = max(held, renderer.world.cache.bytes)
+    finally:
+        feed.stop()
+        renderer.release()
+        ctx.release()
+    slowest, over = max(times), sum(1 for value in times if value > FRAME_TARGET_MS)
+    print(f"  iterations {iterations}: {len(times)} frames over {eye_z:+.0f} units, median "
+          f"{np.median(times):.0f} ms, slowest {slowest:.0f} ms, {over} over {FRAME_TARGET_MS:g} ms "
+          f"({verdict(over == 0)}); regions in view without a map: at most {max(missing)} in a frame, in "
+          f"{sum(1 for count in missing if count)} frames ({verdict(max(missing) == 0)}); maps held at most "
+          f"{held / 2**20:.0f} MiB (bound {world_regions.CACHE_BYTES / 2**20:.0f} MiB plus those in view)")
+
+
+def run() -> None:
+    _regions()
+    print(f"flying forward for {FLIGHT_SECONDS:g} s at {FLY_SPEED:g} units/s (the Up key held), {SIZE[0]}x{SIZE[1]}, "
+          "regions streamed from a worker:")
+    for iterations in (10, 12):
+        _flight(iterations)
