@@ -1,10 +1,12 @@
 """The endless world: how long a region takes (quiet and with two busy processes), whether a region made alone is
 bit for bit the window of a larger map, and a minute's flight at 1280x720 for iterations 10 and 12 with the
 window's own streaming (regions on a worker, frames never waiting): the slowest frame, the frames over 50 ms,
-the land in view that had no map yet, and the memory the regions held."""
+the land in view that had no map yet, and the memory the regions held (WORLD_FLIGHT_SECONDS shortens the flight
+for a quick look)."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -21,7 +23,7 @@ from terrainview.window.world_feed import WorldFeed
 
 REGION_TARGET_MS = 20.0
 FRAME_TARGET_MS = 50.0
-FLIGHT_SECONDS = 60.0
+FLIGHT_SECONDS = float(os.environ.get("WORLD_FLIGHT_SECONDS", 60.0))
 SIZE = (1280, 720)
 FLY_SPEED = MOVE_STEP * STEPS_PER_SECOND  # units a second with the Up key held (the speed the window starts at)
 CLEARANCE = 0.35  # the eye flies this high over the highest ground near it

@@ -88,3 +88,17 @@ def test_the_natural_look_lights_each_region_with_its_own_shadows(renderer):
     evening = _frame(renderer, natural.replace(sun_azimuth=270.0))
     assert changed_fraction(morning, evening) > 0.3, "the low sun's side lit, the other in shadow"
     np.testing.assert_array_equal(_frame(renderer, natural.replace(sun_azimuth=90.0)), morning)
+
+
+def test_a_picture_of_the_world_brings_back_the_same_place(tmp_path, call_main):
+    from PIL import Image
+
+    place = ("--mode", "rendered", "--tile", "endless", "--world-octaves", "3", "--iterations", "6", "--camera",
+             "fly", "--eye-x", "37.5", "--eye-z", "-90", "--eye-y", "3", "--pitch", "30", "--size", "96x54")
+    status, _, err = call_main("render", "-o", tmp_path / "shot.png", *place)
+    assert status == 0, err
+    status, _, err = call_main("render", "-o", tmp_path / "again.png", "--scene", tmp_path / "shot.png")
+    assert status == 0, err
+    with Image.open(tmp_path / "shot.png") as shot, Image.open(tmp_path / "again.png") as again:
+        assert shot.text["terrainview.tile"] == "endless" and shot.text["terrainview.world_octaves"] == "3"
+        np.testing.assert_array_equal(np.asarray(shot), np.asarray(again))

@@ -21,7 +21,7 @@ from terrainview.scene.settings import ENDLESS, SceneSettings
 
 MIN_DETAIL = 4  # a region is held with at least 16 cells a side: one level-of-detail patch
 APRON = 1  # points around each region's map, from its neighbours
-CACHE_BYTES = 384 << 20  # the maps kept, besides those wanted now
+CACHE_BYTES = 256 << 20  # the maps kept, besides those wanted now
 STAND_IN_DETAIL = 6  # a region with no map yet gets one this coarse first (65 x 65 points: well under a millisecond)
 LIGHT_DETAIL = 8  # the natural look's horizons of a region are traced at most this fine (256 cells a side)
 

@@ -7,12 +7,16 @@ kernel releases the GIL, so the UI thread keeps drawing meanwhile.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 
 import numpy as np
 
 from terrainview.kernels.lod import LodSurface
 from terrainview.scene.world_regions import RegionCache, RegionKey, World, region_light, region_map, region_pyramid
+
+WORKER_NICENESS = 10  # the worker thread's nice value (Linux: per thread)
 
 
 class WorldFeed:
@@ -58,6 +62,10 @@ class WorldFeed:
         self._thread.join(timeout=5.0)
 
     def _run(self) -> None:
+        # Below the UI thread and the rasterizer's threads: on a machine of two cores the frames come first, and
+        # the regions take what time is left (they are asked for ahead of need).
+        with contextlib.suppress(OSError, AttributeError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICENESS)
         while True:
             with self._condition:
                 self._condition.wait_for(lambda: self._stopping or bool(self._asked[1]))
