@@ -371,3 +371,5 @@ def test_lines_mode_marks_the_points_of_the_latest_half_pass_and_their_copies_ac
     assert diamond[0] > 100 and diamond[1] == 0, "a diamond step sets cell centres: none on an edge"
     assert square[0] > 100 and square[1] > 20, "a square step sets edge points too, copied to the far edge"
     assert _mark_pixels(render_frame(renderer, view.replace(passes=4, mode="rendered"), (160, 120))) == (0, 0)
+    corners = _mark_pixels(render_frame(renderer, view.replace(passes=0), (160, 120)))
+    assert corners[0] > 20 and corners[1] == 0, "no pass yet: the four corners marked"

@@ -29,7 +29,7 @@ from terrainview.kernels.kernel_common import (
 
 __all__ = ["LATTICE_BITS", "MAX_HEIGHT_SCALE", "MAX_ITERATIONS_1D", "MAX_ITERATIONS_2D", "MAX_SEED",
            "cloud_colors", "diamond_square", "diamond_square_passes", "diamond_square_seeded", "half_pass_points",
-           "midpoint_1d"]
+           "midpoint_1d", "passes_grid_side"]
 
 MAX_ITERATIONS_1D = 16
 
@@ -328,6 +328,11 @@ def diamond_square_passes(iterations: int, half_passes: int, seed: int = 0, h: f
     return fine
 
 
+def passes_grid_side(half_passes: int) -> int:
+    """Points per side of ``diamond_square_passes``' grid after ``half_passes`` (3 for the four corners alone)."""
+    return (1 << max(1, (half_passes + 1) // 2)) + 1
+
+
 # Kinds of point half_pass_points returns.
 SET_BY_HALF_PASS = 0  # given its value by the latest half-pass
 COPIED_ACROSS_EDGE = 1  # a square step's point on row 0 or column 0, copied to the last row or column (wrap)
@@ -345,7 +350,7 @@ def half_pass_points(half_passes: int) -> np.ndarray:
     if half_passes == 0:
         corners = np.array([[0, 0], [2, 0], [0, 2], [2, 2]], dtype=np.int32)
         return np.column_stack([corners, np.full(4, SET_BY_HALF_PASS, dtype=np.int32)])
-    side = (1 << ((half_passes + 1) // 2)) + 1
+    side = passes_grid_side(half_passes)
     rows, columns = np.mgrid[0:side, 0:side].astype(np.int32)
     centres = (rows % 2 == 1) & (columns % 2 == 1)  # a diamond step's; a square step's are the edge midpoints
     chosen = centres if half_passes % 2 else (rows + columns) % 2 == 1

@@ -16,7 +16,7 @@ import moderngl
 import numpy as np
 from pyglm import glm
 
-from terrainview.kernels import lod
+from terrainview.kernels import fractal, lod
 from terrainview.render.gpu import FOG_COLOR, SURFACE_FOG, GpuResources, HeightBands, uniform
 from terrainview.render.lod_draw import LodTerrain, draw_selection
 from terrainview.render.world_draw import LIGHT_UNIT, SurfacePrograms, WorldTerrain
@@ -295,16 +295,16 @@ class Renderer:
                          layout: camera.TileLayout) -> None:
         """Mark the points the latest half-pass set, when the surface shows diamond-square's steps (--passes)."""
         half_passes = shown_half_passes(settings)
-        side = None if half_passes is None else (1 << ((half_passes + 1) // 2)) + 1
-        if side is None or side != self.gpu.surface_grid_size:  # not stepping, or that surface not uploaded yet
-            return
+        if half_passes is None or fractal.passes_grid_side(half_passes) != self.gpu.surface_grid_size:
+            return  # not stepping, or that surface not uploaded yet
+        side = self.gpu.surface_grid_size
         program = self.gpu.programs["pass_marks"]
         uniform(program, "view").write(view)
         uniform(program, "projection").write(projection)
         uniform(program, "mark_scale").value = max(1.0, frame.line_scale)
         self._bind_tiles(program, self.gpu.get("heights:surface"), side, layout, None)
         self.ctx.enable(moderngl.PROGRAM_POINT_SIZE)
-        vertex_array, marks = self.gpu.pass_marks(half_passes or 0)
+        vertex_array, marks = self.gpu.pass_marks(half_passes)
         vertex_array.render(moderngl.POINTS, vertices=marks, instances=layout[0] ** 2)
 
     def _draw_world(self, settings: SceneSettings, view: glm.mat4, frame: Frame, lines: bool,
