@@ -172,8 +172,8 @@ def test_scenes_saved_before_the_world_keep_showing_the_repeated_surface(tmp_pat
 
 def test_neighbouring_regions_cast_the_same_shadows_along_their_shared_edge():
     world_ = World(5, 0.7, 1.0, 2)
-    centre = world_regions.region_light(world_, RegionKey(0, 0, 6))
-    east, south = (world_regions.region_light(world_, RegionKey(x, z, 6)) for x, z in ((1, 0), (0, 1)))
+    centre = world_regions.region_light(world_, RegionKey(0, 0, 8))
+    east, south = (world_regions.region_light(world_, RegionKey(x, z, 8)) for x, z in ((1, 0), (0, 1)))
     assert centre.shape == (17, 65, 65)
     np.testing.assert_array_equal(centre[:, :, -1], east[:, :, 0])
     np.testing.assert_array_equal(centre[:, -1, :], south[:, 0, :])
@@ -188,3 +188,12 @@ def test_a_region_with_nothing_held_gets_a_quick_coarse_stand_in_first():
     wanted = [RegionKey(0, 0, 10), RegionKey(1, 0, 9), RegionKey(2, 0, 5)]
     cache.put(world_, RegionKey(1, 0, 7), np.zeros((4, 4), np.float32))
     assert cache.requests(wanted) == [RegionKey(0, 0, world_regions.STAND_IN_DETAIL), *wanted]
+
+
+def test_the_natural_look_holds_regions_fine_enough_for_its_per_pixel_normals():
+    settings = SceneSettings(tile=ENDLESS, iterations=10, mode="rendered", camera="fly", look="natural")
+    plain = world_regions.wanted_regions(settings, 12.0, world_regions.world_ranges(settings, 720, 60.0))
+    lit = world_regions.wanted_regions(settings, 12.0, world_regions.world_ranges(settings, 720, 60.0, lit=True))
+    assert [(key.x, key.z) for key in plain] == [(key.x, key.z) for key in lit]
+    assert all(a.detail <= b.detail for a, b in zip(plain, lit, strict=True))
+    assert sum(key.detail for key in lit) > sum(key.detail for key in plain) + len(lit) // 2

@@ -180,7 +180,7 @@ class WorldTerrain:
         """Draw the regions within ``reach`` in view; returns the triangles (or segments) drawn and the full mesh's."""
         world_ = self._adopt(settings)
         iterations = settings.iterations
-        ranges = world_regions.world_ranges(settings, detail_height, field_of_view_y)
+        ranges = world_regions.world_ranges(settings, detail_height, field_of_view_y, programs.lit)
         # One region past the reach too: made before it comes into view.
         self.wanted = world_regions.wanted_regions(settings, reach + PREFETCH, ranges)
         eye_x, _, eye_z = camera.eye_position(settings)

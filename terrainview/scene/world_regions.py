@@ -23,6 +23,8 @@ MIN_DETAIL = 4  # a region is held with at least 16 cells a side: one level-of-d
 APRON = 1  # points around each region's map, from its neighbours
 CACHE_BYTES = 256 << 20  # the maps kept, besides those wanted now
 STAND_IN_DETAIL = 6  # a region with no map yet gets one this coarse first (65 x 65 points: well under a millisecond)
+SHADING_ERROR_PIXELS = 2.0  # the natural look's normals: map points at most this far apart on screen
+LIGHT_COARSER = 2  # horizons are soft (shadows, occlusion): traced four times coarser than the heights ...
 LIGHT_DETAIL = 8  # the natural look's horizons of a region are traced at most this fine (256 cells a side)
 
 
@@ -75,9 +77,9 @@ def region_light(world_: World, key: RegionKey) -> np.ndarray:
 
     Traced over a window reaching one unit (the horizons' reach) past each of the region's sides, so its
     shadows come from the land around it; the window's own wrap-around never reaches back into the region.
-    Points are the region's own (side = 2**detail + 1, detail at most LIGHT_DETAIL), rows are Z.
+    Points are every 2**LIGHT_COARSER-th of the region's (at most 2**LIGHT_DETAIL cells a side), rows are Z.
     """
-    detail = min(key.detail, LIGHT_DETAIL)
+    detail = max(min(key.detail - LIGHT_COARSER, LIGHT_DETAIL), MIN_DETAIL)
     cells = world.region_cells(detail)
     margin = cells // 2  # one unit
     window = world.world_heights(detail, key.x * cells - margin, key.z * cells - margin, 2 * cells + 1,
@@ -129,9 +131,15 @@ def wanted_regions(settings: SceneSettings, reach: float, ranges: np.ndarray) ->
     return [key for _, key in sorted(keyed)]
 
 
-def world_ranges(settings: SceneSettings, image_height: int, field_of_view_y: float) -> np.ndarray:
-    """The level-of-detail ranges of the world's full detail for an image (lod.lod_ranges of a region)."""
-    return lod.grid_ranges(settings.iterations, image_height, field_of_view_y, settings.lod_error)
+def world_ranges(settings: SceneSettings, image_height: int, field_of_view_y: float, lit: bool = False) -> np.ndarray:
+    """The ranges that choose each region's detail.
+
+    The level of detail's for an image (lod.lod_ranges of a region), or with ``lit`` (the natural look, whose
+    normals come from the map per pixel) those of an error of ``SHADING_ERROR_PIXELS``, so that a region's points
+    are no farther apart on screen than that.
+    """
+    error = min(settings.lod_error, SHADING_ERROR_PIXELS) if lit else settings.lod_error
+    return lod.grid_ranges(settings.iterations, image_height, field_of_view_y, error)
 
 
 def region_pyramid(heights: np.ndarray) -> lod.LodSurface | None:
