@@ -381,3 +381,21 @@ def test_level_of_detail_keeps_the_gl_object_count_flat(renderer):
             draw(renderer, SceneSettings(mode=mode, iterations=iterations, tile=tile, lod_error=error), sizes)
         counts.append(renderer.gpu.live_objects)
     assert counts[3:] == counts[:3], "instance buffers are reused or replaced, never added"
+
+
+def test_a_frame_takes_the_finest_error_its_budget_allows_never_coarser_than_the_cap():
+    settings = SceneSettings(mode="rendered", iterations=7, tile=3)
+    chosen = select(settings, image_height=480)
+    at_cap = lod.select_nodes(surface(7), lod.tile_roots(3), lod.frustum_planes(
+        np.array(projection_matrix(ASPECT) * camera.view_matrix(settings), dtype=np.float64), tile_reach(False),
+        np.array(camera.view_matrix(settings), dtype=np.float64)), np.array(camera.eye_position(settings)),
+        lod.lod_ranges(surface(7), 480, FIELD_OF_VIEW_Y, settings.lod_error))
+    assert at_cap.triangles() < chosen.triangles() <= lod.TRIANGLE_BUDGET, "finer than the cap, within budget"
+    assert chosen.ranges[0] > at_cap.ranges[0], "finer: each level reaches farther"
+    capped = select(settings.replace(lod_error=6.0), image_height=480)
+    assert capped.ranges[0] >= lod.lod_ranges(surface(7), 480, FIELD_OF_VIEW_Y, 6.0)[0], "never coarser than a cap"
+    lines = select(settings.replace(mode="lines"), image_height=480, lines=True)
+    pixels_per_unit = 480 / (2.0 * np.tan(np.radians(FIELD_OF_VIEW_Y) / 2.0))
+    cell = 2.0 / (1 << 7)
+    assert lines.ranges[0] <= cell * pixels_per_unit / 4.0 + 1e-9, "a wireframe's cells stay four pixels apart"
+

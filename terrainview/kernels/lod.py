@@ -38,11 +38,13 @@ MAX_NODE_EXTENT = 0.35
 # iterations 8 on one tile, the original's largest surface, is drawn as the original drew it.
 FULL_MESH_TRIANGLES = 200_000
 FULL_MESH_SEGMENTS = 140_000
-# What a level-of-detail frame may draw at most: a view that would draw more is drawn with a larger error.
-TRIANGLE_BUDGET = 400_000
-SEGMENT_BUDGET = 250_000
+# What a level-of-detail frame may draw: the finest error down to one pixel that keeps within it (a frame of
+# about 25 ms of vertex work on llvmpipe, the rest of 50 ms left to shading), never coarser than --lod-error
+# unless even that is over it.
+TRIANGLE_BUDGET = 60_000
+SEGMENT_BUDGET = 60_000
 BUDGET_HEIGHT = 720  # the budgets hold for a 720-pixel-high image; taller ones get more, by area
-DEFAULT_ERROR_PIXELS = 8.0  # the --lod-error default
+DEFAULT_ERROR_PIXELS = 8.0  # the --lod-error default: the coarsest error a frame falls back to
 INSTANCE_FIELDS = 6  # tile centre x, z; first column, first row (cells); level; edge flags (lines mode)
 EDGE_HIGH_X, EDGE_HIGH_Z = 1, 2  # the node's last column / row is an outer edge of the drawn tiles
 

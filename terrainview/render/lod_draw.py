@@ -7,6 +7,10 @@ exceed its budget; otherwise they draw the full mesh.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+from typing import TypeVar
+
 import moderngl
 import numpy as np
 from pyglm import glm
@@ -18,6 +22,10 @@ from terrainview.scene.settings import LevelOfDetail, SceneSettings
 
 ERROR_GROWTH = 1.5  # a selection over budget is made again with this much more error, ...
 MAX_RETRIES = 8  # ... this many times at most
+# The finest error a frame's budget may buy: a grid step of one output pixel, or in lines mode four (finer, the
+# wireframe would fill in black).
+FINEST_ERROR_PIXELS = 1.0
+FINEST_LINES_ERROR_PIXELS = 4.0
 
 
 class LodTerrain:
@@ -63,16 +71,58 @@ class LodTerrain:
         roots = lod.tile_roots(tiles) + origin
         image_planes = planes(image_projection if image_projection is not None else projection)
         limit = budget * max(1.0, (detail_height / lod.BUDGET_HEIGHT) ** 2)
-        error = settings.lod_error
-        for _ in range(MAX_RETRIES):
+
+        def select(error: float) -> tuple[tuple[np.ndarray, lod.Selection], int]:
             ranges = lod.lod_ranges(surface, detail_height, field_of_view_y, error)
             selection = lod.select_nodes(surface, roots, image_planes, eye, ranges)
-            if (selection.segments() if lines else selection.triangles()) <= limit:
-                break
-            error *= ERROR_GROWTH
+            return (ranges, selection), selection.segments() if lines else selection.triangles()
+
+        ranges, selection = finest_within_budget(select, settings.lod_error, limit, lines)
         if image_projection is None or image_projection == projection:
             return selection
         return lod.select_nodes(surface, roots, planes(projection), eye, ranges)
+
+
+Chosen = TypeVar("Chosen")
+
+
+def finest_within_budget(select: Callable[[float], tuple[Chosen, int]], cap: float, limit: float,
+                         lines: bool) -> Chosen:
+    """What ``select(error)`` gives for the finest error the budget ``limit`` allows.
+
+    From FINEST_ERROR_PIXELS (FINEST_LINES_ERROR_PIXELS for ``lines``) up to ``cap`` (--lod-error); past the cap
+    only while even the cap is over the budget.
+    ``select`` returns its choice and what it draws. The drawn count goes about as 1 / error**2, so one try at the
+    cap says how much finer to try; errors are whole steps of ERROR_GROWTH below the cap, so a moving eye does
+    not change the error every frame.
+    """
+    chosen, count = select(cap)
+    error = cap
+    if count > limit:  # even the cap is too fine: coarser until it fits, as before
+        for _ in range(MAX_RETRIES - 1):
+            error *= ERROR_GROWTH
+            chosen, count = select(error)
+            if count <= limit:
+                break
+        return chosen
+    finest = FINEST_LINES_ERROR_PIXELS if lines else FINEST_ERROR_PIXELS
+    if count == 0 or cap <= finest:
+        return chosen
+    finest_step = math.floor(math.log(cap / finest) / math.log(ERROR_GROWTH) + 1e-9)
+    # The count goes about as 1 / error**2: start where it would meet the limit, then walk to the finest that fits.
+    estimate = max(finest, cap * math.sqrt(count / limit))
+    step = min(finest_step, max(1, math.floor(math.log(cap / estimate) / math.log(ERROR_GROWTH))))
+    fitting: tuple[int, Chosen] = (0, chosen)
+    while 0 < step <= finest_step:
+        finer, finer_count = select(cap / ERROR_GROWTH ** step)
+        if finer_count <= limit:
+            fitting = (step, finer)
+            step += 1
+        elif fitting[0] >= step - 1 and fitting[0] > 0:
+            break  # the step before fitted: it is the finest
+        else:
+            step -= 1
+    return fitting[1]
 
 
 def lod_uniforms(program: moderngl.Program, selection: lod.Selection) -> None:

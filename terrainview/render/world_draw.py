@@ -19,7 +19,7 @@ from pyglm import glm
 
 from terrainview.kernels import lighting, lod
 from terrainview.render.gpu import GpuResources, HeightBands, uniform
-from terrainview.render.lod_draw import ERROR_GROWTH, MAX_RETRIES, lod_uniforms
+from terrainview.render.lod_draw import finest_within_budget, lod_uniforms
 from terrainview.scene import camera, world_regions
 from terrainview.scene.settings import SceneSettings
 from terrainview.scene.world_regions import RegionCache, RegionKey, World
@@ -216,14 +216,13 @@ class WorldTerrain:
         in_view = [entry for entry, out_of_view in zip(residents, outside, strict=True) if not out_of_view]
         budget_scale = max(1.0, (detail_height / lod.BUDGET_HEIGHT) ** 2)
         limit = (lod.SEGMENT_BUDGET if lines else lod.TRIANGLE_BUDGET) * budget_scale
-        error = settings.lod_error
-        for _ in range(MAX_RETRIES):
-            patch_ranges = lod.grid_ranges(iterations, detail_height, field_of_view_y, error)
-            selections = self._select(in_view, image_planes, eye, patch_ranges, bottom, top)
-            total = sum(_count(selection, lines) for selection in selections if selection is not None)
-            if total <= limit:
-                break
-            error *= ERROR_GROWTH
+
+        def select(error: float) -> tuple[tuple[np.ndarray, list[lod.Selection | None]], int]:
+            ranges = lod.grid_ranges(iterations, detail_height, field_of_view_y, error)
+            chosen = self._select(in_view, image_planes, eye, ranges, bottom, top)
+            return (ranges, chosen), sum(_count(selection, lines) for selection in chosen if selection is not None)
+
+        patch_ranges, selections = finest_within_budget(select, settings.lod_error, limit, lines)
         if image_projection != projection:  # one tile of a larger image: the whole image's error, this tile's nodes
             selections = self._select(in_view, frame_planes, eye, patch_ranges, bottom, top)
 

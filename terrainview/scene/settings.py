@@ -143,7 +143,8 @@ class SceneSettings:
     # Level of detail (terrainview/lod.py): the full mesh is drawn whenever it fits the budget, or always when off.
     lod: LevelOfDetail = _option(LevelOfDetail.ON, "level of detail of large surfaces (off: always the full mesh)",
                                  choices=tuple(LevelOfDetail), group="render", closed_set=LevelOfDetail)
-    lod_error: float = _option(DEFAULT_ERROR_PIXELS, "level of detail: largest on-screen grid step in output pixels",
+    lod_error: float = _option(DEFAULT_ERROR_PIXELS, "level of detail: the largest on-screen grid step in output "
+                               "pixels; a frame draws finer, down to 1, while its triangle budget allows",
                                low=0.01, high=64.0, group="render", metavar="PX")
     # The camera (terrainview/camera.py). Orbit, the original's: view = translate(xtrans, ytrans, ztrans) *
     # rotateX(pitch) * rotateY(yrot); fly: view = rotateX(pitch) * rotateY(yrot) * translate(-eye).
