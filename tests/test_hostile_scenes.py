@@ -355,3 +355,38 @@ def test_messages_name_the_file_and_the_option(tmp_path, call_main, usage_error)
     status, _, err = call_main("video", "-o", tmp_path / "x.mp4", "--flight", tmp_path / "flight.toml")
     usage_error(status, err, "flight.toml: keyframe 2 (time 2): seed_image: gone.png: no such file")
     assert list(path.name for path in tmp_path.iterdir() if path.suffix in (".npy", ".mp4")) == []
+
+
+def test_a_scene_reads_images_only_under_its_folder_the_current_one_or_the_assets(tmp_path, monkeypatch, call_main,
+                                                                                 usage_error):
+    from PIL import Image
+
+    from terrainview.scene.flythrough import FlightError, load_flight
+    from terrainview.scene.scene_file import load_scene
+
+    elsewhere, shared, work = tmp_path / "private", tmp_path / "shared", tmp_path / "work"
+    for folder in (elsewhere, shared, work):
+        folder.mkdir()
+    Image.new("L", (8, 8), 200).save(elsewhere / "secret.png")
+    Image.new("L", (8, 8), 90).save(shared / "island.png")
+    (shared / "link.png").symlink_to(elsewhere / "secret.png")
+    monkeypatch.chdir(work)
+
+    def scene(image: Path) -> Path:
+        path = shared / f"scene-{image.stem}.toml"
+        path.write_text(f'version = 2\n[scene]\nmode = "rendered"\nseed_image = "{image}"\n')
+        return path
+
+    assert load_scene(scene(shared / "island.png"))[0].seed_image == str(shared / "island.png"), "beside it: read"
+    for outside in (elsewhere / "secret.png", shared / "link.png", shared / ".." / "private" / "secret.png"):
+        status, _, err = call_main("render", "-o", work / "x.png", "--scene", scene(outside))
+        usage_error(status, err, "a scene may read an image only under its own folder")
+        assert not (work / "x.png").exists()
+    flight = shared / "flight.toml"
+    flight.write_text(f'version = 2\n[scene]\nmode = "rendered"\n[[keyframe]]\ntime = 0.0\n'
+                      f'seed_image = "{elsewhere / "secret.png"}"\n[[keyframe]]\ntime = 1.0\n')
+    with pytest.raises(FlightError, match="keyframe 1 .*a scene may read an image only"):
+        load_flight(flight)
+    status, _, err = call_main("render", "-o", work / "y.png", "--size", "32x18", "--mode", "rendered",
+                               "--seed-image", elsewhere / "secret.png")
+    assert status == 0, "the command line may name any image: the user chose it"

@@ -27,7 +27,7 @@ from terrainview.scene.scene_file import (
     SETTING_FIELDS,
     costs_too_much,
     file_value,
-    missing_image,
+    image_problem,
     scene_document,
     scene_from_document,
     too_costly_warning,
@@ -304,9 +304,9 @@ def flight_from_document(path: Path, document: dict[str, Any]) -> tuple[Flythrou
     except SettingsError as error:
         raise FlightError(f"{path}: {error}") from None
     for number, keyframe in enumerate(keyframes, 1):
-        missing = missing_image(keyframe.values.get("seed_image") or "")
-        if missing:
-            raise FlightError(f"{path}: keyframe {number} (time {keyframe.time:g}): seed_image: {missing}")
+        problem = image_problem(Path(path), keyframe.values.get("seed_image") or "")
+        if problem:
+            raise FlightError(f"{path}: keyframe {number} (time {keyframe.time:g}): seed_image: {problem}")
     if any(costs_too_much(state) for state in (flight.scene, *(flight.at(k.time) for k in flight.keyframes))):
         warnings.append(too_costly_warning(path))  # every frame drawn with level of detail, as a scene would be
         flight = Flythrough(flight.scene.replace(lod=LevelOfDetail.ON),

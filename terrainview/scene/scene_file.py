@@ -15,6 +15,7 @@ import tomli_w
 from PIL import PngImagePlugin
 
 from terrainview import __version__
+from terrainview.base.resources import assets_dir
 from terrainview.kernels.lod import full_mesh_triangles
 from terrainview.scene import catalog
 from terrainview.scene.bounded_reader import SceneError, parse_json, parse_toml, read_scene_source
@@ -149,17 +150,26 @@ def _settings_from_document(path: Path, document: dict[str, Any],
     if costs_too_much(settings):
         warnings.append(too_costly_warning(path))
         settings = settings.replace(lod=LevelOfDetail.ON)
-    missing = missing_image(settings.seed_image)
-    if missing:
-        raise SceneError(f"{path}: seed_image: {missing}")
+    problem = image_problem(path, settings.seed_image)
+    if problem:
+        raise SceneError(f"{path}: seed_image: {problem}")
     return settings, warnings
 
 
-def missing_image(name: str) -> str | None:
-    """Why a seed image named by a file cannot be used, found when the file is read (not frames later)."""
+def image_problem(source: Path, name: str) -> str | None:
+    """Why the seed image a file names cannot be used, found when the file is read (not frames later).
+
+    A file from someone else must not make terrainview read any picture on the machine and bake it into an output:
+    a scene, PNG, video or flight may name an image only under its own folder, the current folder or terrainview's
+    assets (symbolic links followed); the command line's --seed-image may name any.
+    """
     if not name:
         return None
     image = Path(name)
+    folders = (source.resolve().parent, Path.cwd().resolve(), assets_dir().resolve())
+    if not any(image.resolve().is_relative_to(folder) for folder in folders):
+        return (f"{name}: a scene may read an image only under its own folder, the current folder or "
+                "terrainview's assets (copy the image beside the scene)")
     if not image.exists():
         return f"{name}: no such file"
     return None if image.is_file() else f"{name}: not a file"
