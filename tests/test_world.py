@@ -197,3 +197,24 @@ def test_the_natural_look_holds_regions_fine_enough_for_its_per_pixel_normals():
     assert [(key.x, key.z) for key in plain] == [(key.x, key.z) for key in lit]
     assert all(a.detail <= b.detail for a, b in zip(plain, lit, strict=True))
     assert sum(key.detail for key in lit) > sum(key.detail for key in plain) + len(lit) // 2
+
+
+def test_the_worker_makes_what_the_frame_asks_for_and_the_cache_takes_it():
+    from terrainview.window.world_feed import WorldFeed
+
+    world_ = World(2, 0.7, 1.0, 2)
+    cache = RegionCache()
+    cache.adopt(world_)
+    feed = WorldFeed()
+    try:
+        wanted = [RegionKey(0, 0, 7), RegionKey(1, 0, 5)]
+        feed.request(world_, cache.requests(wanted), light=True)
+        assert feed.wait_idle(60.0)
+        assert feed.take(cache) == 3 and not cache.requests(wanted, light=True), "a stand-in, then both, all lit"
+        found = cache.best(0, 0, 7)
+        assert found is not None and found[1].pyramid is not None and found[1].light is not None
+        np.testing.assert_array_equal(found[1].heights, world_regions.region_map(world_, RegionKey(0, 0, 7)))
+        feed.request(World(3, 0.7, 1.0, 2), [RegionKey(0, 0, 5)])  # another world's: the cache drops it
+        assert feed.wait_idle(60.0) and feed.take(cache) == 1 and RegionKey(0, 0, 5) not in cache
+    finally:
+        feed.stop()

@@ -24,6 +24,7 @@ from terrainview.render.renderer import Renderer
 from terrainview.scene.derived_arrays import DerivedArrays, GenerationError
 from terrainview.scene.settings import SceneSettings
 from terrainview.scene.warmup import announce_compile
+from terrainview.window.worker_thread import WorkerThread
 
 
 @dataclass(frozen=True)
@@ -43,23 +44,21 @@ def _pyramid(changed: dict[str, np.ndarray | None]) -> LodSurface | None:
     return None if surface is None else LodSurface.of(surface)
 
 
-class GenerationWorker:
+class GenerationWorker(WorkerThread):
     """The background thread that brings the derived arrays up to date, always for the newest settings asked."""
 
     def __init__(self, arrays: DerivedArrays | None = None) -> None:
+        super().__init__("terrain-generation")
         self.arrays = arrays or DerivedArrays()
         # The running erosion's fraction done (None when none runs), for the panel; a newer request cancels it.
         self.erosion_progress: float | None = None
         self.arrays.progress = self._erosion_progress
-        self._condition = threading.Condition()
         self._requested: SceneSettings | None = None
         self._result: Generated | None = None
         self._busy_since: float | None = None
-        self._stopping = False
         self.first_done = threading.Event()
         self.compiling = False  # the running generation compiles numba kernels first (a cold cache)
-        self._thread = threading.Thread(target=self._run, name="terrain-generation", daemon=True)
-        self._thread.start()
+        self._start()
 
     def request(self, settings: SceneSettings) -> None:
         """Ask for ``settings`` to be generated next, replacing a request not started yet."""
@@ -88,13 +87,6 @@ class GenerationWorker:
                 if remaining <= 0 or not self._condition.wait(remaining):
                     return False
         return True
-
-    def stop(self) -> None:
-        """Stop the thread, waiting up to 5 seconds for it to finish."""
-        with self._condition:
-            self._stopping = True
-            self._condition.notify_all()
-        self._thread.join(timeout=5.0)
 
     def _run(self) -> None:
         while True:

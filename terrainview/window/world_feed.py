@@ -15,21 +15,20 @@ import numpy as np
 
 from terrainview.kernels.lod import LodSurface
 from terrainview.scene.world_regions import RegionCache, RegionKey, World, region_light, region_map, region_pyramid
+from terrainview.window.worker_thread import WorkerThread
 
 WORKER_NICENESS = 10  # the worker thread's nice value (Linux: per thread)
 
 
-class WorldFeed:
+class WorldFeed(WorkerThread):
     """A thread making regions' maps, always the first of the newest list asked for."""
 
     def __init__(self) -> None:
-        self._condition = threading.Condition()
+        super().__init__("world-regions")
         self._asked: tuple[World | None, list[RegionKey], bool] = (None, [], False)
         self._made: list[tuple[World, RegionKey, np.ndarray, np.ndarray | None, LodSurface | None]] = []
-        self._stopping = False
         self._making: RegionKey | None = None
-        self._thread = threading.Thread(target=self._run, name="world-regions", daemon=True)
-        self._thread.start()
+        self._start()
 
     def request(self, world_: World, keys: list[RegionKey], light: bool = False) -> None:
         """Make these maps (and, with ``light``, their light maps) next, in this order.
@@ -53,13 +52,6 @@ class WorldFeed:
         """Block until nothing is asked or running (for tests)."""
         with self._condition:
             return self._condition.wait_for(lambda: not self._asked[1] and self._making is None, timeout)
-
-    def stop(self) -> None:
-        """Stop the thread, waiting up to 5 seconds for the region it is making."""
-        with self._condition:
-            self._stopping = True
-            self._condition.notify_all()
-        self._thread.join(timeout=5.0)
 
     def _run(self) -> None:
         # Below the UI thread and the rasterizer's threads: on a machine of two cores the frames come first, and
