@@ -196,11 +196,13 @@ class WorldTerrain:
         budget = [MAX_UPLOAD_BYTES if self.streaming else 1 << 62]
         bottom, top = self._slab if self._slab[0] <= self._slab[1] else (-1e3, 1e3)  # no map yet: any height
         out_of_view_flags = _outside(frame_planes, self.wanted, bottom, top)
-        residents, self.missing = [], 0
+        residents, drawable, self.missing = [], [], 0
         for key, out_of_view, near in zip(self.wanted, out_of_view_flags, within, strict=True):
             resident = self._resident_for(key, iterations, budget, programs.lit)
             if resident is not None:
                 residents.append((key, resident))
+                if near:  # the ring beyond the reach is made and uploaded, not drawn
+                    drawable.append((key, resident))
             elif near and not out_of_view:
                 self.missing += 1  # land in view not drawn: no map of it yet
         self.cache.trim({resident.key for _, resident in residents})
@@ -212,8 +214,8 @@ class WorldTerrain:
 
         eye = np.array(camera.eye_position(settings))
         bottom, top = self._slab
-        outside = _outside(frame_planes, [key for key, _ in residents], bottom, top)
-        in_view = [entry for entry, out_of_view in zip(residents, outside, strict=True) if not out_of_view]
+        outside = _outside(frame_planes, [key for key, _ in drawable], bottom, top)
+        in_view = [entry for entry, out_of_view in zip(drawable, outside, strict=True) if not out_of_view]
         budget_scale = max(1.0, (detail_height / lod.BUDGET_HEIGHT) ** 2)
         limit = (lod.SEGMENT_BUDGET if lines else lod.TRIANGLE_BUDGET) * budget_scale
 
