@@ -69,8 +69,9 @@ def _table(ctx, renderer: Renderer, framebuffer) -> None:
                 full_ms = f"{_frame_ms(ctx, renderer, settings.replace(lod='off'), framebuffer, 1)[0]:8.0f}"
             elif uses_lod:
                 full_ms = f"{'-':>8s}"
-            targets = (f"frame<={FRAME_TARGET_MS:g} {verdict(ms <= FRAME_TARGET_MS)}, "
-                       f"drawn<={budget // 1000}k {verdict(stats.terrain <= budget)}")
+            # The budget binds level-of-detail frames; the full mesh (the original's own) is drawn whole.
+            drawn = f"drawn<={budget // 1000}k {verdict(stats.terrain <= budget)}" if uses_lod else "full mesh"
+            targets = f"frame<={FRAME_TARGET_MS:g} {verdict(ms <= FRAME_TARGET_MS)}, {drawn}"
             print(f"  {mode:8s} {iterations:4d} {tile!s:>7s} {ms:9.1f} {cpu_ms:7.1f} {stats.terrain:8d} "
                   f"{stats.terrain_full:10d} {select_ms} {full_ms}  {targets}", flush=True)
         ratio = frame_ms[12, 8] / frame_ms[8, 1]
