@@ -211,3 +211,37 @@ def test_only_a_teximage_made_from_every_same_input_shares_the_surfaces_map(eros
     arrays.update(settings)
     assert len(erosion_calls) == eroded
     assert same(arrays.teximage.value, arrays.surface.value) == (eroded == 2)
+
+
+def test_a_slow_erosion_is_previewed_at_a_coarser_resolution_of_the_same_landscape():
+    from terrainview.scene.derived_arrays import PREVIEW_ITERATIONS, preview_settings
+
+    eroded = SceneSettings(mode="rendered", iterations=PREVIEW_ITERATIONS + 2, erosion="thermal")
+    assert preview_settings(eroded) == eroded.replace(iterations=PREVIEW_ITERATIONS)
+    assert preview_settings(eroded.replace(erosion="none")) is None, "nothing slow to wait for"
+    assert preview_settings(eroded.replace(iterations=PREVIEW_ITERATIONS)) is None, "coarse enough already"
+    assert preview_settings(eroded.replace(mode="1d")) is None
+
+
+def test_the_worker_shows_the_coarse_erosion_first_then_the_full_map(monkeypatch):
+    import terrainview.window.generation_feed as feed_module
+    from terrainview.window.generation_feed import GenerationWorker
+
+    monkeypatch.setattr(feed_module, "preview_settings",
+                        lambda settings: settings.replace(iterations=3) if settings.iterations > 3 and
+                        settings.erosion != "none" else None)
+    worker = GenerationWorker()
+    made: list[int] = []
+    generate = worker._generate
+    monkeypatch.setattr(worker, "_generate", lambda settings: made.append(settings.iterations) or generate(settings))
+    try:
+        worker.request(SceneSettings(mode="rendered", iterations=5, erosion="thermal", thermal_passes=3))
+        assert worker.wait_idle(60.0)
+        result = worker.take_result()
+        assert made == [3, 5], "the preview, then the full map"
+        assert result is not None and result.settings.iterations == 5 and result.changed["surface"].shape == (33, 33)
+        worker.request(SceneSettings(mode="rendered", iterations=5, erosion="none"))
+        assert worker.wait_idle(60.0)
+        assert made == [3, 5, 5], "no erosion: no preview"
+    finally:
+        worker.stop()

@@ -101,6 +101,25 @@ def shown_half_passes(settings: SceneSettings) -> int | None:
     return settings.passes
 
 
+# Eroded maps finer than this are shown first at this resolution, then refined (the window's worker).
+PREVIEW_ITERATIONS = 9
+
+
+def preview_settings(settings: SceneSettings) -> SceneSettings | None:
+    """A quick stand-in for an eroded surface finer than PREVIEW_ITERATIONS: the same scene at that resolution.
+
+    Erosion is resolution-aware (its droplets, brush and steps are in surface units), so the coarse map is the
+    same landscape, made some 60 times faster from iterations 12. None when there is nothing to gain: no
+    erosion, a map that coarse already, or a generator whose map depends on its resolution.
+    """
+    erosion_choice = catalog.erosion(settings)
+    if not (erosion_choice.hydraulic or erosion_choice.thermal) or settings.iterations <= PREVIEW_ITERATIONS:
+        return None
+    if catalog.render_type(settings).dimensions != 2 or catalog.generator(settings).resolution_dependent(settings):
+        return None
+    return settings.with_iterations(PREVIEW_ITERATIONS)
+
+
 def showing_passes(settings: SceneSettings) -> bool:
     """Whether the surface is diamond-square part way (--passes below all the half-passes of its iterations)."""
     half_passes = shown_half_passes(settings)

@@ -21,7 +21,7 @@ import numpy as np
 
 from terrainview.kernels.lod import LodSurface
 from terrainview.render.renderer import Renderer
-from terrainview.scene.derived_arrays import DerivedArrays, GenerationError
+from terrainview.scene.derived_arrays import DerivedArrays, GenerationError, preview_settings, surface_key
 from terrainview.scene.settings import SceneSettings
 from terrainview.scene.warmup import announce_compile
 from terrainview.window.worker_thread import WorkerThread
@@ -99,16 +99,29 @@ class GenerationWorker(WorkerThread):
                 if settings is None:
                     continue
                 self._busy_since = time.perf_counter()
-            result = self._generate(settings)
-            self.erosion_progress = None
-            with self._condition:
-                if self._result is not None:  # an untaken result's arrays still need uploading
-                    lod_surface = result.lod_surface if "surface" in result.changed else self._result.lod_surface
-                    result = Generated(result.settings, {**self._result.changed, **result.changed},
-                                       result.seconds, result.error, lod_surface)
-                self._result, self._busy_since = result, None
-                self._condition.notify_all()
+            preview = preview_settings(settings)
+            if preview is not None and self.arrays.surface.key != surface_key(settings):
+                # A slow erosion: the same landscape at a coarser resolution first, shown while the full one runs.
+                self._post(self._generate(preview), busy=True)
+                with self._condition:
+                    if self._requested is not None or self._stopping:  # newer settings already: skip the full map
+                        self._busy_since = None
+                        continue
+            self._post(self._generate(settings), busy=False)
             self.first_done.set()
+
+    def _post(self, result: Generated, busy: bool) -> None:
+        """Hand ``result`` to the UI thread (merged into one not taken yet); ``busy``: more work follows."""
+        self.erosion_progress = None
+        with self._condition:
+            if self._result is not None:  # an untaken result's arrays still need uploading
+                lod_surface = result.lod_surface if "surface" in result.changed else self._result.lod_surface
+                result = Generated(result.settings, {**self._result.changed, **result.changed},
+                                   result.seconds, result.error, lod_surface)
+            self._result = result
+            if not busy:
+                self._busy_since = None
+            self._condition.notify_all()
 
     def _erosion_progress(self, fraction: float) -> bool:
         """Called by the erosion between batches: record progress; False (cancel) once newer settings wait."""
