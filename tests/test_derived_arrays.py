@@ -245,3 +245,11 @@ def test_the_worker_shows_the_coarse_erosion_first_then_the_full_map(monkeypatch
         assert made == [3, 5, 5], "no erosion: no preview"
     finally:
         worker.stop()
+
+
+def test_the_endless_world_makes_no_tile_map_it_would_not_draw():
+    arrays = DerivedArrays()
+    arrays.update(SceneSettings(mode="rendered", tile="endless", iterations=12, erosion="none"))
+    assert arrays.surface.value.shape == (3, 3) and not arrays.surface.value.any()
+    arrays.update(SceneSettings(mode="rendered", tile=1, iterations=4))
+    assert arrays.surface.value.shape == (17, 17), "back to tiles: the map is made again"

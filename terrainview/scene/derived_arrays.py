@@ -160,6 +160,8 @@ def surface_key(settings: SceneSettings) -> tuple:
     """The surface's key: the values of the settings it is made from (1D profile or 2D heightmap)."""
     if catalog.render_type(settings).dimensions == 1:
         return ("1d",) + _values(settings, PROFILE_INPUTS)
+    if settings.tile == ENDLESS:
+        return ("world",)  # the endless world draws its own regions (scene/world_regions.py)
     return ("2d",) + map_key(settings, "iterations", "h")
 
 
@@ -264,6 +266,8 @@ class DerivedArrays:
     def _make_surface(self, settings: SceneSettings) -> np.ndarray:
         if catalog.render_type(settings).dimensions == 1:
             return profile_heights(settings)  # no map to share
+        if settings.tile == ENDLESS:  # nothing draws the tile's map: a flat 3 x 3 stands in, made at once
+            return np.zeros((3, 3), dtype=np.float32)
         if showing_passes(settings):  # the generator's own steps, before any erosion
             return fractal.diamond_square_passes(settings.iterations, settings.passes or 0, settings.seed,
                                                  settings.h, settings.height_scale)
