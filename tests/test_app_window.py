@@ -374,6 +374,23 @@ class TestKeysInProcess:
         fresh.settings = start
         settle(fresh)
 
+    def test_the_window_says_once_what_the_endless_world_ignores(self, fresh):
+        from terrainview.window.app import WORLD_IGNORES
+
+        start = fresh.settings
+        fresh.told.discard(WORLD_IGNORES)
+        fresh.settings = start.replace(tile="endless")
+        fresh.on_render(0.0, 1 / 60)
+        assert WORLD_IGNORES not in fresh.message[0], "plain diamond-square: nothing ignored"
+        fresh.settings = start.replace(tile="endless", erosion="thermal")
+        fresh.on_render(0.0, 1 / 60)
+        assert fresh.message[0] == WORLD_IGNORES
+        fresh.message = ("", 0.0)
+        fresh.on_render(0.0, 1 / 60)
+        assert fresh.message[0] == "", "said once a session"
+        fresh.settings = start
+        settle(fresh)
+
     def test_f2_shows_the_status_line_over_the_view(self, fresh):
         assert not fresh.panel.status_line_visible
         tap(fresh, fresh.wnd.keys.F2)

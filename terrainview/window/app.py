@@ -39,6 +39,8 @@ from terrainview.window.world_feed import WorldFeed
 
 MESSAGE_SECONDS = 4.0
 QUIT_CONFIRM_SECONDS = MESSAGE_SECONDS  # a second Escape quits while the window still says so
+WORLD_IGNORES = ("The endless world is plain diamond-square: erosion, fault formation, a seed image and the passes "
+                 "apply to tiles (Layout: tiles or repeated)")
 # [ and ] as every backend reports them (their ASCII codes): moderngl-window's pyglet table gives { and } for
 # its LEFT_BRACKET and RIGHT_BRACKET, so the real keys are matched by code too.
 PASS_STEP_CODES = (ord("["), ord("]"))
@@ -119,6 +121,7 @@ class TerrainApp(mglw.WindowConfig):
         self._time_step_at = self.input_clock()
         self._take_generated()
         self._update_ground()
+        self._tell_what_the_world_ignores()
         self.settings = self.flight.advance(self.settings, frame_time)
         # A replay's clock starts with the first frame drawn (not while the kernels compile).
         self.settings = self.flythrough.advance(self.settings, frame_time if self.drawn_settings else 0.0)
@@ -158,6 +161,12 @@ class TerrainApp(mglw.WindowConfig):
         self.status.error = result.error  # a screenshot waiting for this terrain says why it is not taken
         if result.changed:
             self.status.generation_seconds = result.seconds
+
+    def _tell_what_the_world_ignores(self) -> None:
+        """Once a session: the endless world is plain diamond-square, whatever erosion or generator is chosen."""
+        if world_regions.world_conflict(self.settings) and WORLD_IGNORES not in self.told:
+            self.told.add(WORLD_IGNORES)
+            self.show_message(WORLD_IGNORES)
 
     def _update_ground(self) -> None:
         """Terrain following needs the surface under the eye: the CPU copy of the heightmap being drawn."""
