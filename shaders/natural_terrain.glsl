@@ -50,6 +50,8 @@ uniform float height_scale;      // the scene's, for the snow line
 uniform float water_level;       // the sea's height (a very low one without water)
 uniform sampler2DArray light_maps;
 uniform int light_texels;   // a region of the endless world: the points per side of its light maps
+uniform bool eroded;        // the surface's hydraulic erosion ran: water_maps holds where
+uniform sampler2D water_maps;  // wetness (r) and deposit (g), 0 to 1, wrapping like the light maps
 in vec3 world_position;
 in vec2 grid_coordinate;
 out vec4 fragment_color;
@@ -113,8 +115,10 @@ void main() {
     float sky_view = texture(light_maps, vec3(uv, float(HORIZON_DIRECTIONS))).r;
 
     // Materials: grass on gentle slopes, soil between, rock on steep ones, snow high up where it can lie
-    // (less on slopes facing the sun), sand along the shore. Noise breaks every boundary.
-    float grain = detail(world_position.xz * 0.35, distance);
+    // (less on slopes facing the sun), sand along the shore. Noise breaks every boundary. With erosion, the
+    // flow map: dark wet gullies where water ran, pale fans of fine sediment (smoother) where it settled.
+    vec2 water = eroded ? texture(water_maps, uv).rg : vec2(0.0);
+    float grain = detail(world_position.xz * 0.35, distance) * (1.0 - 0.6 * water.g);
     vec4 patches = texture(noise, world_position.xz * 0.027);  // broad variation: four independent channels
     float broad = patches.r - 0.5;
     float steep = 1.0 - normal.y + 0.25 * broad + 0.3 * grain;
@@ -126,6 +130,8 @@ void main() {
     vec3 sand = vec3(0.45, 0.39, 0.28);
     vec3 albedo = mix(grass, soil, smoothstep(0.08, 0.22, steep));
     albedo = mix(albedo, rock, smoothstep(0.28, 0.45, steep));
+    albedo = mix(albedo, vec3(0.21, 0.18, 0.14), 0.55 * smoothstep(0.15, 0.8, water.g));
+    albedo = mix(albedo, vec3(0.05, 0.045, 0.035), 0.8 * smoothstep(0.1, 0.55, water.r + 0.1 * broad));
     float snow_line = 0.21 + 0.05 * broad - 0.04 * dot(normal, sun_direction);
     albedo = mix(albedo, snow, smoothstep(snow_line, snow_line + 0.03, height) * (1.0 - smoothstep(0.3, 0.5, steep)));
     float shore = 1.0 - smoothstep(0.004, 0.02 + 0.01 * broad, world_position.y - water_level);

@@ -144,10 +144,10 @@ def test_a_failed_array_keeps_those_made_before_it(monkeypatch):
         assert worker.wait_idle(60.0)
         result = worker.take_result()
         assert result.error == "blend texture exploded"
-        assert set(result.changed) == {"surface", "clouds", "teximage", "teximage_flow"}  # still to be uploaded
+        assert set(result.changed) == {"surface", "surface_water", "clouds", "teximage", "teximage_flow"}  # to upload
         with pytest.raises(GenerationError, match="exploded") as raised:
             DerivedArrays().update(SMALL_BLEND)
-        assert set(raised.value.changed) == {"surface", "clouds", "teximage", "teximage_flow"}
+        assert set(raised.value.changed) == {"surface", "surface_water", "clouds", "teximage", "teximage_flow"}
     finally:
         worker.stop()
 

@@ -271,7 +271,7 @@ def test_derived_arrays_follow_the_erosion_settings():
     arrays.update(base)
     plain_surface, plain_texture = arrays.surface.value, arrays.surface_texture.value
     changed = arrays.update(on)
-    assert set(changed) == {"surface", "teximage", "teximage_flow", "surface_texture"}
+    assert set(changed) == {"surface", "surface_water", "teximage", "teximage_flow", "surface_texture"}
     expected, result = eroded_heights(on, 5, on.h)
     np.testing.assert_array_equal(arrays.surface.value, expected)
     assert not np.array_equal(arrays.surface.value, plain_surface)

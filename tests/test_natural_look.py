@@ -172,3 +172,45 @@ def test_light_maps_encode_the_horizons_and_the_sky_view():
     expected = np.rint((horizons / (1.0 + np.abs(horizons)) * 0.5 + 0.5) * 255.0)
     assert np.abs(maps[:-1].astype(int) - expected).max() <= 1
     assert np.abs(maps[-1].astype(int) - np.rint(sky_view(horizons) * 255.0)).max() <= 1
+
+
+# --- the erosion's water in the materials -----------------------------------------------------------------------
+
+ERODED = NATURAL.replace(tile=1, erosion="hydraulic", erosion_droplets=2000.0, eye_x=0.0, eye_y=0.9, eye_z=0.0,
+                         pitch=80.0, yrot=0.0, sun_elevation=50.0)
+
+
+def test_water_maps_hold_the_surface_erosions_wetness_and_softened_deposit():
+    from terrainview.scene.derived_arrays import DerivedArrays, eroded_heights
+
+    scene = ERODED.replace(iterations=8)  # fine enough that the deposit's softening spans cells
+    arrays = DerivedArrays()
+    maps = arrays.update(scene)["surface_water"]
+    _, result = eroded_heights(scene, scene.iterations, scene.h)
+    assert maps.shape == (256, 256, 2) and maps.dtype == np.uint8
+    np.testing.assert_array_equal(maps[..., 0], np.rint(result.flow[:-1, :-1] * 255.0).astype(np.uint8))
+    raw = np.rint(result.deposit[:-1, :-1] * 255.0)
+    deposit = maps[..., 1].astype(np.float64)
+    assert deposit.max() > 0 and np.abs(np.diff(deposit, axis=1)).mean() < 0.5 * np.abs(np.diff(raw, axis=1)).mean()
+    assert arrays.update(scene.replace(erosion="none"))["surface_water"] is None  # dry again: the GPU drops it
+    assert DerivedArrays().update(scene.replace(erosion="thermal"))["surface_water"] is None
+
+
+@pytest.mark.gl
+def test_wet_ground_is_darker_and_deposits_are_paler_in_the_natural_look(renderer):
+    from terrainview.render.offscreen import render_pixels
+
+    renderer.update(ERODED)
+    frames = {}
+    for name, (wet, deposit) in {"dry": (0, 0), "wet": (255, 0), "deposit": (0, 255)}.items():
+        maps = np.zeros((64, 64, 2), dtype=np.uint8)
+        maps[..., 0], maps[..., 1] = wet, deposit
+        renderer.gpu.upload_surface_water(maps)
+        frames[name] = render_pixels(renderer, ERODED, SIZE).astype(np.float64)
+    ground = (slice(SIZE[1] // 3, 2 * SIZE[1] // 3), slice(SIZE[0] // 3, 2 * SIZE[0] // 3))
+    dry, wet, deposit = (frames[name][ground].mean() for name in ("dry", "wet", "deposit"))
+    assert wet < dry - 10, "where water ran the ground is dark"
+    assert deposit > dry + 3, "fine sediment is paler than the grass it covers"
+    renderer.gpu.upload_surface_water(None)
+    assert np.array_equal(render_pixels(renderer, ERODED, SIZE).astype(np.float64), frames["dry"]), \
+        "no maps: the same picture as a dry map"

@@ -428,6 +428,18 @@ class GpuResources:
         else:
             self._float_texture("texture:teximage_flow", flow)
 
+    def upload_surface_water(self, maps: np.ndarray | None) -> None:
+        """The surface's wetness and deposit (``derived_arrays.water_maps``) as an RG texture; None drops it."""
+        if maps is None:
+            self._drop("texture:surface_water")
+            return
+        rows, columns, _ = maps.shape
+        texture = self._objects.get("texture:surface_water")
+        if texture is None or texture.size != (columns, rows):
+            texture = self._own("texture:surface_water", self.ctx.texture((columns, rows), 2, alignment=1))
+            texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        texture.write(np.ascontiguousarray(maps))
+
     def upload_surface_texture(self, rgb: np.ndarray | None) -> None:
         """A CPU-made surface texture (blend, bands); None means the teximage textures the surface."""
         if rgb is None:

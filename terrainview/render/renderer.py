@@ -26,6 +26,7 @@ from terrainview.scene.settings import ENDLESS, Look, SceneSettings
 from terrainview.scene.world_regions import World, world_band_limits
 
 FIELD_OF_VIEW_Y = 60.0
+WATER_UNIT = 3  # the natural look's erosion maps (the surface's wetness and deposit)
 NEAR_PLANE = 0.1
 FAR_PLANE = 15.0
 # The natural look sees farther: land out to NATURAL_REACH fades into the haze, the sea to the far plane.
@@ -160,8 +161,9 @@ class Renderer:
         """
         # The teximage's flow map goes up before the teximage is drawn with it.
         uploads: dict[str, Callable[[Any], None]] = {
-            "surface": self.gpu.upload_surface, "clouds": self.gpu.upload_clouds,
-            "teximage_flow": self.gpu.upload_teximage_flow, "teximage": self._draw_teximage_texture,
+            "surface": self.gpu.upload_surface, "surface_water": self.gpu.upload_surface_water,
+            "clouds": self.gpu.upload_clouds, "teximage_flow": self.gpu.upload_teximage_flow,
+            "teximage": self._draw_teximage_texture,
             "surface_texture": self.gpu.upload_surface_texture, "light": self.gpu.upload_light_maps}
         for name, upload in uploads.items():
             if name in changed:
@@ -441,9 +443,14 @@ class Renderer:
 
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         water_level = settings.water_level if settings.water_level is not None else -1e3
+        # Where the surface's hydraulic erosion ran water (the endless world is never eroded).
+        eroded = settings.tile != ENDLESS and gpu.has("texture:surface_water")
         values: dict[str, Any] = {"eye": eye, "sun_azimuth": settings.sun_azimuth, "haze_density": haze,
-                                  "height_scale": settings.height_scale, "water_level": water_level}
+                                  "height_scale": settings.height_scale, "water_level": water_level,
+                                  "eroded": eroded}
         gpu.get("texture:noise").use(2)
+        if eroded:
+            gpu.get("texture:surface_water").use(WATER_UNIT)
 
         def setup(program: moderngl.Program) -> None:
             uniform(program, "view").write(view)
@@ -453,6 +460,7 @@ class Renderer:
             sky_uniforms(program)
             uniform(program, "light_maps").value = LIGHT_UNIT
             uniform(program, "noise").value = 2
+            uniform(program, "water_maps").value = WATER_UNIT
 
         if settings.tile == ENDLESS:
             layout = camera.tile_layout(settings, NATURAL_REACH)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from terrainview.kernels import erosion, fractal, lighting
+from terrainview.kernels import erosion, fractal, generators, lighting
 from terrainview.scene import catalog
 from terrainview.scene.settings import ENDLESS, Look, SceneSettings
 
@@ -191,6 +191,24 @@ def light_key(settings: SceneSettings) -> tuple:
     return surface_key(settings)
 
 
+DEPOSIT_BLUR_UNITS = 0.008  # the softening of the deposit map, in surface units (about the erosion brush's radius)
+
+
+def water_maps(result: erosion.ErosionResult, max_cells: int = lighting.MAX_HORIZON_CELLS) -> np.ndarray:
+    """Where a hydraulic erosion's water ran (wetness) and what it left (deposit), for the natural look's materials.
+
+    uint8 (cells, cells, 2), 0 to 1 as 0 to 255, every k-th point of the maps like the light maps (at most
+    ``max_cells`` a side), without the repeated last row and column: the texture wraps.
+    """
+    stride = max(1, (result.flow.shape[0] - 1) // max_cells)
+    flow, deposit = result.flow[::stride, ::stride], result.deposit[::stride, ::stride]  # seamless still
+    # Droplets drop sediment a brush at a time: softened over a few points, deposits read as fans, not speckle.
+    sigma = min(DEPOSIT_BLUR_UNITS * (deposit.shape[0] - 1) / erosion.SURFACE_SIZE, generators.MAX_BLUR)
+    deposit = generators.periodic_blur(deposit, sigma)
+    maps = np.stack([flow[:-1, :-1], deposit[:-1, :-1]], axis=-1)
+    return np.rint(np.clip(maps, 0.0, 1.0) * 255.0).astype(np.uint8)
+
+
 class GenerationError(ValueError):
     """An array could not be made; ``changed`` holds those regenerated before it.
 
@@ -229,7 +247,8 @@ class DerivedArrays:
 
     ``progress`` (optional) is passed to the erosion: called with the fraction done, False cancels it
     (``erosion.Cancelled``, reported as a GenerationError). ``teximage_erosion`` holds the hydraulic erosion of
-    the teximage heights (its flow and deposit maps texture the surface), None without one.
+    the teximage heights (its flow and deposit maps texture the surface), None without one; ``surface_water``
+    the surface's own (``water_maps``, the natural look's materials), None without one.
     """
 
     progress: Progress | None = None
@@ -239,17 +258,18 @@ class DerivedArrays:
     surface_texture: _Derived = field(init=False)
     light: _Derived = field(init=False)
     teximage_erosion: erosion.ErosionResult | None = field(default=None, init=False)
+    surface_water: np.ndarray | None = field(default=None, init=False)
     # The eroded 2D maps made by the running update, by map_key: a teximage made like the surface takes the
     # surface's. Emptied when the update ends, so the surface's erosion maps are not kept.
     _maps: dict[tuple, tuple[np.ndarray, erosion.ErosionResult | None]] = field(default_factory=dict, init=False,
                                                                                 repr=False)
 
-    # In dependency order; the teximage's flow map comes with it (``teximage_flow``, None without a hydraulic
-    # pass).
+    # In dependency order; the surface's and the teximage's erosion maps come with them (``surface_water``,
+    # ``teximage_flow``; None without a hydraulic pass).
     NAMES = ("surface", "clouds", "teximage", "surface_texture", "light")
 
     def __post_init__(self) -> None:
-        self.surface = _Derived(surface_key, self._make_surface)
+        self.surface = _Derived(surface_key, self._make_surface, companions=self._surface_water)
         self.teximage = _Derived(teximage_key, self._make_teximage, companions=self._teximage_flow)
         self.surface_texture = _Derived(surface_texture_key, self._make_surface_texture)
         self.light = _Derived(light_key, self._make_light)
@@ -264,6 +284,7 @@ class DerivedArrays:
         return self._maps[key]
 
     def _make_surface(self, settings: SceneSettings) -> np.ndarray:
+        self.surface_water = None
         if catalog.render_type(settings).dimensions == 1:
             return profile_heights(settings)  # no map to share
         if settings.tile == ENDLESS:  # nothing draws the tile's map: a flat 3 x 3 stands in, made at once
@@ -271,7 +292,13 @@ class DerivedArrays:
         if showing_passes(settings):  # the generator's own steps, before any erosion
             return fractal.diamond_square_passes(settings.iterations, settings.passes or 0, settings.seed,
                                                  settings.h, settings.height_scale)
-        return self._eroded_map(settings, "iterations", "h")[0]
+        heights, result = self._eroded_map(settings, "iterations", "h")
+        self.surface_water = None if result is None else water_maps(result)
+        return heights
+
+    def _surface_water(self) -> dict[str, np.ndarray | None]:
+        """Where water ran over the surface just made (``water_maps``), None without a hydraulic pass."""
+        return {"surface_water": self.surface_water}
 
     def _make_teximage(self, settings: SceneSettings) -> np.ndarray:
         heights, self.teximage_erosion = self._eroded_map(settings, "teximage_iterations", "teximage_h")
