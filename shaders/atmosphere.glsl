@@ -7,6 +7,7 @@
 
 const vec3 RAYLEIGH = vec3(0.058, 0.135, 0.331);  // scattering per 8 km scale height, red/green/blue (Rayleigh)
 const float MIE = 0.021;                          // haze scattering per 1.2 km scale height
+const vec3 OZONE = vec3(0.0098, 0.028, 0.0013);   // ozone's absorption overhead (Chappuis band: green and red)
 const float MIE_G = 0.7;                         // haze's forward scattering (Henyey-Greenstein g)
 const float SUN_ILLUMINANCE = 20.0;               // the sun's light above the air, in the sky's units
 const float SUN_DISC_COS = 0.99996;               // cos(0.5 degree): the sun's disc, a little larger than life
@@ -24,9 +25,15 @@ vec3 extinction() {
     return RAYLEIGH + vec3(MIE);
 }
 
+// The sun's light above the lower air: what the ozone high up leaves of it (little, except at a low sun, when
+// taking green and red keeps the twilight sky blue).
+vec3 sun_above(vec3 sun) {
+    return SUN_ILLUMINANCE * exp(-OZONE * air_mass(sun.y)) * smoothstep(-0.1, 0.02, sun.y);
+}
+
 // The sun's light at the ground: reddened by the air it crossed.
 vec3 sunlight(vec3 sun) {
-    return SUN_ILLUMINANCE * exp(-extinction() * air_mass(sun.y)) * smoothstep(-0.1, 0.02, sun.y);
+    return sun_above(sun) * exp(-extinction() * air_mass(sun.y));
 }
 
 // The sky's light from direction (unit) for the sun toward sun (unit); no sun disc.
@@ -38,9 +45,14 @@ vec3 sky_light(vec3 direction, vec3 sun) {
     float mie_phase = 0.0795775 * (1.0 - g2) / pow(1.0 + g2 - 2.0 * MIE_G * cos_angle, 1.5);
     vec3 scattering = RAYLEIGH * rayleigh_phase + vec3(MIE * mie_phase);
     vec3 depth = extinction() * air_mass(mu);
-    // In-scattered light along the ray, each bit dimmed by the air behind it, lit by the sun as it is up where
-    // the scattering happens (through about half the air the ground's sunlight crosses).
-    vec3 aloft = SUN_ILLUMINANCE * exp(-extinction() * air_mass(sun.y) * 0.5) * smoothstep(-0.1, 0.02, sun.y);
+    // In-scattered light along the ray, each bit dimmed by the air behind it, lit by the sun as it is where the
+    // scattering happens. Toward the horizon the ray stays low, in the dense air that reddens the ground's
+    // sunlight (about half of its path on average); looking up it climbs into thin air that even a setting sun
+    // lights nearly white, so the zenith stays blue at sunset while the horizon glows. Up a column of
+    // exponential air the sun's mean transmittance is (1 - exp(-t)) / t, t its optical depth at the ground.
+    vec3 sun_depth = extinction() * air_mass(sun.y);
+    vec3 low = exp(-0.5 * sun_depth), column = (1.0 - exp(-sun_depth)) / max(sun_depth, vec3(1e-4));
+    vec3 aloft = sun_above(sun) * mix(low, column, sqrt(mu));
     vec3 light = aloft * scattering / extinction() * (1.0 - exp(-depth));
     // A little light scattered more than once keeps twilight and shadows from going black.
     return SKY_GAIN * light + 0.01 * SUN_ILLUMINANCE * RAYLEIGH * smoothstep(-0.2, 0.3, sun.y);

@@ -214,3 +214,15 @@ def test_wet_ground_is_darker_and_deposits_are_paler_in_the_natural_look(rendere
     renderer.gpu.upload_surface_water(None)
     assert np.array_equal(render_pixels(renderer, ERODED, SIZE).astype(np.float64), frames["dry"]), \
         "no maps: the same picture as a dry map"
+
+
+@pytest.mark.gl
+def test_at_sunset_the_horizon_glows_under_a_blue_sky(renderer):
+    """The sun 2 degrees up, ahead: warm near the horizon, cool (blue over red) high up; at noon, blue at both."""
+    toward_sun = NATURAL.replace(pitch=-35.0, yrot=180.0, sun_azimuth=180.0, sun_elevation=2.0, eye_y=2.0)
+    sky = frame_of(renderer, toward_sun)
+    high, low = sky[:8].mean(axis=(0, 1)), sky[-16:-8].mean(axis=(0, 1))  # about 60 and 10 degrees up
+    assert low[0] - low[2] > 20, "a warm glow along the horizon"
+    assert high[2] > high[0] + 10 and high[2] - high[0] > low[2] - low[0] + 40, "the sky above stays blue"
+    noon = frame_of(renderer, toward_sun.replace(sun_elevation=70.0))
+    assert noon[:8, :, 2].mean() > noon[:8, :, 0].mean() + 20
