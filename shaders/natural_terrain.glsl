@@ -46,7 +46,8 @@ void main() {
 uniform vec3 eye;
 uniform float sun_azimuth;       // degrees, the compass bearing the light comes from
 uniform float haze_density;      // per squared unit of distance
-uniform float height_scale;      // the scene's, for the snow line
+uniform float height_scale;      // the scene's, for the snow line's softness
+uniform float snow_height;       // the snow line: the height the highest land rises above (texturing.py)
 uniform float water_level;       // the sea's height (a very low one without water)
 uniform sampler2DArray light_maps;
 uniform int light_texels;   // a region of the endless world: the points per side of its light maps
@@ -122,7 +123,6 @@ void main() {
     vec4 patches = texture(noise, world_position.xz * 0.027);  // broad variation: four independent channels
     float broad = patches.r - 0.5;
     float steep = 1.0 - normal.y + 0.25 * broad + 0.3 * grain;
-    float height = world_position.y / max(height_scale, 1e-3);
     vec3 grass = mix(vec3(0.06, 0.10, 0.03), vec3(0.11, 0.13, 0.05), patches.g);
     vec3 soil = vec3(0.20, 0.15, 0.10);
     vec3 rock = mix(vec3(0.13, 0.11, 0.09), vec3(0.24, 0.21, 0.18), patches.b);
@@ -132,8 +132,9 @@ void main() {
     albedo = mix(albedo, rock, smoothstep(0.28, 0.45, steep));
     albedo = mix(albedo, vec3(0.21, 0.18, 0.14), 0.55 * smoothstep(0.15, 0.8, water.g));
     albedo = mix(albedo, vec3(0.05, 0.045, 0.035), 0.8 * smoothstep(0.1, 0.55, water.r + 0.1 * broad));
-    float snow_line = 0.21 + 0.05 * broad - 0.04 * dot(normal, sun_direction);
-    albedo = mix(albedo, snow, smoothstep(snow_line, snow_line + 0.03, height) * (1.0 - smoothstep(0.3, 0.5, steep)));
+    float snow_line = snow_height + height_scale * (0.05 * broad - 0.04 * dot(normal, sun_direction));
+    float snowy = smoothstep(snow_line, snow_line + 0.03 * height_scale, world_position.y);
+    albedo = mix(albedo, snow, snowy * (1.0 - smoothstep(0.3, 0.5, steep)));
     float shore = 1.0 - smoothstep(0.004, 0.02 + 0.01 * broad, world_position.y - water_level);
     albedo = mix(albedo, sand, shore * (1.0 - smoothstep(0.3, 0.5, steep)));
     albedo *= 1.0 + 0.6 * grain;

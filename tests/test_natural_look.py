@@ -226,3 +226,24 @@ def test_at_sunset_the_horizon_glows_under_a_blue_sky(renderer):
     assert high[2] > high[0] + 10 and high[2] - high[0] > low[2] - low[0] + 40, "the sky above stays blue"
     noon = frame_of(renderer, toward_sun.replace(sun_elevation=70.0))
     assert noon[:8, :, 2].mean() > noon[:8, :, 0].mean() + 20
+
+
+def test_the_snow_line_leaves_the_highest_share_of_the_land_white():
+    from terrainview.kernels.texturing import SNOW_SHARE, snow_height
+
+    heights = diamond_square(9, 3, 0.7)
+    line = snow_height(heights)
+    assert abs((heights > line).mean() - SNOW_SHARE) < 0.01
+    assert snow_height(heights * 0.25) == pytest.approx(0.25 * line, rel=1e-6)  # flat land: snow as high up
+
+
+@pytest.mark.gl
+def test_low_land_and_high_land_both_get_snowy_peaks(renderer):
+    above = NATURAL.replace(tile=1, iterations=7, eye_x=0.0, eye_y=0.9, eye_z=0.0, pitch=80.0, yrot=0.0,
+                            sun_elevation=60.0)
+    shares = []
+    for height_scale in (1.0, 0.3):
+        image = frame_of(renderer, above.replace(height_scale=height_scale))
+        white = (image.min(axis=2) > 170) & (image.max(axis=2) - image.min(axis=2) < 40)
+        shares.append(white.mean())
+    assert min(shares) > 0.01 and max(shares) < 0.2 and max(shares) < 3 * min(shares)

@@ -42,6 +42,7 @@ BAND_SPLITS = ("range", "quantile")
 # Erosion maps (terrainview.kernels.erosion, both in [0, 1]): wet channels darken by up to WET_DARKENING of their
 # colour; deposits lose up to DEPOSIT_SMOOTHING of the tile's noise (towards the tile's mean colour).
 WET_DARKENING = 0.45
+SNOW_SHARE = 0.08  # the natural look's snow: on the highest of the land, about this share of it
 DEPOSIT_SMOOTHING = 0.8
 _NO_MAP = np.zeros((2, 2), dtype=np.float32)  # stands for an absent erosion map (the kernels skip it)
 
@@ -341,3 +342,14 @@ def bands_texture(heights: np.ndarray, size: int, split: str = "range", flow: np
     flow = _check_erosion_map("flow", flow, heights)
     return run_rows(_BANDS, size, 5 * size * size, heights, rows, row_fracs, columns, column_fracs, thresholds, colors,
                     flow, flow is not _NO_MAP)
+
+
+def snow_height(heights: np.ndarray) -> float:
+    """The natural look's snow line for this land: the height that ``SNOW_SHARE`` of it rises above.
+
+    Measured on at most about 256 x 256 of its points; every scene, flat or alpine, gets its snowy peaks.
+    """
+    array = check_heightmap(heights, finite=False)
+    stride = max(1, max(array.shape) // 256)
+    return float(np.quantile(array[::stride, ::stride], 1.0 - SNOW_SHARE))
+

@@ -16,14 +16,14 @@ import moderngl
 import numpy as np
 from pyglm import glm
 
-from terrainview.kernels import fractal, lod
+from terrainview.kernels import fractal, lod, texturing
 from terrainview.render.gpu import FOG_COLOR, SURFACE_FOG, GpuResources, HeightBands, uniform
 from terrainview.render.lod_draw import LodTerrain, draw_selection
 from terrainview.render.world_draw import LIGHT_UNIT, SurfacePrograms, WorldTerrain
 from terrainview.scene import camera, catalog
 from terrainview.scene.derived_arrays import DerivedArrays, shown_half_passes
 from terrainview.scene.settings import ENDLESS, Look, SceneSettings
-from terrainview.scene.world_regions import World, world_band_limits
+from terrainview.scene.world_regions import World, world_band_limits, world_snow_height
 
 FIELD_OF_VIEW_Y = 60.0
 WATER_UNIT = 3  # the natural look's erosion maps (the surface's wetness and deposit)
@@ -144,6 +144,7 @@ class Renderer:
         self.gpu = GpuResources(ctx)
         self.arrays = DerivedArrays()
         self.teximage_band_limits = (0.0, 0.0)  # heights splitting the teximage's range in thirds
+        self.surface_snow_height = 0.0  # the natural look's snow line on the surface (texturing.snow_height)
         self.lod = LodTerrain()
         self.world = WorldTerrain(self.gpu)
         self.surface_heights: np.ndarray | None = None  # the surface on the GPU: what frames draw
@@ -171,6 +172,7 @@ class Renderer:
         surface = changed.get("surface")
         if surface is not None:
             self.surface_heights = surface
+            self.surface_snow_height = texturing.snow_height(surface)
             self.lod.surface = lod_surface or lod.LodSurface.of(surface)
 
     def release(self) -> None:
@@ -445,9 +447,11 @@ class Renderer:
         water_level = settings.water_level if settings.water_level is not None else -1e3
         # Where the surface's hydraulic erosion ran water (the endless world is never eroded).
         eroded = settings.tile != ENDLESS and gpu.has("texture:surface_water")
+        world_ = World.of(settings)
+        snow = self.surface_snow_height if world_ is None else world_snow_height(world_)
         values: dict[str, Any] = {"eye": eye, "sun_azimuth": settings.sun_azimuth, "haze_density": haze,
-                                  "height_scale": settings.height_scale, "water_level": water_level,
-                                  "eroded": eroded}
+                                  "height_scale": settings.height_scale, "snow_height": snow,
+                                  "water_level": water_level, "eroded": eroded}
         gpu.get("texture:noise").use(2)
         if eroded:
             gpu.get("texture:surface_water").use(WATER_UNIT)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from terrainview.kernels import lighting, lod, world
+from terrainview.kernels import lighting, lod, texturing, world
 from terrainview.scene import camera
 from terrainview.scene.settings import ENDLESS, SceneSettings
 
@@ -62,14 +62,25 @@ def region_map(world_: World, key: RegionKey) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=8)
-def world_band_limits(world_: World) -> tuple[float, float]:
-    """Heights splitting the world's range in thirds, as the teximage's bands split its map's.
+def _world_sample(world_: World) -> np.ndarray:
+    """The world's heights over the 32 x 32 units around the origin (iterations 4), measured once.
 
-    Measured once over the 32 x 32 units around the origin (iterations 4), so the colours never shift in flight.
+    Its measures (band limits, snow line) come from these, so the colours never shift in flight.
     """
-    sample = world.world_heights(4, -256, -256, 513, 513, world_.seed, world_.h, world_.height_scale, world_.octaves)
-    low, high = np.quantile(sample, [1.0 / 3.0, 2.0 / 3.0])
+    return world.world_heights(4, -256, -256, 513, 513, world_.seed, world_.h, world_.height_scale, world_.octaves)
+
+
+@functools.lru_cache(maxsize=8)
+def world_band_limits(world_: World) -> tuple[float, float]:
+    """Heights splitting the world's range in thirds, as the teximage's bands split its map's."""
+    low, high = np.quantile(_world_sample(world_), [1.0 / 3.0, 2.0 / 3.0])
     return float(low), float(high)
+
+
+@functools.lru_cache(maxsize=8)
+def world_snow_height(world_: World) -> float:
+    """The natural look's snow line over the world (``texturing.snow_height``)."""
+    return texturing.snow_height(_world_sample(world_))
 
 
 def region_light(world_: World, key: RegionKey) -> np.ndarray:
