@@ -27,6 +27,9 @@ uniform float haze_density;
 uniform float level;
 uniform vec2 land_extent;   // half the land's side in world units (a large value for endless land)
 uniform vec2 land_centre;
+uniform bool floor_map;        // the endless world: the ground under the sea comes from sea_floor
+uniform sampler2D sea_floor;   // the world's heights around the eye (terrainview/scene/world_regions.py)
+uniform vec3 sea_floor_rect;   // its west and north edges and its side, in world units
 in vec3 world_position;
 out vec4 fragment_color;
 
@@ -44,6 +47,12 @@ float ripple(vec2 p) {
 }
 
 float ground_below(vec2 xz) {
+    if (floor_map) {
+        vec2 place = (xz - sea_floor_rect.xy) / sea_floor_rect.z;  // 0 to 1 across the floor's points
+        if (any(lessThan(place, vec2(0.0))) || any(greaterThan(place, vec2(1.0)))) return level - 1.0;
+        float points = float(textureSize(sea_floor, 0).x);
+        return texture(sea_floor, (place * (points - 1.0) + 0.5) / points).r;
+    }
     vec2 local = xz - land_centre;
     if (abs(local.x) > land_extent.x || abs(local.y) > land_extent.y) return level - 1.0;  // open sea
     int last = grid_size - 1;

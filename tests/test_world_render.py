@@ -102,3 +102,32 @@ def test_a_picture_of_the_world_brings_back_the_same_place(tmp_path, call_main):
     with Image.open(tmp_path / "shot.png") as shot, Image.open(tmp_path / "again.png") as again:
         assert shot.text["terrainview.tile"] == "endless" and shot.text["terrainview.world_octaves"] == "3"
         np.testing.assert_array_equal(np.asarray(shot), np.asarray(again))
+
+
+def test_the_sea_floor_is_the_worlds_own_ground_around_the_eye():
+    world_ = world_regions.World(seed=5, h=0.7, height_scale=1.0, octaves=2)
+    heights, west, north, side = world_regions.sea_floor(world_, 3, -2)
+    assert (west, north, side) == (-1.0, -6.0, 8.0) and heights.shape == (513, 513)
+    from terrainview.kernels import world
+
+    # World x = 2 c / 2**7 - 1: the floor's point (row 300, column 400) is lattice point ((west + 1) * 64 + 400, ...).
+    column, row = int((west + 1) * 64) + 400, int((north + 1) * 64) + 300
+    assert heights[300, 400] == world.world_heights(7, column, row, 1, 1, 5, 0.7, 1.0, 2)[0, 0]
+
+
+def test_the_sea_over_the_world_is_shallow_and_foams_along_its_shores(renderer, monkeypatch):
+    """Above a coast: the real floor gives light shallows and foam; a floor far down, deep water all over."""
+    from terrainview.kernels import world
+
+    # The sea at the median height of the land in view (x 2.5 to 3.5, z 1.5 to 2.5): half land, half sea.
+    ground = world.world_heights(6, 112, 80, 33, 33, 0, 0.7, 1.0, 2)
+    coast = SceneSettings(mode="rendered", look="natural", tile=ENDLESS, iterations=7, camera="fly", eye_x=3.0,
+                          eye_y=1.2, eye_z=2.0, pitch=80.0, water_level=float(np.median(ground)),
+                          sun_elevation=50.0)
+    real = _frame(renderer, coast)
+    made = world_regions.sea_floor
+    monkeypatch.setattr(world_regions, "sea_floor", lambda *args: (made(*args)[0] - 5.0, *made(*args)[1:]))
+    renderer.world.release()  # forget the floor made
+    deep = _frame(renderer, coast)
+    assert changed_fraction(real, deep) > 0.05
+    assert real.mean() > deep.mean() + 3, "shallows and foam are lighter than deep water"

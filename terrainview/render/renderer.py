@@ -27,6 +27,7 @@ from terrainview.scene.world_regions import World, world_band_limits, world_snow
 
 FIELD_OF_VIEW_Y = 60.0
 WATER_UNIT = 3  # the natural look's erosion maps (the surface's wetness and deposit)
+SEA_FLOOR_UNIT = 3  # the endless world's sea floor, in the natural look's water program
 NEAR_PLANE = 0.1
 FAR_PLANE = 15.0
 # The natural look sees farther: land out to NATURAL_REACH fades into the haze, the sea to the far plane.
@@ -172,7 +173,7 @@ class Renderer:
         surface = changed.get("surface")
         if surface is not None:
             self.surface_heights = surface
-            self.surface_snow_height = texturing.snow_height(surface)
+            self.surface_snow_height = texturing.snow_height(surface) if surface.ndim == 2 else 0.0  # 1D: no snow
             self.lod.surface = lod_surface or lod.LodSurface.of(surface)
 
     def release(self) -> None:
@@ -511,10 +512,14 @@ class Renderer:
             uniform(water, "projection").write(projection)
             endless = isinstance(settings.tile, str)
             sky_uniforms(water)
-            # The sea's depth is read from the tile's map; the endless world's is not one map: open sea there.
+            # The sea's depth is read from the tile's map; over the endless world, from its floor around the eye.
             extent = 0.0 if settings.tile == ENDLESS else 1e9 if endless else float(tiles)
             values = {"eye": eye, "haze_density": haze, "level": settings.water_level,
-                      "reach": NATURAL_FAR_PLANE, "land_centre": origin, "land_extent": (extent, extent)}
+                      "reach": NATURAL_FAR_PLANE, "land_centre": origin, "land_extent": (extent, extent),
+                      "floor_map": settings.tile == ENDLESS, "sea_floor": SEA_FLOOR_UNIT}
+            if settings.tile == ENDLESS:
+                self.world.sea_floor(settings, eye[0], eye[2]).use(SEA_FLOOR_UNIT)
+                values["sea_floor_rect"] = self.world.sea_floor_rect
             for name, value in values.items():
                 uniform(water, name).value = value
             self._bind_grid(water, gpu.get("heights:surface"), size, None)

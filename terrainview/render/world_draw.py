@@ -78,6 +78,9 @@ class WorldTerrain:
         self.missing = 0  # regions in view the last frame had no map of
         self._iterations = 0  # the full detail the resident pyramids are for
         self._unlit: moderngl.TextureArray | None = None  # light maps of open sky, for a region not traced yet
+        self._sea_floor: moderngl.Texture | None = None  # the world under the sea around the eye (sea_floor)
+        self._sea_floor_key: tuple | None = None  # the world and whole-unit centre it was made for
+        self.sea_floor_rect = (0.0, 0.0, 0.0)  # its west and north edges and its side, in world units
 
     def release(self) -> None:
         """Release every region's textures."""
@@ -90,6 +93,9 @@ class WorldTerrain:
         if self._unlit is not None:
             self._unlit.release()
             self._unlit = None
+        if self._sea_floor is not None:
+            self._sea_floor.release()
+            self._sea_floor, self._sea_floor_key = None, None
         self._slab = (np.inf, -np.inf)
 
     def _adopt(self, settings: SceneSettings) -> World:
@@ -100,6 +106,24 @@ class WorldTerrain:
             self.cache.adopt(world_)
             self._iterations = settings.iterations
         return world_
+
+    def sea_floor(self, settings: SceneSettings, eye_x: float, eye_z: float) -> moderngl.Texture:
+        """The world's heights under the sea around the eye (``world_regions.sea_floor``) as a texture.
+
+        Remade when the eye reaches another whole unit (about 2 ms); ``sea_floor_rect`` says where it lies.
+        """
+        world_ = self._adopt(settings)
+        centre = (round(eye_x), round(eye_z))
+        if self._sea_floor is None or self._sea_floor_key != (world_, centre):
+            heights, west, north, side = world_regions.sea_floor(world_, *centre)
+            if self._sea_floor is None or self._sea_floor.size != heights.shape[::-1]:
+                if self._sea_floor is not None:
+                    self._sea_floor.release()
+                self._sea_floor = self.gpu.ctx.texture(heights.shape[::-1], 1, dtype="f4")
+                self._sea_floor.repeat_x = self._sea_floor.repeat_y = False
+            self._sea_floor.write(np.ascontiguousarray(heights))
+            self._sea_floor_key, self.sea_floor_rect = (world_, centre), (west, north, side)
+        return self._sea_floor
 
     def fill(self, world_: World, keys: list[RegionKey], light: bool = False) -> None:
         """Make the maps of ``keys`` not held yet (with ``light``, their light maps too), here and now."""

@@ -83,6 +83,25 @@ def world_snow_height(world_: World) -> float:
     return texturing.snow_height(_world_sample(world_))
 
 
+SEA_FLOOR_DETAIL = 7  # the sea floor's lattice: 2**7 points per 2 units (made in about 2 ms, 16 ms at 8)
+SEA_FLOOR_REACH = 4  # units from the floor's centre to its edges
+
+
+def sea_floor(world_: World, centre_x: int, centre_z: int) -> tuple[np.ndarray, float, float, float]:
+    """The world's heights under the sea around whole-unit place (centre_x, centre_z), for the water's depth.
+
+    Returns the map (float32, rows are Z) at SEA_FLOOR_DETAIL, reaching SEA_FLOOR_REACH units each way, and its
+    west and north edges and side in world units. Its points are the world's own at that detail.
+    """
+    per_unit = (1 << SEA_FLOOR_DETAIL) // 2
+    points = 2 * SEA_FLOOR_REACH * per_unit + 1
+    # World x = 2 c / 2**detail - 1: the point on the floor's west edge is c = (x + 1) * per_unit.
+    column0, row0 = (centre_x - SEA_FLOOR_REACH + 1) * per_unit, (centre_z - SEA_FLOOR_REACH + 1) * per_unit
+    heights = world.world_heights(SEA_FLOOR_DETAIL, column0, row0, points, points, world_.seed, world_.h,
+                                  world_.height_scale, world_.octaves)
+    return heights, float(centre_x - SEA_FLOOR_REACH), float(centre_z - SEA_FLOOR_REACH), 2.0 * SEA_FLOOR_REACH
+
+
 def region_light(world_: World, key: RegionKey) -> np.ndarray:
     """The natural look's light maps of a region (``lighting.light_maps``): (layers, side, side), uint8.
 
