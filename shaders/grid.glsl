@@ -1,14 +1,10 @@
 // Shared by the mesh programs: the world position of one heightmap grid vertex in one tile.
 // The grid has no vertex buffer: positions come from gl_VertexID / gl_InstanceID and the height texture.
-// The heightmap, grid_size x grid_size, rows are Z, columns are X, in R32F bands of HEIGHT_BAND_ROWS rows, the
-// last band holding the rest (terrainview/gpu.py HeightBands).
+// The heightmap, grid_size x grid_size, rows are Z, columns are X, in the layers of an R32F array of
+// HEIGHT_BAND_ROWS rows each, the last layer holding the rest (terrainview/render/gpu.py HeightBands).
 #define HEIGHT_BAND_ROWS 1024
-#define MAX_HEIGHT_BANDS 4
-#if MAX_HEIGHT_BANDS != 4
-#error "grid_height reads exactly four bands"
-#endif
-uniform sampler2D heights[MAX_HEIGHT_BANDS];
-uniform int height_bands;    // bands in use
+uniform sampler2DArray heights;
+uniform int height_bands;    // layers in use
 uniform int grid_size;       // vertices per side: 2**iterations + 1
 uniform int tiles;           // tiles x tiles copies, 2 units apart, centred on tile_origin
 uniform vec2 tile_origin;    // world x, z of the middle tile's centre (0, 0 but around the eye without end)
@@ -20,13 +16,8 @@ uniform int apron;
 float grid_height(int column, int row) {
     column = (column >> cell_shift) + apron;
     row = (row >> cell_shift) + apron;
-    // GLSL 3.30 indexes sampler arrays with constants only.
     int band = min(row / HEIGHT_BAND_ROWS, height_bands - 1);
-    ivec2 texel = ivec2(column, row - band * HEIGHT_BAND_ROWS);
-    if (band == 0) return texelFetch(heights[0], texel, 0).r;
-    if (band == 1) return texelFetch(heights[1], texel, 0).r;
-    if (band == 2) return texelFetch(heights[2], texel, 0).r;
-    return texelFetch(heights[3], texel, 0).r;
+    return texelFetch(heights, ivec3(column, row - band * HEIGHT_BAND_ROWS, band), 0).r;
 }
 
 vec2 tile_offset(int tile_index) {

@@ -392,7 +392,7 @@ def test_a_heightmap_in_bands_draws_as_one_texture(renderer, gl_ctx, monkeypatch
 
     monkeypatch.setattr(lod_module, "FULL_MESH_SEGMENTS", 0)
     whole = render_frame(renderer, settings)
-    assert len(renderer.gpu.get(f"heights:{heightmap}").textures) == 1
+    assert renderer.gpu.get(f"heights:{heightmap}").band_rows == [33]
     monkeypatch.setattr(gpu_module, "HEIGHT_BAND_ROWS", 8)  # 33 rows: bands of 8, 8, 8 and 9 rows
     monkeypatch.setattr(gpu_module, "SLICE_BYTES", 5 * 33 * 4)  # staged slices of 5 rows straddle the bands
     banded = Renderer(gl_ctx)
@@ -402,7 +402,7 @@ def test_a_heightmap_in_bands_draws_as_one_texture(renderer, gl_ctx, monkeypatch
             pass
         banded.upload(changed)
         bands = banded.gpu.get(f"heights:{heightmap}")
-        assert [texture.size[1] for texture in bands.textures] == [8, 8, 8, 9]
+        assert bands.band_rows == [8, 8, 8, 9] and bands.texture.size == (33, 9, 4)
         np.testing.assert_array_equal(bands.read(), changed[heightmap])
         np.testing.assert_array_equal(render_pixels(banded, settings, SMALL_SIZE), whole)
     finally:

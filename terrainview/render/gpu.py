@@ -49,7 +49,7 @@ SLICE_BYTES = 4 << 20
 # up to 100 ms when the machine is busy), and staging so allocates one band per frame. grid.glsl reads them.
 HEIGHT_BAND_ROWS = 1024
 MAX_HEIGHT_BANDS = 4  # iterations 12: 4097 rows
-HEIGHT_UNIT = 4  # texture units HEIGHT_UNIT.. hold the bands; units below are the programs' other samplers
+HEIGHT_UNIT = 4  # the texture unit of the heightmap's bands; units below are the programs' other samplers
 SKY_EYE = (0.0, 0.5, 3.0)  # the original's eye, which the sky is drawn around (see shaders/sky.glsl)
 MAX_LOD_LEVELS = 16  # level-of-detail levels the programs take morph zones for (shaders/lod.glsl)
 
@@ -130,10 +130,10 @@ def patch_line_indices(quads: int) -> np.ndarray:
 
 
 class HeightBands:
-    """A float32 heightmap as R32F textures of ``HEIGHT_BAND_ROWS`` rows each, the last holding the rest.
+    """A float32 heightmap as one R32F texture array of bands of ``HEIGHT_BAND_ROWS`` rows (the last: the rest).
 
-    A band's texture is allocated when its first rows are written, so a staged upload spreads the allocation
-    over frames.
+    Layer k holds the rows from k * HEIGHT_BAND_ROWS. No layer is taller than every driver allows, and a shader
+    reads any row with one fetch (grid.glsl), no branch per band. The array is allocated at its first write.
     """
 
     def __init__(self, ctx: moderngl.Context, columns: int, rows: int) -> None:
@@ -141,40 +141,40 @@ class HeightBands:
         self.size = (columns, rows)
         count = max(1, min(MAX_HEIGHT_BANDS, (rows - 1) // HEIGHT_BAND_ROWS))
         self.first_rows = [band * HEIGHT_BAND_ROWS for band in range(count)] + [rows]
-        self.textures: list[moderngl.Texture | None] = [None] * count
+        self.band_rows = [stop - start for start, stop in zip(self.first_rows, self.first_rows[1:], strict=False)]
+        self.texture: moderngl.TextureArray | None = None
 
     def write(self, values: np.ndarray, first_row: int = 0) -> None:
-        """Write rows ``first_row``.. from ``values`` (float32, rows x columns), allocating the bands they reach."""
+        """Write rows ``first_row``.. from ``values`` (float32, rows x columns) into the layers they reach."""
+        if self.texture is None:
+            self.texture = self.ctx.texture_array((self.size[0], max(self.band_rows), len(self.band_rows)), 1,
+                                                  dtype="f4")
+            self.texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
         end_row = first_row + values.shape[0]
-        for band, texture in enumerate(self.textures):
-            start, stop = self.first_rows[band], self.first_rows[band + 1]
-            low, high = max(start, first_row), min(stop, end_row)
-            if low >= high:
-                continue
-            if texture is None:
-                texture = self.textures[band] = self.ctx.texture((self.size[0], stop - start), 1, dtype="f4")
-                texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
-            texture.write(values[low - first_row:high - first_row], viewport=(0, low - start, self.size[0], high - low))
+        for band, start in enumerate(self.first_rows[:-1]):
+            low, high = max(start, first_row), min(self.first_rows[band + 1], end_row)
+            if low < high:
+                self.texture.write(np.ascontiguousarray(values[low - first_row:high - first_row]),
+                                   viewport=(0, low - start, band, self.size[0], high - low, 1))
 
     def read(self) -> np.ndarray:
         """The heightmap back from the GPU, rows x columns."""
-        parts = [np.frombuffer(texture.read(), dtype=np.float32) for texture in self.textures if texture is not None]
-        return np.concatenate(parts).reshape(self.size[1], self.size[0])
+        assert self.texture is not None
+        layers = np.frombuffer(self.texture.read(), dtype=np.float32).reshape(len(self.band_rows), -1, self.size[0])
+        return np.concatenate([layer[:rows] for layer, rows in zip(layers, self.band_rows, strict=True)])
 
     def bind(self, program: moderngl.Program) -> None:
-        """Bind the bands to the units from ``HEIGHT_UNIT`` and point ``program``'s samplers (grid.glsl) at them."""
-        for band, texture in enumerate(self.textures):
-            if texture is not None:
-                texture.use(HEIGHT_UNIT + band)
-        uniform(program, "heights").value = [HEIGHT_UNIT + band for band in range(MAX_HEIGHT_BANDS)]
-        uniform(program, "height_bands").value = len(self.textures)
+        """Bind the array to ``HEIGHT_UNIT`` and point ``program``'s sampler (grid.glsl) at it."""
+        if self.texture is not None:
+            self.texture.use(HEIGHT_UNIT)
+        uniform(program, "heights").value = HEIGHT_UNIT
+        uniform(program, "height_bands").value = len(self.band_rows)
 
     def release(self) -> None:
-        """Release every band's texture."""
-        for texture in self.textures:
-            if texture is not None:
-                texture.release()
-        self.textures = [None] * len(self.textures)
+        """Release the texture array."""
+        if self.texture is not None:
+            self.texture.release()
+            self.texture = None
 
 
 @dataclass(frozen=True)
@@ -215,7 +215,7 @@ class GpuResources:
         self._objects: dict[GpuKey, Any] = {}  # every GL object, by a key saying what it is
         self.max_texture_size = ctx.info["GL_MAX_TEXTURE_SIZE"]
         fog = {"FOG_COLOR": FOG_COLOR}
-        bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS, "MAX_HEIGHT_BANDS": MAX_HEIGHT_BANDS}  # grid.glsl's
+        bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS}  # grid.glsl's
         lod_levels = {"MAX_LOD_LEVELS": MAX_LOD_LEVELS}  # lod.glsl's
         sky_table = {"SKY_TABLE_WIDTH": SKY_TABLE_SIZE[0], "SKY_TABLE_ROWS": SKY_TABLE_SIZE[1]}  # sky_view.glsl's
         natural = {"HORIZON_DIRECTIONS": HORIZON_DIRECTIONS, "PENUMBRA": SUN_PENUMBRA, **sky_table}
