@@ -247,3 +247,20 @@ def test_low_land_and_high_land_both_get_snowy_peaks(renderer):
         white = (image.min(axis=2) > 170) & (image.max(axis=2) - image.min(axis=2) < 40)
         shares.append(white.mean())
     assert min(shares) > 0.01 and max(shares) < 0.2 and max(shares) < 3 * min(shares)
+
+
+def test_the_detail_noise_is_three_octaves_in_one_tiling_channel():
+    from terrainview.render.gpu import _detail_octaves
+
+    channels = np.random.default_rng(3).integers(0, 256, (64, 64, 3), dtype=np.uint8)
+    detail = _detail_octaves(channels).astype(np.float64)
+    assert detail.shape == (64, 64) and abs(detail.mean() - 127.5) < 6
+    centred = detail - detail.mean()
+
+    def correlation(shift: int) -> float:  # wrapping: the channel tiles
+        return float((centred * np.roll(centred, shift, axis=1)).mean() / centred.var())
+
+    # Mostly the coarse octave: neighbours alike, points 4 texels apart (its own lattice) much less so.
+    assert correlation(1) > 0.5 and correlation(4) < 0.25
+    flat = _detail_octaves(np.full((64, 64, 3), 128, dtype=np.uint8))
+    assert np.all(np.abs(flat.astype(int) - 128) <= 1)  # no octave: no detail

@@ -129,6 +129,31 @@ def patch_line_indices(quads: int) -> np.ndarray:
     return pairs[keep].astype("u4")
 
 
+def _upsampled(coarse: np.ndarray, factor: int) -> np.ndarray:
+    """A tiling square of values ``factor`` times larger, interpolated bilinearly across its wrapped edges."""
+    side = coarse.shape[0]
+    place = np.arange(side * factor) / factor
+    low = place.astype(np.int64)
+    weight = place - low
+    high = (low + 1) % side
+    rows = coarse[low] * (1.0 - weight)[:, None] + coarse[high] * weight[:, None]
+    return rows[:, low] * (1.0 - weight) + rows[:, high] * weight
+
+
+def _detail_octaves(channels: np.ndarray) -> np.ndarray:
+    """Three octaves of random values summed, uint8 (128 is zero), tiling like the channels they come from.
+
+    Channel 0 at a quarter of the texels' frequency, channel 1 at half with half its amplitude, channel 2 at the
+    texels' own with a quarter.
+    """
+    side = channels.shape[0]
+    values = channels.astype(np.float64) / 255.0 - 0.5
+    total = (_upsampled(values[::4, ::4, 0], 4) + 0.5 * _upsampled(values[::2, ::2, 1], 2)
+             + 0.25 * values[..., 2])
+    assert total.shape == (side, side)
+    return np.rint((total / 1.75 + 0.5) * 255.0).astype(np.uint8)  # the sum lies within +-0.875
+
+
 class HeightBands:
     """A float32 heightmap as one R32F texture array of bands of ``HEIGHT_BAND_ROWS`` rows (the last: the rest).
 
@@ -260,8 +285,10 @@ class GpuResources:
         table.repeat_x, table.repeat_y = True, False
         table.filter = (moderngl.LINEAR, moderngl.LINEAR)
         self._own("framebuffer:sky_table", ctx.framebuffer([table]))
-        # Random values for the natural look's procedural detail: the same every run, tiling, mipmapped.
+        # Random values for the natural look's procedural detail: the same every run, tiling, mipmapped; alpha
+        # holds three octaves of them summed (_detail_octaves), so close-range detail is one fetch, not three.
         values = np.random.default_rng(1997).integers(0, 256, (NOISE_SIDE, NOISE_SIDE, 4), dtype=np.uint8)
+        values[..., 3] = _detail_octaves(values[..., :3])
         noise = self._own("texture:noise", ctx.texture((NOISE_SIDE, NOISE_SIDE), 4, values.tobytes()))
         noise.repeat_x = noise.repeat_y = True
         noise.filter = (moderngl.LINEAR, moderngl.LINEAR)
