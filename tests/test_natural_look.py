@@ -264,3 +264,31 @@ def test_the_detail_noise_is_three_octaves_in_one_tiling_channel():
     assert correlation(1) > 0.5 and correlation(4) < 0.25
     flat = _detail_octaves(np.full((64, 64, 3), 128, dtype=np.uint8))
     assert np.all(np.abs(flat.astype(int) - 128) <= 1)  # no octave: no detail
+
+
+@pytest.mark.gl
+def test_the_shaders_srgb_curve_is_the_standards_within_a_quarter_level(gl_ctx):
+    """sky_view.glsl's srgb() (square roots, no pow) against the sRGB formula over 0..1, on this GL."""
+    from pathlib import Path
+
+    source = (Path(__file__).parents[1] / "shaders" / "sky_view.glsl").read_text()
+    function = source[source.index("vec3 srgb(vec3 linear)"):source.index("// Linear light to the displayed")]
+    with gl_ctx:  # another test may have made its own context current
+        program = gl_ctx.program(
+            vertex_shader="#version 330\nvoid main() { vec2 p = vec2(gl_VertexID % 2, gl_VertexID / 2) * 4.0 - 1.0;"
+                          " gl_Position = vec4(p, 0.0, 1.0); }",
+            fragment_shader="#version 330\nout vec4 color;\n" + function +
+                            "void main() { color = vec4(srgb(vec3((gl_FragCoord.x - 0.5) / 4095.0)), 1.0); }")
+        texture = gl_ctx.texture((4096, 1), 4, dtype="f4")
+        framebuffer = gl_ctx.framebuffer([texture])
+        triangle = gl_ctx.vertex_array(program, [])
+        try:
+            framebuffer.use()
+            triangle.render(mode=4, vertices=3)  # one triangle covering the image
+            got = np.frombuffer(texture.read(), dtype=np.float32).reshape(4096, 4)[:, 0]
+            x = np.arange(4096) / 4095.0
+            expected = np.where(x <= 0.0031308, 12.92 * x, 1.055 * x ** (1 / 2.4) - 0.055)
+            assert np.abs(got - expected).max() * 255 < 0.3
+        finally:
+            for gl_object in (triangle, framebuffer, texture, program):
+                gl_object.release()
