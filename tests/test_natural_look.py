@@ -283,8 +283,8 @@ def test_the_shaders_srgb_curve_is_the_standards_within_a_quarter_level(gl_ctx):
         framebuffer = gl_ctx.framebuffer([texture])
         triangle = gl_ctx.vertex_array(program, [])
         try:
-            framebuffer.use()
-            triangle.render(mode=4, vertices=3)  # one triangle covering the image
+            with gl_ctx.scope(framebuffer):  # the framebuffer bound before is bound again after
+                triangle.render(mode=4, vertices=3)  # one triangle covering the image
             got = np.frombuffer(texture.read(), dtype=np.float32).reshape(4096, 4)[:, 0]
             x = np.arange(4096) / 4095.0
             expected = np.where(x <= 0.0031308, 12.92 * x, 1.055 * x ** (1 / 2.4) - 0.055)
