@@ -126,7 +126,12 @@ def test_the_sea_over_the_world_is_shallow_and_foams_along_its_shores(renderer, 
                           sun_elevation=50.0)
     real = _frame(renderer, coast)
     made = world_regions.sea_floor
-    monkeypatch.setattr(world_regions, "sea_floor", lambda *args: (made(*args)[0] - 5.0, *made(*args)[1:]))
+
+    def far_down(*args):
+        heights, *place = made(*args)
+        return (heights - 5.0, *place)
+
+    monkeypatch.setattr(world_regions, "sea_floor", far_down)
     renderer.world.release()  # forget the floor made
     deep = _frame(renderer, coast)
     assert changed_fraction(real, deep) > 0.05

@@ -42,8 +42,8 @@ BAND_SPLITS = ("range", "quantile")
 # Erosion maps (terrainview.kernels.erosion, both in [0, 1]): wet channels darken by up to WET_DARKENING of their
 # colour; deposits lose up to DEPOSIT_SMOOTHING of the tile's noise (towards the tile's mean colour).
 WET_DARKENING = 0.45
-SNOW_SHARE = 0.08  # the natural look's snow: on the highest of the land, about this share of it
 DEPOSIT_SMOOTHING = 0.8
+SNOW_SHARE = 0.08  # the natural look's snow: on the highest of the land, about this share of it
 _NO_MAP = np.zeros((2, 2), dtype=np.float32)  # stands for an absent erosion map (the kernels skip it)
 
 _DOMAIN_TILES = 0x1F83D9AB
@@ -352,4 +352,3 @@ def snow_height(heights: np.ndarray) -> float:
     array = check_heightmap(heights, finite=False)
     stride = max(1, max(array.shape) // 256)
     return float(np.quantile(array[::stride, ::stride], 1.0 - SNOW_SHARE))
-

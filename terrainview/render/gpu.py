@@ -146,11 +146,9 @@ def _detail_octaves(channels: np.ndarray) -> np.ndarray:
     Channel 0 at a quarter of the texels' frequency, channel 1 at half with half its amplitude, channel 2 at the
     texels' own with a quarter.
     """
-    side = channels.shape[0]
     values = channels.astype(np.float64) / 255.0 - 0.5
     total = (_upsampled(values[::4, ::4, 0], 4) + 0.5 * _upsampled(values[::2, ::2, 1], 2)
              + 0.25 * values[..., 2])
-    assert total.shape == (side, side)
     return np.rint((total / 1.75 + 0.5) * 255.0).astype(np.uint8)  # the sum lies within +-0.875
 
 
@@ -166,8 +164,12 @@ class HeightBands:
         self.size = (columns, rows)
         count = max(1, min(MAX_HEIGHT_BANDS, (rows - 1) // HEIGHT_BAND_ROWS))
         self.first_rows = [band * HEIGHT_BAND_ROWS for band in range(count)] + [rows]
-        self.band_rows = [stop - start for start, stop in zip(self.first_rows, self.first_rows[1:], strict=False)]
         self.texture: moderngl.TextureArray | None = None
+
+    @property
+    def band_rows(self) -> list[int]:
+        """Rows in each band (the last takes the rest)."""
+        return [stop - start for start, stop in zip(self.first_rows, self.first_rows[1:], strict=False)]
 
     def write(self, values: np.ndarray, first_row: int = 0) -> None:
         """Write rows ``first_row``.. from ``values`` (float32, rows x columns) into the layers they reach."""
@@ -387,25 +389,25 @@ class GpuResources:
         bands.write(np.ascontiguousarray(values, dtype="f4"))
         return bands
 
-    def _float_texture(self, name: str, values: np.ndarray) -> moderngl.Texture:
+    def _float_texture(self, name: str, values: np.ndarray, filtering: int = moderngl.NEAREST) -> moderngl.Texture:
         """Upload a 2D float32 array as one R32F texture, reused while the size holds."""
         rows, columns = values.shape
         texture = self._objects.get(name)
         if texture is None or texture.size != (columns, rows):
             texture = self._own(name, self.ctx.texture((columns, rows), 1, dtype="f4"))
-            texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
+            texture.filter = (filtering, filtering)
         texture.write(np.ascontiguousarray(values, dtype="f4"))
         return texture
 
-    def _color_texture(self, name: str, rgb: np.ndarray, repeat: bool = True) -> moderngl.Texture:
-        """Upload an RGB image (float in [0, 1] or uint8) as an 8-bit texture with mipmaps."""
-        if rgb.dtype != np.uint8:
-            rgb = np.clip(np.rint(rgb * 255.0), 0, 255).astype(np.uint8)
-        rows, columns, _ = rgb.shape
+    def _color_texture(self, name: str, image: np.ndarray, repeat: bool = True) -> moderngl.Texture:
+        """Upload an image of 1 to 4 channels (float in [0, 1] or uint8) as an 8-bit texture with mipmaps."""
+        if image.dtype != np.uint8:
+            image = np.clip(np.rint(image * 255.0), 0, 255).astype(np.uint8)
+        rows, columns, channels = image.shape
         texture = self._objects.get(name)
-        if texture is None or texture.size != (columns, rows):
-            texture = self._own(name, self.ctx.texture((columns, rows), 3, alignment=1))
-        texture.write(np.ascontiguousarray(rgb))
+        if texture is None or texture.size != (columns, rows) or texture.components != channels:
+            texture = self._own(name, self.ctx.texture((columns, rows), channels, alignment=1))
+        texture.write(np.ascontiguousarray(image))
         texture.build_mipmaps()
         texture.repeat_x = texture.repeat_y = repeat
         return texture
@@ -459,13 +461,12 @@ class GpuResources:
         """The surface's wetness and deposit (``derived_arrays.water_maps``) as an RG texture; None drops it."""
         if maps is None:
             self._drop("texture:surface_water")
-            return
-        rows, columns, _ = maps.shape
-        texture = self._objects.get("texture:surface_water")
-        if texture is None or texture.size != (columns, rows):
-            texture = self._own("texture:surface_water", self.ctx.texture((columns, rows), 2, alignment=1))
-            texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
-        texture.write(np.ascontiguousarray(maps))
+        else:
+            self._color_texture("texture:surface_water", maps)
+
+    def upload_sea_floor(self, heights: np.ndarray) -> moderngl.Texture:
+        """The endless world's ground around the eye (``world_regions.sea_floor``), filtered between its points."""
+        return self._float_texture("texture:sea_floor", heights, moderngl.LINEAR)
 
     def upload_surface_texture(self, rgb: np.ndarray | None) -> None:
         """A CPU-made surface texture (blend, bands); None means the teximage textures the surface."""

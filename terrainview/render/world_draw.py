@@ -78,8 +78,7 @@ class WorldTerrain:
         self.missing = 0  # regions in view the last frame had no map of
         self._iterations = 0  # the full detail the resident pyramids are for
         self._unlit: moderngl.TextureArray | None = None  # light maps of open sky, for a region not traced yet
-        self._sea_floor: moderngl.Texture | None = None  # the world under the sea around the eye (sea_floor)
-        self._sea_floor_key: tuple | None = None  # the world and whole-unit centre it was made for
+        self._sea_floor_key: tuple | None = None  # the world and whole-unit centre the GPU's sea floor is of
         self.sea_floor_rect = (0.0, 0.0, 0.0)  # its west and north edges and its side, in world units
 
     def release(self) -> None:
@@ -93,9 +92,7 @@ class WorldTerrain:
         if self._unlit is not None:
             self._unlit.release()
             self._unlit = None
-        if self._sea_floor is not None:
-            self._sea_floor.release()
-            self._sea_floor, self._sea_floor_key = None, None
+        self._sea_floor_key = None
         self._slab = (np.inf, -np.inf)
 
     def _adopt(self, settings: SceneSettings) -> World:
@@ -114,16 +111,11 @@ class WorldTerrain:
         """
         world_ = self._adopt(settings)
         centre = (round(eye_x), round(eye_z))
-        if self._sea_floor is None or self._sea_floor_key != (world_, centre):
+        if self._sea_floor_key != (world_, centre) or not self.gpu.has("texture:sea_floor"):
             heights, west, north, side = world_regions.sea_floor(world_, *centre)
-            if self._sea_floor is None or self._sea_floor.size != heights.shape[::-1]:
-                if self._sea_floor is not None:
-                    self._sea_floor.release()
-                self._sea_floor = self.gpu.ctx.texture(heights.shape[::-1], 1, dtype="f4")
-                self._sea_floor.repeat_x = self._sea_floor.repeat_y = False
-            self._sea_floor.write(np.ascontiguousarray(heights))
+            self.gpu.upload_sea_floor(heights)
             self._sea_floor_key, self.sea_floor_rect = (world_, centre), (west, north, side)
-        return self._sea_floor
+        return self.gpu.get("texture:sea_floor")
 
     def fill(self, world_: World, keys: list[RegionKey], light: bool = False) -> None:
         """Make the maps of ``keys`` not held yet (with ``light``, their light maps too), here and now."""
