@@ -1,10 +1,12 @@
 // Shared by the mesh programs: the world position of one heightmap grid vertex in one tile.
 // The grid has no vertex buffer: positions come from gl_VertexID / gl_InstanceID and the height texture.
-// The heightmap, grid_size x grid_size, rows are Z, columns are X, in the layers of an R32F array of
-// HEIGHT_BAND_ROWS rows each, the last layer holding the rest (terrainview/render/gpu.py HeightBands).
+// The heightmap, grid_size x grid_size, rows are Z, columns are X, in bands of HEIGHT_BAND_ROWS rows (the last
+// holding the rest), BANDS_PER_ARRAY layers to each of two R32F texture arrays (terrainview/render/gpu.py
+// HeightBands; a map of one array has it bound twice).
 #define HEIGHT_BAND_ROWS 1024
-uniform sampler2DArray heights;
-uniform int height_bands;    // layers in use
+#define BANDS_PER_ARRAY 2
+uniform sampler2DArray heights[2];
+uniform int height_bands;    // bands in use
 uniform int grid_size;       // vertices per side: 2**iterations + 1
 uniform int tiles;           // tiles x tiles copies, 2 units apart, centred on tile_origin
 uniform vec2 tile_origin;    // world x, z of the middle tile's centre (0, 0 but around the eye without end)
@@ -17,7 +19,10 @@ float grid_height(int column, int row) {
     column = (column >> cell_shift) + apron;
     row = (row >> cell_shift) + apron;
     int band = min(row / HEIGHT_BAND_ROWS, height_bands - 1);
-    return texelFetch(heights, ivec3(column, row - band * HEIGHT_BAND_ROWS, band), 0).r;
+    ivec3 texel = ivec3(column, row - band * HEIGHT_BAND_ROWS, band % BANDS_PER_ARRAY);
+    // GLSL 3.30 indexes sampler arrays with constants only: fetch from both, keep the band's.
+    float first = texelFetch(heights[0], texel, 0).r, second = texelFetch(heights[1], texel, 0).r;
+    return band < BANDS_PER_ARRAY ? first : second;
 }
 
 vec2 tile_offset(int tile_index) {

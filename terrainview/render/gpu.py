@@ -49,6 +49,10 @@ SLICE_BYTES = 4 << 20
 # up to 100 ms when the machine is busy), and staging so allocates one band per frame. grid.glsl reads them.
 HEIGHT_BAND_ROWS = 1024
 MAX_HEIGHT_BANDS = 4  # iterations 12: 4097 rows
+# Bands share texture arrays two by two: a shader then fetches once per array, and allocating an array costs
+# about what two bands did (so a staged upload still allocates at most about 30 ms in a frame).
+BANDS_PER_ARRAY = 2
+HEIGHT_ARRAYS = MAX_HEIGHT_BANDS // BANDS_PER_ARRAY
 HEIGHT_UNIT = 4  # the texture unit of the heightmap's bands; units below are the programs' other samplers
 SKY_EYE = (0.0, 0.5, 3.0)  # the original's eye, which the sky is drawn around (see shaders/sky.glsl)
 MAX_LOD_LEVELS = 16  # level-of-detail levels the programs take morph zones for (shaders/lod.glsl)
@@ -153,10 +157,12 @@ def _detail_octaves(channels: np.ndarray) -> np.ndarray:
 
 
 class HeightBands:
-    """A float32 heightmap as one R32F texture array of bands of ``HEIGHT_BAND_ROWS`` rows (the last: the rest).
+    """A float32 heightmap in bands of ``HEIGHT_BAND_ROWS`` rows (the last takes the rest), in R32F texture arrays.
 
-    Layer k holds the rows from k * HEIGHT_BAND_ROWS. No layer is taller than every driver allows, and a shader
-    reads any row with one fetch (grid.glsl), no branch per band. The array is allocated at its first write.
+    There are ``HEIGHT_ARRAYS`` arrays of ``BANDS_PER_ARRAY`` layers: band k is layer k % BANDS_PER_ARRAY of
+    array k // BANDS_PER_ARRAY. A shader reads any row with one fetch per array (grid.glsl), not one per band;
+    an array is allocated when its first rows are written, so a staged upload allocates them in different
+    frames.
     """
 
     def __init__(self, ctx: moderngl.Context, columns: int, rows: int) -> None:
@@ -164,44 +170,62 @@ class HeightBands:
         self.size = (columns, rows)
         count = max(1, min(MAX_HEIGHT_BANDS, (rows - 1) // HEIGHT_BAND_ROWS))
         self.first_rows = [band * HEIGHT_BAND_ROWS for band in range(count)] + [rows]
-        self.texture: moderngl.TextureArray | None = None
+        self.arrays: list[moderngl.TextureArray | None] = [None] * -(-count // BANDS_PER_ARRAY)
 
     @property
     def band_rows(self) -> list[int]:
         """Rows in each band (the last takes the rest)."""
         return [stop - start for start, stop in zip(self.first_rows, self.first_rows[1:], strict=False)]
 
+    def _array_bands(self, index: int) -> list[int]:
+        """The rows of the bands array ``index`` holds."""
+        return self.band_rows[index * BANDS_PER_ARRAY:(index + 1) * BANDS_PER_ARRAY]
+
     def write(self, values: np.ndarray, first_row: int = 0) -> None:
-        """Write rows ``first_row``.. from ``values`` (float32, rows x columns) into the layers they reach."""
-        if self.texture is None:
-            self.texture = self.ctx.texture_array((self.size[0], max(self.band_rows), len(self.band_rows)), 1,
-                                                  dtype="f4")
-            self.texture.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        """Write rows ``first_row``.. from ``values`` (float32, rows x columns), allocating the arrays they reach."""
         end_row = first_row + values.shape[0]
         for band, start in enumerate(self.first_rows[:-1]):
             low, high = max(start, first_row), min(self.first_rows[band + 1], end_row)
-            if low < high:
-                self.texture.write(np.ascontiguousarray(values[low - first_row:high - first_row]),
-                                   viewport=(0, low - start, band, self.size[0], high - low, 1))
+            if low >= high:
+                continue
+            index, layer = divmod(band, BANDS_PER_ARRAY)
+            array = self.arrays[index]
+            if array is None:
+                rows = self._array_bands(index)
+                array = self.arrays[index] = self.ctx.texture_array((self.size[0], max(rows), len(rows)), 1,
+                                                                    dtype="f4")
+                array.filter = (moderngl.NEAREST, moderngl.NEAREST)
+            array.write(np.ascontiguousarray(values[low - first_row:high - first_row]),
+                        viewport=(0, low - start, layer, self.size[0], high - low, 1))
 
     def read(self) -> np.ndarray:
         """The heightmap back from the GPU, rows x columns."""
-        assert self.texture is not None
-        layers = np.frombuffer(self.texture.read(), dtype=np.float32).reshape(len(self.band_rows), -1, self.size[0])
-        return np.concatenate([layer[:rows] for layer, rows in zip(layers, self.band_rows, strict=True)])
+        parts = []
+        for index, array in enumerate(self.arrays):
+            assert array is not None
+            rows = self._array_bands(index)
+            layers = np.frombuffer(array.read(), dtype=np.float32).reshape(len(rows), -1, self.size[0])
+            parts += [layer[:count] for layer, count in zip(layers, rows, strict=True)]
+        return np.concatenate(parts)
 
     def bind(self, program: moderngl.Program) -> None:
-        """Bind the array to ``HEIGHT_UNIT`` and point ``program``'s sampler (grid.glsl) at it."""
-        if self.texture is not None:
-            self.texture.use(HEIGHT_UNIT)
-        uniform(program, "heights").value = HEIGHT_UNIT
+        """Bind the arrays from ``HEIGHT_UNIT`` and point ``program``'s samplers (grid.glsl) at them.
+
+        Every sampler gets an array: one the map does not need repeats its first (the shader reads both).
+        """
+        for index in range(HEIGHT_ARRAYS):
+            array = self.arrays[index] if index < len(self.arrays) else self.arrays[0]
+            if array is not None:
+                array.use(HEIGHT_UNIT + index)
+        uniform(program, "heights").value = [HEIGHT_UNIT + index for index in range(HEIGHT_ARRAYS)]
         uniform(program, "height_bands").value = len(self.band_rows)
 
     def release(self) -> None:
-        """Release the texture array."""
-        if self.texture is not None:
-            self.texture.release()
-            self.texture = None
+        """Release the texture arrays."""
+        for array in self.arrays:
+            if array is not None:
+                array.release()
+        self.arrays = [None] * len(self.arrays)
 
 
 @dataclass(frozen=True)
@@ -242,7 +266,7 @@ class GpuResources:
         self._objects: dict[GpuKey, Any] = {}  # every GL object, by a key saying what it is
         self.max_texture_size = ctx.info["GL_MAX_TEXTURE_SIZE"]
         fog = {"FOG_COLOR": FOG_COLOR}
-        bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS}  # grid.glsl's
+        bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS, "BANDS_PER_ARRAY": BANDS_PER_ARRAY}  # grid.glsl's
         lod_levels = {"MAX_LOD_LEVELS": MAX_LOD_LEVELS}  # lod.glsl's
         sky_table = {"SKY_TABLE_WIDTH": SKY_TABLE_SIZE[0], "SKY_TABLE_ROWS": SKY_TABLE_SIZE[1]}  # sky_view.glsl's
         natural = {"HORIZON_DIRECTIONS": HORIZON_DIRECTIONS, "PENUMBRA": SUN_PENUMBRA, **sky_table}
