@@ -1,6 +1,7 @@
 """Erosion figures: hydraulic erosion at iterations 9 and 10 and thermal erosion at 10 (scene defaults) against
 their targets, droplets per second, and a plain single-threaded C run of the same droplets
-(bench/erosion_reference.c) for scale; quiet, then again with two busy processes beside it."""
+(bench/erosion_reference.c, one after another in order of index, not block by block as the kernel walks them,
+so its map is not the kernel's) for scale; quiet, then again with two busy processes beside it."""
 
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ from terrainview.kernels import erosion
 from terrainview.kernels.fractal import diamond_square
 from terrainview.kernels.kernel_common import stream_key
 
-# Seconds, median after warm-up, the whole public call (validation, copies, flow map) included. The kernels are
-# serial and run on the calling thread, so its CPU time, printed beside the wall time, shows the cost even when
-# other processes take the cores.
+# Seconds, median after warm-up, the whole public call (validation, copies, flow map) included. The CPU time of
+# the calling thread is printed beside the wall time: on a quiet machine the droplets' blocks also run on a
+# second thread, so it is less than the wall time's work; on a busy one everything runs on the calling thread.
 HYDRAULIC_TARGET_S = {9: 0.5, 10: 2.0}
 THERMAL_TARGET_S = {10: 0.2}
 REPEATS = {9: 5, 10: 3}
@@ -47,9 +48,8 @@ def _c_binary(folder: str) -> str | None:
     return binary if compile_c(REFERENCE_C, binary, "-ffp-contract=off") else None
 
 
-def _c_run(binary: str, folder: str, iterations: int) -> tuple[float, bool]:
-    """Median seconds of the C droplets on the default scene at ``iterations``, and whether its map is the
-    kernel's bit for bit."""
+def _c_run(binary: str, folder: str, iterations: int) -> float:
+    """Median seconds of the C droplets on the default scene at ``iterations``."""
     heights = diamond_square(iterations, 0)
     size = heights.shape[0] - 1
     cell = erosion.SURFACE_SIZE / size
@@ -66,10 +66,7 @@ def _c_run(binary: str, folder: str, iterations: int) -> tuple[float, bool]:
                erosion.MIN_SLOPE, erosion.GRAVITY, C_REPEATS, out_path]
     run = subprocess.run([binary, *(repr(n) if isinstance(n, float) else str(n) for n in numbers)], check=True,
                          capture_output=True, text=True)
-    c_map = np.fromfile(out_path, dtype=np.float64).reshape(size, size)
-    c_closed = np.pad(c_map, ((0, 1), (0, 1)), mode="wrap").astype(np.float32)
-    same = np.array_equal(c_closed.view(np.uint32), erosion.hydraulic_erosion(heights).heights.view(np.uint32))
-    return float(run.stdout), same
+    return float(run.stdout)
 
 
 def _figures(label: str, binary: str | None, folder: str) -> None:
@@ -91,8 +88,8 @@ def _figures(label: str, binary: str | None, folder: str) -> None:
         print("  C reference: skipped, gcc not found")
         return
     for n in HYDRAULIC_TARGET_S:
-        c_s, same = _c_run(binary, folder, n)
-        print(f"  C reference n={n:<2} (gcc -O2, one thread; same map bit for bit: {'yes' if same else 'NO'}): "
+        c_s = _c_run(binary, folder, n)
+        print(f"  C reference n={n:<2} (gcc -O2, one thread, droplets in order of index): "
               f"{c_s:6.3f} s  {count / c_s / 1e3:6.1f} k droplets/s   numba is {c_s / numba_s[n]:.1f}x faster")
 
 

@@ -1,7 +1,7 @@
-"""A plain, sequential, pure-Python run of the hydraulic erosion's droplets, written from the model in
-terrainview/erosion.py's docstring: one droplet after another, one step after another, Python floats (IEEE
-doubles, like the kernel) in the kernel's order of operations, so the heights must equal the kernel's bit for
-bit. Slow: for a few droplets on a small map.
+"""A plain, sequential, pure-Python run of the hydraulic erosion's droplets, written from the model and the
+schedule in terrainview/kernels/erosion.py's docstring: one droplet after another (block by block, phase by
+phase), one step after another, Python floats (IEEE doubles, like the kernel) in the kernel's order of
+operations, so the heights must equal the kernel's bit for bit. Slow: for a few droplets on a small map.
 """
 
 from __future__ import annotations
@@ -27,24 +27,40 @@ def _height_and_gradient(torus: list[list[float]], x: float, z: float) -> tuple[
     return height, gx, gz
 
 
+def _blocks(size: int, reach: int, step_cells: float) -> tuple[int, int]:
+    """Block side and zone margin, from the schedule in the erosion module's docstring."""
+    guard = math.ceil(step_cells) + reach + 2
+    block = 64
+    while block < 4 * (guard + 1):
+        block *= 2
+    return (size, 0) if size // block < 4 else (block, block // 2 - guard - 1)
+
+
 def hydraulic(heights: np.ndarray, seed: int, droplets: float, strength: float = erosion.STRENGTH,
               radius: float = erosion.RADIUS, capacity: float = erosion.CAPACITY,
               deposition: float = erosion.DEPOSITION, evaporation: float = erosion.EVAPORATION,
-              inertia: float = erosion.INERTIA) -> tuple[np.ndarray, float]:
-    """The eroded map (float32, seamless) and the volume the droplets still carried when they died."""
+              inertia: float = erosion.INERTIA) -> tuple[np.ndarray, float, int]:
+    """The eroded map (float32, seamless), the volume the droplets still carried when they died, and how many
+    times a droplet left its block's zone to wait for another block's phase."""
     size = heights.shape[0] - 1
     torus = [[float(value) for value in row[:size]] for row in np.asarray(heights, dtype=np.float64)[:size]]
     cell = erosion.SURFACE_SIZE / size
     step_cells = erosion.STEP / cell
     key = int(stream_key(seed, erosion._DOMAIN_DROPLETS))
     rows, columns, weights = erosion.brush(size, radius)
-    lost = 0.0
-    for droplet in range(erosion.droplet_count(droplets)):
-        x = float(lowbias32((2 * droplet) ^ key) >> 8) * (1.0 / (1 << 24)) * size
-        z = float(lowbias32((2 * droplet + 1) ^ key) >> 8) * (1.0 / (1 << 24)) * size
-        direction_x = direction_z = 0.0
-        speed, water, sediment = 1.0, 1.0, 0.0
-        for step in range(erosion.LIFETIME):
+    block, margin = _blocks(size, int(max(abs(rows).max(), abs(columns).max())), step_cells)
+
+    def walk(droplet: int, state: dict, zone_x: int, zone_z: int) -> None:
+        """Walk the droplet on until it dies or stands outside the zone (side block + 2 margin, wrapping)."""
+        x, z, direction_x, direction_z = state["x"], state["z"], state["dx"], state["dz"]
+        speed, water, sediment = state["speed"], state["water"], state["sediment"]
+        while state["step"] < erosion.LIFETIME:
+            step = state["step"]
+            if block < size:
+                across, down = x - zone_x, z - zone_z
+                if (across - size * math.floor(across / size) >= block + 2 * margin
+                        or down - size * math.floor(down / size) >= block + 2 * margin):
+                    break
             height, gx, gz = _height_and_gradient(torus, x, z)
             direction_x = direction_x * inertia - gx / cell * (1.0 - inertia)
             direction_z = direction_z * inertia - gz / cell * (1.0 - inertia)
@@ -75,8 +91,33 @@ def hydraulic(heights: np.ndarray, seed: int, droplets: float, strength: float =
             water *= 1.0 - evaporation
             x = new_x - size * math.floor(new_x / size)
             z = new_z - size * math.floor(new_z / size)
-        lost += sediment
-    return np.pad(np.array(torus), ((0, 1), (0, 1)), mode="wrap").astype(np.float32), lost * erosion.STEP**2
+            state["step"] = step + 1
+        state.update(x=x, z=z, dx=direction_x, dz=direction_z, speed=speed, water=water, sediment=sediment)
+
+    def block_of(state: dict) -> tuple[int, int]:
+        return (math.floor(state["z"]) % size) // block, (math.floor(state["x"]) % size) // block
+
+    count, batches = erosion.droplet_count(droplets), erosion._BATCHES
+    lost, handovers = 0.0, 0
+    for batch in range(batches):
+        states = {}
+        for droplet in range(count * batch // batches, count * (batch + 1) // batches):
+            states[droplet] = {
+                "x": float(lowbias32((2 * droplet) ^ key) >> 8) * (1.0 / (1 << 24)) * size,
+                "z": float(lowbias32((2 * droplet + 1) ^ key) >> 8) * (1.0 / (1 << 24)) * size,
+                "dx": 0.0, "dz": 0.0, "speed": 1.0, "water": 1.0, "sediment": 0.0, "step": 0}
+        phase = 0
+        while any(state["step"] < erosion.LIFETIME for state in states.values()):
+            walking = [(block_of(state), droplet) for droplet, state in states.items()
+                       if state["step"] < erosion.LIFETIME
+                       and block_of(state)[0] % 2 * 2 + block_of(state)[1] % 2 == phase % 4]
+            for (block_row, block_column), droplet in sorted(walking):
+                walk(droplet, states[droplet], block_column * block - margin, block_row * block - margin)
+                handovers += states[droplet]["step"] < erosion.LIFETIME
+            phase += 1
+        lost += sum(state["sediment"] for state in states.values())
+    closed = np.pad(np.array(torus), ((0, 1), (0, 1)), mode="wrap").astype(np.float32)
+    return closed, lost * erosion.STEP**2, handovers
 
 
 def thermal_pass(torus: list[list[float]], limits: list[float], slide: float) -> list[list[float]]:

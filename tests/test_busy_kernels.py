@@ -60,6 +60,8 @@ def test_small_work_and_busy_cores_run_serially_and_large_work_in_parallel(monke
     monkeypatch.setattr(kernel_common, "runnable_tasks", lambda: 1)  # only the caller runs
     kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK - 1)
     kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK)
+    kernel_common.run_rows(kernels, 64, 2000, min_work=2000)  # a kernel of many short calls sets its own bar
+    kernel_common.run_rows(kernels, 1, kernel_common.PARALLEL_MIN_WORK)  # one row: nothing to share
     monkeypatch.setattr(kernel_common, "runnable_tasks", lambda: 2)  # another task holds the second core
     kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK)
     with kernel_common.every_call_parallel():  # warm-up compiles the parallel builds on a busy machine too
@@ -68,7 +70,7 @@ def test_small_work_and_busy_cores_run_serially_and_large_work_in_parallel(monke
     kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK)
     monkeypatch.setattr(kernel_common, "get_num_threads", lambda: 1)
     kernel_common.run_rows(kernels, 64, kernel_common.PARALLEL_MIN_WORK)
-    assert calls == ["serial", "parallel", "serial", "parallel", "parallel", "serial"]
+    assert calls == ["serial", "parallel", "parallel", "serial", "serial", "parallel", "parallel", "serial"]
     assert kernel_common.parallel_bands(1) == 1 and kernel_common.parallel_bands(2) == 16
 
 

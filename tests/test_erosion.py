@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from reference import digests_with_threads
 
-from terrainview.kernels import erosion, texturing
+from terrainview.kernels import erosion, kernel_common, texturing
 from terrainview.kernels.erosion import Cancelled, hydraulic_erosion, thermal_erosion
 from terrainview.kernels.fractal import diamond_square
 from terrainview.scene.derived_arrays import DerivedArrays, eroded_heights, surface_key
@@ -66,17 +66,49 @@ def laplacian(heights: np.ndarray) -> np.ndarray:
 def test_hydraulic_equals_plain_python_reference(iterations, seed, kwargs):
     heights = diamond_square(iterations, seed, 0.7, 1.0)
     droplets = 3.0  # 12 droplets on the 2 x 2 map
-    expected, carried = erosion_reference.hydraulic(heights, seed, droplets, **kwargs)
+    expected, carried, _ = erosion_reference.hydraulic(heights, seed, droplets, **kwargs)
     result = hydraulic_erosion(heights, seed, droplets, **kwargs)
     np.testing.assert_array_equal(bits(result.heights), bits(expected))
     assert result.carried == pytest.approx(carried, rel=1e-12, abs=1e-18)
     assert not np.array_equal(result.heights, heights)
 
 
+@pytest.mark.parametrize("iterations, kwargs", [(8, {"inertia": 0.95}), (9, {"inertia": 0.9, "radius": 0.02})])
+def test_droplets_in_blocks_equal_the_reference_schedule(iterations, kwargs):
+    """From iterations 8 the droplets walk block by block (4 x 4 and more blocks): the kernel's phases, run in
+    parallel, must give the reference's one-by-one walk of the same schedule, hand-overs between blocks included
+    (a high inertia keeps droplets going straight, out of their blocks' zones)."""
+    heights = diamond_square(iterations, 5, 0.9, 1.0)
+    expected, carried, handovers = erosion_reference.hydraulic(heights, 5, 60.0, **kwargs)
+    assert handovers > 20  # droplets did cross from block to block
+    with kernel_common.every_call_parallel():
+        result = hydraulic_erosion(heights, 5, 60.0, **kwargs)
+    np.testing.assert_array_equal(bits(result.heights), bits(expected))
+    assert result.carried == pytest.approx(carried, rel=1e-12, abs=1e-18)
+
+
+def test_block_plan_keeps_same_colour_zones_apart():
+    """Two blocks of one colour are two blocks apart; what their droplets touch (zone + guard) must not meet."""
+    for size in (256, 512, 1024, 4096):
+        cell = erosion.SURFACE_SIZE / size
+        for radius in (erosion.RADIUS, 0.05, erosion.MAX_RADIUS):
+            rows, _, _ = erosion.brush(size, radius)
+            reach, step_cells = int(np.abs(rows).max()), erosion.STEP / cell
+            block, margin = erosion.block_plan(size, reach, step_cells)
+            if block == size:  # too few blocks: one, the whole torus
+                assert margin == 0
+                continue
+            assert size // block >= 4 and margin >= block // 4 - 1
+            touched = margin + math.ceil(step_cells) + 1 + reach  # beyond the block, each side
+            assert block + 2 * touched < 2 * block
+    assert erosion.block_plan(128, 1, 0.5) == (128, 0)  # iterations 7: one block, the plain serial order
+    assert erosion.block_plan(256, 2, 1.0) == (64, 26)
+
+
 def test_flat_map_takes_random_directions_and_stays_flat():
     flat = np.zeros((17, 17), dtype=np.float32)
     result = hydraulic_erosion(flat, 3, 10.0)
-    expected, _ = erosion_reference.hydraulic(flat, 3, 10.0)
+    expected, _, _ = erosion_reference.hydraulic(flat, 3, 10.0)
     np.testing.assert_array_equal(bits(result.heights), bits(expected))
     assert result.carried == 0.0 and not result.heights.any()
     assert result.flow.max() > 0.0  # the droplets wandered: some points got more than the mean
@@ -88,9 +120,11 @@ DIGEST_SCRIPT = """
 import hashlib, numba
 from terrainview.kernels.erosion import hydraulic_erosion, thermal_erosion
 from terrainview.kernels.fractal import diamond_square
-heights = diamond_square(7, 11, 0.6, 2.0)
-result = hydraulic_erosion(heights, 11, 2000.0)
-parts = [result.heights, result.flow, result.deposit, thermal_erosion(heights, 50.0, 30)]
+from terrainview.kernels.kernel_common import every_call_parallel
+heights = diamond_square(9, 11, 0.6, 2.0)
+with every_call_parallel():  # the parallel builds on as many threads as numba has, whatever the load
+    result = hydraulic_erosion(heights, 11, 2000.0)
+    parts = [result.heights, result.flow, result.deposit, thermal_erosion(heights, 50.0, 30)]
 print(numba.get_num_threads(), *(hashlib.sha256(part.tobytes()).hexdigest() for part in parts), repr(result.carried))
 """
 
@@ -98,7 +132,7 @@ print(numba.get_num_threads(), *(hashlib.sha256(part.tobytes()).hexdigest() for 
 def test_same_result_across_runs_and_thread_counts():
     outputs = [digests_with_threads(DIGEST_SCRIPT, threads) for threads in (1, 2, 2)]
     assert outputs[0] == outputs[1] == outputs[2]
-    heights = diamond_square(7, 11, 0.6, 2.0)
+    heights = diamond_square(9, 11, 0.6, 2.0)
     result = hydraulic_erosion(heights, 11, 2000.0)
     here = [hashlib.sha256(part.tobytes()).hexdigest() for part in (result.heights, result.flow, result.deposit)]
     assert here == outputs[0][:3]

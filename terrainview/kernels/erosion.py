@@ -27,8 +27,18 @@ point of a flow map, which is blurred over about the brush's width and turned by
 wetness in [0, 1] that the textures darken.
 
 Determinism: droplet i starts at a position hashed from (a per-seed stream key, i) and picks any random
-direction from a hash of (i, step), so the result is the same on every run and thread count (the kernel is
-serial: droplets interact through the map, and a serial kernel meets the targets of ``bench/erosion.py``).
+direction from a hash of (i, step), so the result is the same on every run.
+
+Schedule (both cores, the same result on any thread count). Droplets run in ``_BATCHES`` batches of
+consecutive indices; a batch ends before the next starts. Within a batch the torus is cut into square blocks of
+B cells, coloured 0-3 by (block row mod 2, block column mod 2), and the droplets walk in phases: phase k walks,
+in every block of colour k mod 4, the droplets standing in it, one after another in order of index, each until
+it dies or stands outside its zone (the block grown by a margin of m cells on every side); one that leaves waits
+for the phase of the block it stands in. Phases repeat until every droplet has died. A step reads and brushes
+cells at most g = ceil(step in cells) + brush reach + 2 from where it stood, and m = B / 2 - g - 1, so the
+zones of two blocks of one colour (two blocks apart) never touch the same cell: the blocks of a phase run in
+parallel, each as one thread would run it. B is the smallest power of two of at least 64 cells and 4 (g + 1);
+a map fewer than 4 blocks across is one block (zone: the whole torus), the plain serial order.
 
 Thermal erosion: in each pass every cell whose height exceeds a neighbour's (8 neighbours) by more than
 tan(talus) * distance moves half of its largest excess to those lower neighbours, in proportion to each
@@ -91,6 +101,14 @@ MAX_THERMAL_PASSES = 1000
 
 _DOMAIN_DROPLETS = 0x9B05688C
 _BATCHES = 16  # progress reports per hydraulic run
+_MIN_BLOCK = 64  # cells: the droplets' blocks are at least this wide
+_MIN_BLOCKS_A_SIDE = 4  # fewer than this and the map is one block (two of a colour a side at least)
+# A droplet's step takes about 60 ns + 1 ns per weight of its brush on one thread (bench/erosion.py).
+_NS_PER_STEP, _NS_PER_BRUSH_WEIGHT = 60.0, 1.0
+# The droplets' phases run in parallel from 2 ms of work: at iterations 9 a phase is about 5 ms and there are
+# some 150, so the kernel-wide 20 ms would leave the second core idle (0.58 s against 0.33 s, bench/erosion.py);
+# a busy machine still gets the serial build (``free_threads``).
+_PHASE_MIN_WORK = 2_000_000
 _SLIDE = 0.5  # fraction of its largest excess a cell passes on per thermal pass
 
 
@@ -162,73 +180,145 @@ def brush(size: int, radius: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return rows[inside].astype(np.int64), columns[inside].astype(np.int64), weights
 
 
-@njit(cache=True, nogil=True)
-def _hydraulic_kernel(torus, flow, size, key, first, count, brush_rows, brush_columns, brush_weights, step_cells,
-                      cell, strength, capacity, deposition, evaporation, inertia):
-    """Run droplets first .. first + count - 1 over the flattened size x size torus and flow map (in place).
+@njit(cache=True, inline="always")
+def _walk(torus, flow, size, key, droplet, state, zone_x, zone_z, zone_span, brush_rows, brush_columns,
+          brush_weights, offsets, reach, step_cells, cell, strength, capacity, deposition, evaporation, inertia):
+    """Walk one droplet on from its ``state`` until it dies or stands outside its zone; returns what it carries.
 
-    Returns the volume they still carry when they die, in reference cells. ``cell``: the cell size in surface
-    units.
+    ``state`` (x, z, direction x, direction z, speed, water, sediment, steps taken) is read and written back. The
+    zone is the square of ``zone_span`` cells from (zone_x, zone_z), wrapping; a span of ``size`` or more is the
+    whole torus.
     """
     mask = size - 1
     area_scale = (size / REFERENCE_CELLS) ** 2
+    min_drop = MIN_SLOPE * STEP
+    x, z, direction_x, direction_z = state[0], state[1], state[2], state[3]
+    speed, water, sediment, step = state[4], state[5], state[6], int(state[7])
+    while step < LIFETIME:
+        if zone_span < size:
+            across = x - zone_x
+            down = z - zone_z
+            across -= size * math.floor(across / size)
+            down -= size * math.floor(down / size)
+            if across >= zone_span or down >= zone_span:
+                break
+        height, gx, gz = _sample(torus, size, x, z)
+        # The gradient in height per surface unit, so inertia weighs it alike at every resolution.
+        direction_x = direction_x * inertia - gx / cell * (1.0 - inertia)
+        direction_z = direction_z * inertia - gz / cell * (1.0 - inertia)
+        length = math.sqrt(direction_x * direction_x + direction_z * direction_z)
+        if length == 0.0:
+            angle = 2.0 * math.pi * hash_fraction(np.uint32(hash32(np.uint32(droplet) ^ key) + np.uint32(step)))
+            direction_x = math.cos(angle)
+            direction_z = math.sin(angle)
+        else:
+            direction_x /= length
+            direction_z /= length
+        new_x = x + direction_x * step_cells
+        new_z = z + direction_z * step_cells
+        new_height, _, _ = _sample(torus, size, new_x, new_z)
+        drop = new_height - height
+        if drop > 0.0:
+            change = min(drop, sediment)  # fill the pit behind
+        else:
+            # Above its capacity it deposits part of the surplus, below it erodes part of the shortfall.
+            surplus = sediment - max(-drop, min_drop) * speed * water * capacity
+            change = surplus * deposition if surplus > 0.0 else -min(-surplus * strength, -drop)
+        sediment -= change
+        row = int(math.floor(z + 0.5))
+        column = int(math.floor(x + 0.5))
+        if reach <= row < size - reach and reach <= column < size - reach:
+            centre = row * size + column  # the brush stays inside: no wrapping
+            for k in range(brush_weights.shape[0]):
+                torus[centre + offsets[k]] += change * brush_weights[k]
+        else:
+            for k in range(brush_weights.shape[0]):
+                torus[((row + brush_rows[k]) & mask) * size + ((column + brush_columns[k]) & mask)] += (
+                    change * brush_weights[k])
+        flow[(row & mask) * size + (column & mask)] += water * area_scale
+        speed = math.sqrt(max(0.0, speed * speed - drop * GRAVITY))
+        water *= 1.0 - evaporation
+        # Stay on the torus; a position rounding up to size wraps to 0 through the masks.
+        x = new_x - size * math.floor(new_x / size)
+        z = new_z - size * math.floor(new_z / size)
+        step += 1
+    state[0], state[1], state[2], state[3] = x, z, direction_x, direction_z
+    state[4], state[5], state[6], state[7] = speed, water, sediment, step
+    return sediment
+
+
+def _walk_blocks_rows(torus, flow, size, key, droplets, states, order, starts, block_rows, block_columns, block,
+                      margin, brush_rows, brush_columns, brush_weights, step_cells, cell, strength, capacity,
+                      deposition, evaporation, inertia):
+    """One phase: each listed block walks its droplets in turn.
+
+    Block b's droplets are ``order[starts[b]:starts[b + 1]]`` (rows of ``states``). The blocks are of one
+    colour, so no two reach the same cells: they run in parallel.
+    """
     reach = max(np.max(np.abs(brush_rows)), np.max(np.abs(brush_columns)))
     offsets = brush_rows * size + brush_columns
-    min_drop = MIN_SLOPE * STEP
-    lost = 0.0
-    for droplet in range(first, first + count):
-        counter = np.uint32(droplet) * np.uint32(2)
-        x = hash_fraction(np.uint32(counter ^ key)) * size
-        z = hash_fraction(np.uint32((counter + np.uint32(1)) ^ key)) * size
-        direction_x = 0.0
-        direction_z = 0.0
-        speed = 1.0
-        water = 1.0
-        sediment = 0.0
-        for step in range(LIFETIME):
-            height, gx, gz = _sample(torus, size, x, z)
-            # The gradient in height per surface unit, so inertia weighs it alike at every resolution.
-            direction_x = direction_x * inertia - gx / cell * (1.0 - inertia)
-            direction_z = direction_z * inertia - gz / cell * (1.0 - inertia)
-            length = math.sqrt(direction_x * direction_x + direction_z * direction_z)
-            if length == 0.0:
-                angle = 2.0 * math.pi * hash_fraction(np.uint32(hash32(np.uint32(droplet) ^ key) + np.uint32(step)))
-                direction_x = math.cos(angle)
-                direction_z = math.sin(angle)
-            else:
-                direction_x /= length
-                direction_z /= length
-            new_x = x + direction_x * step_cells
-            new_z = z + direction_z * step_cells
-            new_height, _, _ = _sample(torus, size, new_x, new_z)
-            drop = new_height - height
-            if drop > 0.0:
-                change = min(drop, sediment)  # fill the pit behind
-            else:
-                room = max(-drop, min_drop) * speed * water * capacity
-                if sediment > room:
-                    change = (sediment - room) * deposition
-                else:
-                    change = -min((room - sediment) * strength, -drop)
-            sediment -= change
-            row = int(math.floor(z + 0.5))
-            column = int(math.floor(x + 0.5))
-            if reach <= row < size - reach and reach <= column < size - reach:
-                centre = row * size + column  # the brush stays inside: no wrapping
-                for k in range(brush_weights.shape[0]):
-                    torus[centre + offsets[k]] += change * brush_weights[k]
-            else:
-                for k in range(brush_weights.shape[0]):
-                    torus[((row + brush_rows[k]) & mask) * size + ((column + brush_columns[k]) & mask)] += (
-                        change * brush_weights[k])
-            flow[(row & mask) * size + (column & mask)] += water * area_scale
-            speed = math.sqrt(max(0.0, speed * speed - drop * GRAVITY))
-            water *= 1.0 - evaporation
-            # Stay on the torus; a position rounding up to size wraps to 0 through the masks.
-            x = new_x - size * math.floor(new_x / size)
-            z = new_z - size * math.floor(new_z / size)
-        lost += sediment
-    return lost
+    span = block + 2 * margin
+    for b in prange(block_rows.shape[0]):
+        zone_x = block_columns[b] * block - margin
+        zone_z = block_rows[b] * block - margin
+        for j in range(starts[b], starts[b + 1]):
+            index = order[j]
+            _walk(torus, flow, size, key, droplets[index], states[index], zone_x, zone_z, span, brush_rows,
+                  brush_columns, brush_weights, offsets, reach, step_cells, cell, strength, capacity, deposition,
+                  evaporation, inertia)
+
+
+_WALK_BLOCKS = row_kernels(_walk_blocks_rows)
+
+
+@njit(cache=True, nogil=True)
+def _start_states(key, droplets, size):
+    """Each droplet's state at its start: a hashed position, at rest, water 1, no sediment, no steps taken."""
+    states = np.zeros((droplets.shape[0], 8))
+    for index in range(droplets.shape[0]):
+        counter = np.uint32(droplets[index]) * np.uint32(2)
+        states[index, 0] = hash_fraction(np.uint32(counter ^ key)) * size
+        states[index, 1] = hash_fraction(np.uint32((counter + np.uint32(1)) ^ key)) * size
+        states[index, 4] = 1.0
+        states[index, 5] = 1.0
+    return states
+
+
+def block_plan(size: int, reach: int, step_cells: float) -> tuple[int, int]:
+    """The droplets' blocks on a map ``size`` cells across: (block side, zone margin) in cells (module docstring).
+
+    ``reach``: the brush's reach in cells; ``step_cells``: a step's length in cells.
+    """
+    guard = math.ceil(step_cells) + reach + 2
+    block = max(_MIN_BLOCK, 1 << math.ceil(math.log2(4 * (guard + 1))))
+    if size // block < _MIN_BLOCKS_A_SIDE:
+        return size, 0
+    return block, block // 2 - guard - 1
+
+
+def _run_batch(torus: np.ndarray, flow: np.ndarray, size: int, key: np.uint32, droplets: np.ndarray,
+               plan: tuple[int, int], brush_arrays: tuple[np.ndarray, np.ndarray, np.ndarray],
+               rates: tuple[float, ...]) -> float:
+    """Walk ``droplets`` (indices) to their end, phase by phase; returns the volume they still carry then."""
+    block, margin = plan
+    blocks_a_side = size // block
+    states = _start_states(key, droplets, size)
+    step_work = _NS_PER_STEP + _NS_PER_BRUSH_WEIGHT * brush_arrays[2].shape[0]
+    phase = 0
+    while (alive := np.flatnonzero(states[:, 7] < LIFETIME)).size:
+        cells = np.floor(states[alive, :2]).astype(np.int64) & (size - 1)
+        block_columns, block_rows = cells[:, 0] // block, cells[:, 1] // block
+        walking = (block_rows % 2) * 2 + block_columns % 2 == phase % 4
+        phase += 1
+        if walking.any():
+            blocks = (block_rows * blocks_a_side + block_columns)[walking]
+            by_block = np.argsort(blocks, kind="stable")  # stable: each block's droplets stay in order of index
+            order = alive[walking][by_block]
+            listed, starts = np.unique(blocks[by_block], return_index=True)
+            run_rows(_WALK_BLOCKS, listed.size, int(order.size * LIFETIME * step_work), torus, flow, size, key,
+                     droplets, states, order, np.append(starts, order.size), listed // blocks_a_side,
+                     listed % blocks_a_side, block, margin, *brush_arrays, *rates, min_work=_PHASE_MIN_WORK)
+    return float(states[:, 6].sum())
 
 
 def droplet_count(droplets: float) -> int:
@@ -276,12 +366,13 @@ def hydraulic_erosion(heights: np.ndarray, seed: int = 0, droplets: float = DROP
     count = droplet_count(droplets)
     cell = SURFACE_SIZE / size
     rows, columns, weights = brush(size, radius)
+    plan = block_plan(size, int(max(np.abs(rows).max(), np.abs(columns).max())), STEP / cell)
+    rates = (STEP / cell, cell, strength, capacity, deposition, evaporation, inertia)
     lost = 0.0
     for batch in range(_BATCHES):
-        first, last = count * batch // _BATCHES, count * (batch + 1) // _BATCHES
-        lost += _hydraulic_kernel(torus.reshape(-1), flow.reshape(-1), size, key, first, last - first, rows,
-                                  columns, weights, STEP / cell, cell, strength, capacity, deposition, evaporation,
-                                  inertia)
+        droplets_of_batch = np.arange(count * batch // _BATCHES, count * (batch + 1) // _BATCHES, dtype=np.int64)
+        lost += _run_batch(torus.reshape(-1), flow.reshape(-1), size, key, droplets_of_batch, plan,
+                           (rows, columns, weights), rates)
         _report(progress, (batch + 1) / _BATCHES)
     eroded = _closed(torus)
     span = float(original.max() - original.min())

@@ -193,15 +193,16 @@ def every_call_parallel() -> Iterator[None]:
         _every_call_parallel = False
 
 
-def run_rows(kernels: tuple[Callable, Callable], rows: int, work: int, *args: Any) -> Any:
+def run_rows(kernels: tuple[Callable, Callable], rows: int, work: int, *args: Any,
+             min_work: int = PARALLEL_MIN_WORK) -> Any:
     """Run a ``row_kernels`` pair on ``args``, serially or in parallel.
 
-    Serially below ``PARALLEL_MIN_WORK`` of ``work`` (or with one numba thread free), else in parallel with the
+    Serially below ``min_work`` of ``work`` (or with one numba thread free, or one row), else in parallel with the
     ``rows`` handed out in small chunks as threads come free, rather than one fixed half per thread (a thread
     kept off its core would hold up the whole call).
     """
     serial, parallel = kernels
-    threads = get_num_threads() if _every_call_parallel else free_threads() if work >= PARALLEL_MIN_WORK else 1
+    threads = get_num_threads() if _every_call_parallel else free_threads() if work >= min_work and rows > 1 else 1
     if threads == 1:
         return serial(*args)
     with parallel_chunksize(max(1, rows // parallel_bands(threads))):
