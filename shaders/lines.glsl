@@ -88,8 +88,9 @@ void main() {
     float length_pixels = length(direction);
     direction = length_pixels > 1e-6 ? direction / length_pixels : vec2(1.0, 0.0);
     vec2 normal = vec2(-direction.y, direction.x);
-    // One extra pixel on each side gives the antialiased edge room to fade out.
-    float extent = 0.5 * line_width + (antialias ? 1.0 : 0.0);
+    // Half a pixel more on each side gives the antialiased edge room to fade out: the fragment shader's coverage
+    // ramp reaches 0 there, so a wider quad would only add fragments it discards.
+    float extent = 0.5 * line_width + (antialias ? 0.5 : 0.0);
     vec2 cap = direction * 0.5 * line_width;
     emit(a, -cap + normal * extent, 1.0, extent);
     emit(a, -cap - normal * extent, -1.0, extent);
