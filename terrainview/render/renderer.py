@@ -357,17 +357,6 @@ class Renderer:
         filter_ = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR) if settings.linear else (
             moderngl.NEAREST, moderngl.NEAREST)
 
-        # The sky pyramid around the eye (rotation only), behind everything: no depth test.
-        sky = gpu.programs["sky"]
-        uniform(sky, "rotation").write(camera.rotation_matrix(settings))
-        uniform(sky, "yaw_rotation").write(glm.rotate(glm.radians(settings.yrot), glm.vec3(0.0, 1.0, 0.0)))
-        uniform(sky, "projection").write(projection)
-        clouds = gpu.get("texture:clouds")
-        clouds.filter = filter_
-        clouds.use(0)
-        uniform(sky, "clouds").value = 0
-        gpu.get("vao:sky").render(moderngl.TRIANGLES)
-
         # The tiled surface: depth test and back-face culling, textured, fogged.
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         texture = gpu.surface_texture()
@@ -404,6 +393,21 @@ class Renderer:
                 surface_triangles = draw_selection(gpu, selection, lines=False)
         tiles, origin = layout
         triangles = 8 + surface_triangles
+
+        # The sky pyramid around the eye (rotation only), at the far plane's depth: drawn after the surface,
+        # it shades only the pixels the surface left (the same picture as drawing it first, for less work).
+        ctx.disable(moderngl.CULL_FACE)
+        ctx.depth_func = "<="
+        sky = gpu.programs["sky"]
+        uniform(sky, "rotation").write(camera.rotation_matrix(settings))
+        uniform(sky, "yaw_rotation").write(glm.rotate(glm.radians(settings.yrot), glm.vec3(0.0, 1.0, 0.0)))
+        uniform(sky, "projection").write(projection)
+        clouds = gpu.get("texture:clouds")
+        clouds.filter = filter_
+        clouds.use(0)
+        uniform(sky, "clouds").value = 0
+        gpu.get("vao:sky").render(moderngl.TRIANGLES)
+        ctx.depth_func = "<"
 
         if settings.water_level is not None:
             # Translucent: blended over the surface, depth-tested against it, writing no depth.
