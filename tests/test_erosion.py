@@ -210,6 +210,29 @@ def test_resolution_aware(iterations):
     assert correlation > 0.85
 
 
+def spectral_peak(field: np.ndarray) -> float:
+    """The sharpest peak of ``field``'s power spectrum: over rings of wavelengths 1.4 to 20 cells, the largest
+    power in a ring over the ring's median. Irregular terrain has a smooth spectrum (a few hundred at most: the
+    largest of some thousands of random powers); a repeating pattern (a waffle, a cross-hatch, a grid of brush
+    stamps) puts its power into a few frequencies, thousands of times their ring's median."""
+    power = np.abs(np.fft.fft2(field - field.mean())) ** 2
+    frequencies = np.fft.fftfreq(field.shape[0])
+    radius = np.hypot(*np.meshgrid(frequencies, frequencies))
+    rings = [(radius >= low) & (radius < low + 0.025) for low in np.arange(0.05, 0.7, 0.025)]
+    return max(float(power[ring].max() / np.median(power[ring])) for ring in rings)
+
+
+def test_hydraulic_erosion_leaves_no_grid_aligned_pattern():
+    """No waffle: what the droplets change at iterations 11 has no spectral peak, while a cross-hatch of a tenth
+    of the change's own size stands out at once."""
+    heights = diamond_square(11, 3)
+    change = (hydraulic_erosion(heights).heights - heights)[:-1, :-1].astype(np.float64)
+    assert spectral_peak(change) < 2000.0  # 204 (seeds 7 and 11: 203, 278); brush stamps snapped to even cells: 13746
+    cells = np.arange(change.shape[0])
+    hatch = 0.1 * change.std() * (np.cos(np.pi * cells / 2)[None, :] + np.cos(np.pi * cells / 3)[:, None])
+    assert spectral_peak(change + hatch) > 1e5
+
+
 def test_erosion_smooths_slopes_and_fills_valley_floors():
     """Hydraulic erosion (defaults, n = 8, seed 0): the lowest tenth of the map rises by 0.029 on average,
     against a mean change of 0.020 (deposits fill valley floors); on the steepest half the high-frequency
