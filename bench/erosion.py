@@ -1,7 +1,7 @@
 """Erosion figures: hydraulic erosion at iterations 9 and 10 and thermal erosion at 10 (scene defaults) against
 their targets, droplets per second, and a plain single-threaded C run of the same droplets
-(bench/erosion_reference.c, one after another in order of index, not block by block as the kernel walks them,
-so its map is not the kernel's) for scale; quiet, then again with two busy processes beside it."""
+(bench/erosion_reference.c, one after another in order of index: the kernel's own order on a map of one block,
+where the two maps must be equal bit for bit) for scale; quiet, then again with two busy processes beside it."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ HYDRAULIC_TARGET_S = {9: 0.5, 10: 2.0}
 THERMAL_TARGET_S = {10: 0.2}
 REPEATS = {9: 5, 10: 3}
 C_REPEATS = 3
+BLOCKS_FROM = 8  # the kernel walks droplets block by block from these iterations on (erosion.block_plan)
 REFERENCE_C = Path(__file__).with_name("erosion_reference.c")
 
 
@@ -48,8 +49,9 @@ def _c_binary(folder: str) -> str | None:
     return binary if compile_c(REFERENCE_C, binary, "-ffp-contract=off") else None
 
 
-def _c_run(binary: str, folder: str, iterations: int) -> float:
-    """Median seconds of the C droplets on the default scene at ``iterations``."""
+def _c_run(binary: str, folder: str, iterations: int) -> tuple[float, bool]:
+    """Median seconds of the C droplets on the default scene at ``iterations``, and whether its map is the
+    kernel's bit for bit (only to be expected below ``BLOCKS_FROM``: one block, the same order of droplets)."""
     heights = diamond_square(iterations, 0)
     size = heights.shape[0] - 1
     cell = erosion.SURFACE_SIZE / size
@@ -66,7 +68,10 @@ def _c_run(binary: str, folder: str, iterations: int) -> float:
                erosion.MIN_SLOPE, erosion.GRAVITY, C_REPEATS, out_path]
     run = subprocess.run([binary, *(repr(n) if isinstance(n, float) else str(n) for n in numbers)], check=True,
                          capture_output=True, text=True)
-    return float(run.stdout)
+    c_map = np.fromfile(out_path, dtype=np.float64).reshape(size, size)
+    c_closed = np.pad(c_map, ((0, 1), (0, 1)), mode="wrap").astype(np.float32)
+    same = np.array_equal(c_closed.view(np.uint32), erosion.hydraulic_erosion(heights).heights.view(np.uint32))
+    return float(run.stdout), same
 
 
 def _figures(label: str, binary: str | None, folder: str) -> None:
@@ -87,8 +92,10 @@ def _figures(label: str, binary: str | None, folder: str) -> None:
     if binary is None:
         print("  C reference: skipped, gcc not found")
         return
+    same = _c_run(binary, folder, BLOCKS_FROM - 1)[1]
+    print(f"  C reference n={BLOCKS_FROM - 1} (one block: the kernel's order) same map bit for bit: {verdict(same)}")
     for n in HYDRAULIC_TARGET_S:
-        c_s = _c_run(binary, folder, n)
+        c_s = _c_run(binary, folder, n)[0]
         print(f"  C reference n={n:<2} (gcc -O2, one thread, droplets in order of index): "
               f"{c_s:6.3f} s  {count / c_s / 1e3:6.1f} k droplets/s   numba is {c_s / numba_s[n]:.1f}x faster")
 

@@ -1,8 +1,9 @@
 /* A plain, single-threaded C run of terrainview.erosion's hydraulic erosion: the yardstick for the numba kernel.
  *
  * The straightforward way: one droplet after another, every brush point wrapped with a modulo, no special
- * cases. The same model, hash and double operations in the same order as the kernel, so the eroded map is
- * bit for bit terrainview's (bench/erosion.py checks that, which keeps the comparison honest). Compile without
+ * cases. The same model, hash and double operations in the same order as the kernel walks a map of one block
+ * (below iterations 8; larger maps it walks block by block), so there the eroded map is bit for bit
+ * terrainview's (bench/erosion.py checks that, which keeps the comparison honest). Compile without
  * floating-point contraction (-ffp-contract=off) so that no multiply-add is fused.
  *
  * Usage: erosion_reference SIZE HEIGHTS.f64 BRUSH.bin BRUSH_COUNT KEY DROPLETS STEP_CELLS CELL STEP

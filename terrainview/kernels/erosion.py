@@ -183,7 +183,7 @@ def brush(size: int, radius: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 @njit(cache=True, inline="always")
 def _walk(torus, flow, size, key, droplet, state, zone_x, zone_z, zone_span, brush_rows, brush_columns,
           brush_weights, offsets, reach, step_cells, cell, strength, capacity, deposition, evaporation, inertia):
-    """Walk one droplet on from its ``state`` until it dies or stands outside its zone; returns what it carries.
+    """Walk one droplet on from its ``state`` until it dies or stands outside its zone.
 
     ``state`` (x, z, direction x, direction z, speed, water, sediment, steps taken) is read and written back. The
     zone is the square of ``zone_span`` cells from (zone_x, zone_z), wrapping; a span of ``size`` or more is the
@@ -244,7 +244,6 @@ def _walk(torus, flow, size, key, droplet, state, zone_x, zone_z, zone_span, bru
         step += 1
     state[0], state[1], state[2], state[3] = x, z, direction_x, direction_z
     state[4], state[5], state[6], state[7] = speed, water, sediment, step
-    return sediment
 
 
 def _walk_blocks_rows(torus, flow, size, key, droplets, states, order, starts, block_rows, block_columns, block,
