@@ -77,6 +77,7 @@ def test_regions_far_behind_release_their_textures(renderer):
     here = set(renderer.world._resident)
     _frame(renderer, ABOVE.replace(eye_z=-60.0))
     assert not here & set(renderer.world._resident), "the regions left behind have no texture any more"
+    assert renderer.world._arrays.bytes > 0, "their height arrays are kept for the regions ahead"
     assert len(renderer.world._resident) <= len(renderer.world.wanted)
 
 

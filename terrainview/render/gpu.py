@@ -156,17 +156,63 @@ def _detail_octaves(channels: np.ndarray) -> np.ndarray:
     return np.rint((total / 1.75 + 0.5) * 255.0).astype(np.uint8)  # the sum lies within +-0.875
 
 
+class HeightArrayPool:
+    """Height texture arrays given back for another map of the same size, up to ``limit_bytes``.
+
+    llvmpipe takes about 23 ms to allocate (and clear) a 34 MB array, half an iterations-12 region's map, while
+    writing 12 MiB into one takes 2.5 ms; a flight releases regions behind the eye at the sizes it needs ahead.
+    """
+
+    def __init__(self, ctx: moderngl.Context, limit_bytes: int) -> None:
+        self.ctx = ctx
+        self.limit_bytes = limit_bytes
+        self._free: list[moderngl.TextureArray] = []  # oldest first
+        self.bytes = 0
+
+    def take(self, size: tuple[int, int, int]) -> moderngl.TextureArray:
+        """An R32F array of ``size`` (columns, rows, layers): one given back, or a new one. Its texels are not set."""
+        for index, array in enumerate(self._free):
+            if array.size == size:
+                self.bytes -= _array_bytes(array)
+                return self._free.pop(index)
+        array = self.ctx.texture_array(size, 1, dtype="f4")
+        array.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        return array
+
+    def give(self, array: moderngl.TextureArray) -> None:
+        """Keep ``array`` for a later ``take``, releasing the oldest kept while over the limit."""
+        self._free.append(array)
+        self.bytes += _array_bytes(array)
+        while self.bytes > self.limit_bytes:
+            oldest = self._free.pop(0)
+            self.bytes -= _array_bytes(oldest)
+            oldest.release()
+
+    def release(self) -> None:
+        """Release every array kept."""
+        for array in self._free:
+            array.release()
+        self._free.clear()
+        self.bytes = 0
+
+
+def _array_bytes(array: moderngl.TextureArray) -> int:
+    columns, rows, layers = array.size
+    return 4 * columns * rows * layers
+
+
 class HeightBands:
     """A float32 heightmap in bands of ``HEIGHT_BAND_ROWS`` rows (the last takes the rest), in R32F texture arrays.
 
     There are ``HEIGHT_ARRAYS`` arrays of ``BANDS_PER_ARRAY`` layers: band k is layer k % BANDS_PER_ARRAY of
     array k // BANDS_PER_ARRAY. A shader reads any row with one fetch per array (grid.glsl), not one per band;
     an array is allocated when its first rows are written, so a staged upload allocates them in different
-    frames.
+    frames. With a ``pool``, arrays come from it and go back to it on release.
     """
 
-    def __init__(self, ctx: moderngl.Context, columns: int, rows: int) -> None:
+    def __init__(self, ctx: moderngl.Context, columns: int, rows: int, pool: HeightArrayPool | None = None) -> None:
         self.ctx = ctx
+        self.pool = pool
         self.size = (columns, rows)
         count = max(1, min(MAX_HEIGHT_BANDS, (rows - 1) // HEIGHT_BAND_ROWS))
         self.first_rows = [band * HEIGHT_BAND_ROWS for band in range(count)] + [rows]
@@ -192,9 +238,12 @@ class HeightBands:
             array = self.arrays[index]
             if array is None:
                 rows = self._array_bands(index)
-                array = self.arrays[index] = self.ctx.texture_array((self.size[0], max(rows), len(rows)), 1,
-                                                                    dtype="f4")
-                array.filter = (moderngl.NEAREST, moderngl.NEAREST)
+                size = (self.size[0], max(rows), len(rows))
+                if self.pool is not None:
+                    array = self.arrays[index] = self.pool.take(size)
+                else:
+                    array = self.arrays[index] = self.ctx.texture_array(size, 1, dtype="f4")
+                    array.filter = (moderngl.NEAREST, moderngl.NEAREST)
             array.write(np.ascontiguousarray(values[low - first_row:high - first_row]),
                         viewport=(0, low - start, layer, self.size[0], high - low, 1))
 
@@ -221,10 +270,13 @@ class HeightBands:
         uniform(program, "height_bands").value = len(self.band_rows)
 
     def release(self) -> None:
-        """Release the texture arrays."""
+        """Release the texture arrays (to the pool, if any)."""
         for array in self.arrays:
             if array is not None:
-                array.release()
+                if self.pool is not None:
+                    self.pool.give(array)
+                else:
+                    array.release()
         self.arrays = [None] * len(self.arrays)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from pyglm import glm
 
 from terrainview.kernels import lighting, lod
-from terrainview.render.gpu import GpuResources, HeightBands, uniform
+from terrainview.render.gpu import GpuResources, HeightArrayPool, HeightBands, uniform
 from terrainview.render.lod_draw import finest_within_budget, lod_uniforms
 from terrainview.scene import camera, world_regions
 from terrainview.scene.settings import SceneSettings
@@ -26,7 +26,8 @@ from terrainview.scene.world_regions import RegionCache, RegionKey, World
 
 PREFETCH = 2.0  # regions are made this far (one region) beyond the reach, before they come into view
 LIGHT_UNIT = 0  # the texture unit of the natural look's light maps (renderer._draw_natural)
-MAX_UPLOAD_BYTES = 12 << 20  # a streaming frame uploads at most this much of new maps (about 10 ms on llvmpipe)
+POOL_BYTES = 160 << 20  # height arrays kept for reuse: about two iterations-12 regions' maps
+MAX_UPLOAD_BYTES = 12 << 20  # a streaming frame uploads at most this much of new maps (2.5 ms to write on llvmpipe)
 
 
 @dataclass
@@ -72,6 +73,7 @@ class WorldTerrain:
         self.cache = RegionCache()
         self.streaming = False  # True: draw what is held (the window's worker fills the cache)
         self._resident: dict[tuple[int, int], _Resident] = {}
+        self._arrays = HeightArrayPool(gpu.ctx, POOL_BYTES)  # the height arrays of regions left behind
         self._staging: dict[tuple[int, int], _Staging] = {}
         self._slab = (np.inf, -np.inf)  # the lowest and highest heights of every map uploaded
         self.wanted: list[RegionKey] = []  # the last frame's regions, nearest first, at the detail they need
@@ -89,6 +91,7 @@ class WorldTerrain:
         for staging in self._staging.values():
             staging.bands.release()
         self._staging.clear()
+        self._arrays.release()
         if self._unlit is not None:
             self._unlit.release()
             self._unlit = None
@@ -140,7 +143,7 @@ class WorldTerrain:
         place = (key.x, key.z)
         if resident is None:  # nothing drawn there yet: up it goes whole, now (a first map is a small stand-in)
             budget[0] -= maps.nbytes
-            bands = HeightBands(self.gpu.ctx, maps.heights.shape[1], maps.heights.shape[0])
+            bands = HeightBands(self.gpu.ctx, maps.heights.shape[1], maps.heights.shape[0], self._arrays)
             bands.write(maps.heights)
             return self._make_resident(place, best_key, maps, bands, iterations)
         # A finer map: staged a band of rows per frame within the budget while the one there keeps drawing.
@@ -149,7 +152,8 @@ class WorldTerrain:
             if staging is not None:
                 staging.bands.release()
             rows, columns = maps.heights.shape
-            staging = self._staging[place] = _Staging(best_key, HeightBands(self.gpu.ctx, columns, rows))
+            bands = HeightBands(self.gpu.ctx, columns, rows, self._arrays)
+            staging = self._staging[place] = _Staging(best_key, bands)
         row_bytes = maps.heights.shape[1] * maps.heights.itemsize
         rows_now = min(max(budget[0], 0) // row_bytes, maps.heights.shape[0] - staging.next_row)
         if rows_now > 0:
