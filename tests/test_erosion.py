@@ -87,20 +87,29 @@ def test_droplets_in_blocks_equal_the_reference_schedule(iterations, kwargs):
     assert result.carried == pytest.approx(carried, rel=1e-12, abs=1e-18)
 
 
-def test_block_plan_keeps_same_colour_zones_apart():
-    """Two blocks of one colour are two blocks apart; what their droplets touch (zone + guard) must not meet."""
-    for size in (256, 512, 1024, 4096):
-        cell = erosion.SURFACE_SIZE / size
-        for radius in (erosion.RADIUS, 0.05, erosion.MAX_RADIUS):
-            rows, _, _ = erosion.brush(size, radius)
-            reach, step_cells = int(np.abs(rows).max()), erosion.STEP / cell
-            block, margin = erosion.block_plan(size, reach, step_cells)
-            if block == size:  # too few blocks: one, the whole torus
-                assert margin == 0
-                continue
-            assert size // block >= 4 and margin >= block // 4 - 1
-            touched = margin + math.ceil(step_cells) + 1 + reach  # beyond the block, each side
-            assert block + 2 * touched < 2 * block
+@pytest.mark.parametrize("iterations, radius", [(8, erosion.RADIUS), (9, 0.02)])
+def test_blocks_walked_at_once_never_touch_the_same_cell(iterations, radius):
+    """The product's block plan, walked by the reference: within a phase, the cells each block's droplets read or
+    wrote (heights, brush, flow) are disjoint from every other block's, so the blocks may run at once."""
+    heights = diamond_square(iterations, 5, 0.9, 1.0)
+    size = heights.shape[0] - 1
+    rows, _, _ = erosion.brush(size, radius)
+    plan = erosion.block_plan(size, int(np.abs(rows).max()), erosion.STEP * size / erosion.SURFACE_SIZE)
+    touched: dict = {}
+    _, _, handovers = erosion_reference.hydraulic(heights, 5, 60.0, inertia=0.95, radius=radius, plan=plan,
+                                                  touched=touched)
+    assert handovers > 20 and plan[0] < size
+    phases: dict = {}
+    for (batch, phase, *_), cells in touched.items():
+        phases.setdefault((batch, phase), []).append(cells)
+    assert max(len(blocks) for blocks in phases.values()) >= 4, "several blocks walked in one phase"
+    for blocks in phases.values():
+        for i, first in enumerate(blocks):
+            for second in blocks[i + 1:]:
+                assert not first & second
+
+
+def test_block_plan_of_a_small_map_is_the_whole_map():
     assert erosion.block_plan(128, 1, 0.5) == (128, 0)  # iterations 7: one block, the plain serial order
     assert erosion.block_plan(256, 2, 1.0) == (64, 26)
 

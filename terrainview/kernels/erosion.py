@@ -246,23 +246,21 @@ def _walk(torus, flow, size, key, droplet, state, zone_x, zone_z, zone_span, bru
     state[4], state[5], state[6], state[7] = speed, water, sediment, step
 
 
-def _walk_blocks_rows(torus, flow, size, key, droplets, states, order, starts, block_rows, block_columns, block,
-                      margin, brush_rows, brush_columns, brush_weights, step_cells, cell, strength, capacity,
-                      deposition, evaporation, inertia):
+def _walk_blocks_rows(torus, flow, size, key, first, states, order, starts, block_rows, block_columns, block,
+                      margin, brush_rows, brush_columns, brush_weights, offsets, reach, step_cells, cell, strength,
+                      capacity, deposition, evaporation, inertia):
     """One phase: each listed block walks its droplets in turn.
 
-    Block b's droplets are ``order[starts[b]:starts[b + 1]]`` (rows of ``states``). The blocks are of one
-    colour, so no two reach the same cells: they run in parallel.
+    Block b's droplets are ``order[starts[b]:starts[b + 1]]`` (rows of ``states``; row i is droplet first + i).
+    The blocks are of one colour, so no two reach the same cells: they run in parallel.
     """
-    reach = max(np.max(np.abs(brush_rows)), np.max(np.abs(brush_columns)))
-    offsets = brush_rows * size + brush_columns
     span = block + 2 * margin
     for b in prange(block_rows.shape[0]):
         zone_x = block_columns[b] * block - margin
         zone_z = block_rows[b] * block - margin
         for j in range(starts[b], starts[b + 1]):
             index = order[j]
-            _walk(torus, flow, size, key, droplets[index], states[index], zone_x, zone_z, span, brush_rows,
+            _walk(torus, flow, size, key, first + index, states[index], zone_x, zone_z, span, brush_rows,
                   brush_columns, brush_weights, offsets, reach, step_cells, cell, strength, capacity, deposition,
                   evaporation, inertia)
 
@@ -271,11 +269,14 @@ _WALK_BLOCKS = row_kernels(_walk_blocks_rows)
 
 
 @njit(cache=True, nogil=True)
-def _start_states(key, droplets, size):
-    """Each droplet's state at its start: a hashed position, at rest, water 1, no sediment, no steps taken."""
-    states = np.zeros((droplets.shape[0], 8))
-    for index in range(droplets.shape[0]):
-        counter = np.uint32(droplets[index]) * np.uint32(2)
+def _start_states(key, first, count, size):
+    """The states of droplets first .. first + count - 1 at their start.
+
+    A hashed position, at rest, water 1, no sediment, no steps taken.
+    """
+    states = np.zeros((count, 8))
+    for index in range(count):
+        counter = np.uint32(first + index) * np.uint32(2)
         states[index, 0] = hash_fraction(np.uint32(counter ^ key)) * size
         states[index, 1] = hash_fraction(np.uint32((counter + np.uint32(1)) ^ key)) * size
         states[index, 4] = 1.0
@@ -295,14 +296,16 @@ def block_plan(size: int, reach: int, step_cells: float) -> tuple[int, int]:
     return block, block // 2 - guard - 1
 
 
-def _run_batch(torus: np.ndarray, flow: np.ndarray, size: int, key: np.uint32, droplets: np.ndarray,
-               plan: tuple[int, int], brush_arrays: tuple[np.ndarray, np.ndarray, np.ndarray],
-               rates: tuple[float, ...]) -> float:
-    """Walk ``droplets`` (indices) to their end, phase by phase; returns the volume they still carry then."""
+def _run_batch(torus: np.ndarray, flow: np.ndarray, size: int, key: np.uint32, first: int, count: int,
+               plan: tuple[int, int], brush_parts: tuple, rates: tuple[float, ...]) -> float:
+    """Walk droplets first .. first + count - 1 to their end, phase by phase; returns what they still carry then.
+
+    ``brush_parts``: the brush's rows, columns, weights, flat offsets and reach.
+    """
     block, margin = plan
     blocks_a_side = size // block
-    states = _start_states(key, droplets, size)
-    step_work = _NS_PER_STEP + _NS_PER_BRUSH_WEIGHT * brush_arrays[2].shape[0]
+    states = _start_states(key, first, count, size)
+    step_work = _NS_PER_STEP + _NS_PER_BRUSH_WEIGHT * brush_parts[2].shape[0]
     phase = 0
     while (alive := np.flatnonzero(states[:, 7] < LIFETIME)).size:
         cells = np.floor(states[alive, :2]).astype(np.int64) & (size - 1)
@@ -314,9 +317,10 @@ def _run_batch(torus: np.ndarray, flow: np.ndarray, size: int, key: np.uint32, d
             by_block = np.argsort(blocks, kind="stable")  # stable: each block's droplets stay in order of index
             order = alive[walking][by_block]
             listed, starts = np.unique(blocks[by_block], return_index=True)
-            run_rows(_WALK_BLOCKS, listed.size, int(order.size * LIFETIME * step_work), torus, flow, size, key,
-                     droplets, states, order, np.append(starts, order.size), listed // blocks_a_side,
-                     listed % blocks_a_side, block, margin, *brush_arrays, *rates, min_work=_PHASE_MIN_WORK)
+            work = int((LIFETIME - states[order, 7]).sum() * step_work)  # the steps left to walk
+            run_rows(_WALK_BLOCKS, listed.size, work, torus, flow, size, key, first, states, order,
+                     np.append(starts, order.size), listed // blocks_a_side, listed % blocks_a_side, block, margin,
+                     *brush_parts, *rates, min_work=_PHASE_MIN_WORK)
     return float(states[:, 6].sum())
 
 
@@ -365,13 +369,15 @@ def hydraulic_erosion(heights: np.ndarray, seed: int = 0, droplets: float = DROP
     count = droplet_count(droplets)
     cell = SURFACE_SIZE / size
     rows, columns, weights = brush(size, radius)
-    plan = block_plan(size, int(max(np.abs(rows).max(), np.abs(columns).max())), STEP / cell)
+    reach = int(max(np.abs(rows).max(), np.abs(columns).max()))
+    plan = block_plan(size, reach, STEP / cell)
+    brush_parts = (rows, columns, weights, rows * size + columns, reach)
     rates = (STEP / cell, cell, strength, capacity, deposition, evaporation, inertia)
     lost = 0.0
     for batch in range(_BATCHES):
-        droplets_of_batch = np.arange(count * batch // _BATCHES, count * (batch + 1) // _BATCHES, dtype=np.int64)
-        lost += _run_batch(torus.reshape(-1), flow.reshape(-1), size, key, droplets_of_batch, plan,
-                           (rows, columns, weights), rates)
+        first, end = count * batch // _BATCHES, count * (batch + 1) // _BATCHES
+        lost += _run_batch(torus.reshape(-1), flow.reshape(-1), size, key, first, end - first, plan, brush_parts,
+                           rates)
         _report(progress, (batch + 1) / _BATCHES)
     eroded = _closed(torus)
     span = float(original.max() - original.min())
@@ -415,8 +421,7 @@ def _thermal_share_rows(padded, limits, share, loss):
     registers and the loop over columns vectorises.
     """
     size = padded.shape[0] - 2
-    l0, l1, l2, l3, l4, l5, l6, l7 = limits[0], limits[1], limits[2], limits[3], limits[4], limits[5], limits[6], \
-        limits[7]
+    l0, l1, l2, l3, l4, l5, l6, l7 = limits
     for row in prange(1, size + 1):
         up, here, down = padded[row - 1], padded[row], padded[row + 1]
         for column in range(1, size + 1):
@@ -429,16 +434,8 @@ def _thermal_share_rows(padded, limits, share, loss):
             e5 = _excess(height, down[column - 1], l5)
             e6 = _excess(height, down[column], l6)
             e7 = _excess(height, down[column + 1], l7)
-            total = 0.0
-            total += e0
-            total += e1
-            total += e2
-            total += e3
-            total += e4
-            total += e5
-            total += e6
-            total += e7
-            largest = max(max(max(max(max(max(max(max(0.0, e0), e1), e2), e3), e4), e5), e6), e7)
+            total = 0.0 + e0 + e1 + e2 + e3 + e4 + e5 + e6 + e7
+            largest = max(0.0, e0, e1, e2, e3, e4, e5, e6, e7)
             moved = _SLIDE * largest
             share[row, column] = moved / total if total > 0.0 else 0.0
             loss[row - 1, column - 1] = moved  # = share * total: what the cell passes on
@@ -453,8 +450,7 @@ def _thermal_apply_rows(padded, limits, share, loss, out):
     neighbours written out, as in the first half.
     """
     size = padded.shape[0] - 2
-    l0, l1, l2, l3, l4, l5, l6, l7 = limits[0], limits[1], limits[2], limits[3], limits[4], limits[5], limits[6], \
-        limits[7]
+    l0, l1, l2, l3, l4, l5, l6, l7 = limits
     for row in prange(1, size + 1):
         up, here, down = padded[row - 1], padded[row], padded[row + 1]
         share_up, share_here, share_down = share[row - 1], share[row], share[row + 1]

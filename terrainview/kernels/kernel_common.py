@@ -46,7 +46,9 @@ LATTICE_BITS = 16
 BANDS_PER_THREAD = 8
 # Below this much work (nanoseconds on one core, as each call site estimates it) a call runs serially. Every
 # parallel region ends at a barrier that waits for the other thread to be scheduled, a millisecond or more on
-# a busy machine: only regions of about 20 ms or more repay that for certain.
+# a busy machine: only regions of about 20 ms or more repay that for certain. A kernel made of many short
+# regions in a row (erosion's droplet phases) may set a lower bar of its own (``run_rows``'s ``min_work``): its
+# second thread is then already awake, and a busy machine still gets the serial build (``free_threads``).
 PARALLEL_MIN_WORK = 20_000_000
 
 _MIX_1 = np.uint32(0x7FEB352D)

@@ -194,13 +194,13 @@ def light_key(settings: SceneSettings) -> tuple:
 DEPOSIT_BLUR_UNITS = 0.008  # the softening of the deposit map, in surface units (about the erosion brush's radius)
 
 
-def water_maps(result: erosion.ErosionResult, max_cells: int = lighting.MAX_HORIZON_CELLS) -> np.ndarray:
+def water_maps(result: erosion.ErosionResult) -> np.ndarray:
     """Where a hydraulic erosion's water ran (wetness) and what it left (deposit), for the natural look's materials.
 
     uint8 (cells, cells, 2), 0 to 1 as 0 to 255, every k-th point of the maps like the light maps (at most
-    ``max_cells`` a side), without the repeated last row and column: the texture wraps.
+    ``lighting.MAX_HORIZON_CELLS`` a side), without the repeated last row and column: the texture wraps.
     """
-    stride = max(1, (result.flow.shape[0] - 1) // max_cells)
+    stride = max(1, (result.flow.shape[0] - 1) // lighting.MAX_HORIZON_CELLS)
     flow, deposit = result.flow[::stride, ::stride], result.deposit[::stride, ::stride]  # seamless still
     # Droplets drop sediment a brush at a time: softened over a few points, deposits read as fans, not speckle.
     sigma = min(DEPOSIT_BLUR_UNITS * (deposit.shape[0] - 1) / erosion.SURFACE_SIZE, generators.MAX_BLUR)
@@ -293,6 +293,7 @@ class DerivedArrays:
             return fractal.diamond_square_passes(settings.iterations, settings.passes or 0, settings.seed,
                                                  settings.h, settings.height_scale)
         heights, result = self._eroded_map(settings, "iterations", "h")
+        # Made in either look: it costs little beside the erosion, and a change of look then waits for nothing.
         self.surface_water = None if result is None else water_maps(result)
         return heights
 
