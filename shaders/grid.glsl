@@ -5,7 +5,11 @@
 // HeightBands; a map of one array has it bound twice).
 #define HEIGHT_BAND_ROWS 1024
 #define BANDS_PER_ARRAY 2
-uniform sampler2DArray heights[2];
+#define HEIGHT_ARRAYS 2
+#if HEIGHT_ARRAYS != 2
+#error "grid_height reads exactly two arrays (terrainview/render/gpu.py HEIGHT_ARRAYS)"
+#endif
+uniform sampler2DArray heights[HEIGHT_ARRAYS];
 uniform int height_bands;    // bands in use
 uniform int grid_size;       // vertices per side: 2**iterations + 1
 uniform int tiles;           // tiles x tiles copies, 2 units apart, centred on tile_origin

@@ -392,7 +392,8 @@ def test_a_heightmap_in_bands_draws_as_one_texture(renderer, gl_ctx, monkeypatch
 
     monkeypatch.setattr(lod_module, "FULL_MESH_SEGMENTS", 0)
     whole = render_frame(renderer, settings)
-    assert renderer.gpu.get(f"heights:{heightmap}").band_rows == [33]
+    whole_bands = renderer.gpu.get(f"heights:{heightmap}")
+    assert whole_bands.band_rows == [33] and [array.size for array in whole_bands.arrays] == [(33, 33, 1)]
     monkeypatch.setattr(gpu_module, "HEIGHT_BAND_ROWS", 8)  # 33 rows: bands of 8, 8, 8 and 9 rows
     monkeypatch.setattr(gpu_module, "SLICE_BYTES", 5 * 33 * 4)  # staged slices of 5 rows straddle the bands
     banded = Renderer(gl_ctx)

@@ -81,6 +81,18 @@ def test_regions_far_behind_release_their_textures(renderer):
     assert len(renderer.world._resident) <= len(renderer.world.wanted)
 
 
+def test_another_world_takes_the_height_arrays_of_the_last(renderer):
+    """A new seed's regions are the same sizes as the last world's: they reuse its arrays, allocating none."""
+    def arrays() -> list:
+        return [array for resident in renderer.world._resident.values()
+                for array in resident.heights.arrays if array is not None]
+
+    _frame(renderer, ABOVE)
+    before = arrays()  # the objects themselves: a released array's GL name could be handed out again
+    _frame(renderer, ABOVE.replace(seed=9))
+    assert before and any(array is old for array in arrays() for old in before)
+
+
 def test_the_natural_look_lights_each_region_with_its_own_shadows(renderer):
     natural = ABOVE.replace(look="natural", pitch=40.0, eye_y=2.5, sun_elevation=8.0)
     morning = _frame(renderer, natural.replace(sun_azimuth=90.0))

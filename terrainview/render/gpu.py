@@ -7,6 +7,7 @@ shaders need are defined here once and passed to them as ``#define`` values.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,13 +45,12 @@ SKY_BASE_XZ = ((0, 15), (10, 10), (15, 0), (10, -10), (0, -15), (-10, -10), (-15
 SKY_TEXTURE_REPEATS = 6.0
 # Large heightmaps reach the GPU this many bytes per slice, a slice per frame (``GpuResources.stage``).
 SLICE_BYTES = 4 << 20
-# A heightmap is held in bands of this many rows (the last band takes the rest), each its own texture:
-# allocating a texture costs more than writing it (about 35 ms for the whole of iterations 12 on llvmpipe,
-# up to 100 ms when the machine is busy), and staging so allocates one band per frame. grid.glsl reads them.
+# A heightmap is held in bands of this many rows (the last band takes the rest), which grid.glsl reads.
 HEIGHT_BAND_ROWS = 1024
 MAX_HEIGHT_BANDS = 4  # iterations 12: 4097 rows
-# Bands share texture arrays two by two: a shader then fetches once per array, and allocating an array costs
-# about what two bands did (so a staged upload still allocates at most about 30 ms in a frame).
+# Bands share texture arrays two by two: a shader fetches once per array. Allocating an array costs far more
+# than writing it (about 23 ms for the 34 MB of half an iterations-12 map on llvmpipe, against 2.5 ms to write
+# 12 MiB), so a staged upload allocates one array per frame at most (and the endless world pools them).
 BANDS_PER_ARRAY = 2
 HEIGHT_ARRAYS = MAX_HEIGHT_BANDS // BANDS_PER_ARRAY
 HEIGHT_UNIT = 4  # the texture unit of the heightmap's bands; units below are the programs' other samplers
@@ -144,6 +144,17 @@ def _upsampled(coarse: np.ndarray, factor: int) -> np.ndarray:
     return rows[:, low] * (1.0 - weight) + rows[:, high] * weight
 
 
+@functools.cache
+def _noise_values() -> bytes:
+    """The noise texture's texels: random channels, the same every run, and their octaves in alpha.
+
+    Made once a process: the octaves take about 10 ms, and every renderer would make them again.
+    """
+    values = np.random.default_rng(1997).integers(0, 256, (NOISE_SIDE, NOISE_SIDE, 4), dtype=np.uint8)
+    values[..., 3] = _detail_octaves(values[..., :3])
+    return values.tobytes()
+
+
 def _detail_octaves(channels: np.ndarray) -> np.ndarray:
     """Three octaves of random values summed, uint8 (128 is zero), tiling like the channels they come from.
 
@@ -157,7 +168,7 @@ def _detail_octaves(channels: np.ndarray) -> np.ndarray:
 
 
 class HeightArrayPool:
-    """Height texture arrays given back for another map of the same size, up to ``limit_bytes``.
+    """Height texture arrays given back, kept for another map of the same size up to ``limit_bytes`` (0: none).
 
     llvmpipe takes about 23 ms to allocate (and clear) a 34 MB array, half an iterations-12 region's map, while
     writing 12 MiB into one takes 2.5 ms; a flight releases regions behind the eye at the sizes it needs ahead.
@@ -207,12 +218,11 @@ class HeightBands:
     There are ``HEIGHT_ARRAYS`` arrays of ``BANDS_PER_ARRAY`` layers: band k is layer k % BANDS_PER_ARRAY of
     array k // BANDS_PER_ARRAY. A shader reads any row with one fetch per array (grid.glsl), not one per band;
     an array is allocated when its first rows are written, so a staged upload allocates them in different
-    frames. With a ``pool``, arrays come from it and go back to it on release.
+    frames. The arrays come from ``pool`` and go back to it on release (by default a pool that keeps none).
     """
 
     def __init__(self, ctx: moderngl.Context, columns: int, rows: int, pool: HeightArrayPool | None = None) -> None:
-        self.ctx = ctx
-        self.pool = pool
+        self.pool = pool or HeightArrayPool(ctx, 0)
         self.size = (columns, rows)
         count = max(1, min(MAX_HEIGHT_BANDS, (rows - 1) // HEIGHT_BAND_ROWS))
         self.first_rows = [band * HEIGHT_BAND_ROWS for band in range(count)] + [rows]
@@ -238,12 +248,7 @@ class HeightBands:
             array = self.arrays[index]
             if array is None:
                 rows = self._array_bands(index)
-                size = (self.size[0], max(rows), len(rows))
-                if self.pool is not None:
-                    array = self.arrays[index] = self.pool.take(size)
-                else:
-                    array = self.arrays[index] = self.ctx.texture_array(size, 1, dtype="f4")
-                    array.filter = (moderngl.NEAREST, moderngl.NEAREST)
+                array = self.arrays[index] = self.pool.take((self.size[0], max(rows), len(rows)))
             array.write(np.ascontiguousarray(values[low - first_row:high - first_row]),
                         viewport=(0, low - start, layer, self.size[0], high - low, 1))
 
@@ -270,13 +275,10 @@ class HeightBands:
         uniform(program, "height_bands").value = len(self.band_rows)
 
     def release(self) -> None:
-        """Release the texture arrays (to the pool, if any)."""
+        """Give the texture arrays back to the pool (which releases what it does not keep)."""
         for array in self.arrays:
             if array is not None:
-                if self.pool is not None:
-                    self.pool.give(array)
-                else:
-                    array.release()
+                self.pool.give(array)
         self.arrays = [None] * len(self.arrays)
 
 
@@ -318,7 +320,8 @@ class GpuResources:
         self._objects: dict[GpuKey, Any] = {}  # every GL object, by a key saying what it is
         self.max_texture_size = ctx.info["GL_MAX_TEXTURE_SIZE"]
         fog = {"FOG_COLOR": FOG_COLOR}
-        bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS, "BANDS_PER_ARRAY": BANDS_PER_ARRAY}  # grid.glsl's
+        bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS, "BANDS_PER_ARRAY": BANDS_PER_ARRAY,  # grid.glsl's
+                 "HEIGHT_ARRAYS": HEIGHT_ARRAYS}
         lod_levels = {"MAX_LOD_LEVELS": MAX_LOD_LEVELS}  # lod.glsl's
         sky_table = {"SKY_TABLE_WIDTH": SKY_TABLE_SIZE[0], "SKY_TABLE_ROWS": SKY_TABLE_SIZE[1]}  # sky_view.glsl's
         natural = {"HORIZON_DIRECTIONS": HORIZON_DIRECTIONS, "PENUMBRA": SUN_PENUMBRA, **sky_table}
@@ -365,9 +368,7 @@ class GpuResources:
         self._own("framebuffer:sky_table", ctx.framebuffer([table]))
         # Random values for the natural look's procedural detail: the same every run, tiling, mipmapped; alpha
         # holds three octaves of them summed (_detail_octaves), so close-range detail is one fetch, not three.
-        values = np.random.default_rng(1997).integers(0, 256, (NOISE_SIDE, NOISE_SIDE, 4), dtype=np.uint8)
-        values[..., 3] = _detail_octaves(values[..., :3])
-        noise = self._own("texture:noise", ctx.texture((NOISE_SIDE, NOISE_SIDE), 4, values.tobytes()))
+        noise = self._own("texture:noise", ctx.texture((NOISE_SIDE, NOISE_SIDE), 4, _noise_values()))
         noise.repeat_x = noise.repeat_y = True
         noise.filter = (moderngl.LINEAR, moderngl.LINEAR)
         noise.build_mipmaps()

@@ -8,7 +8,8 @@ part being drawn, and ``image_size`` is the whole image's size, so the result do
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -343,6 +344,16 @@ class Renderer:
         tiles, origin = layout
         self._bind_grid(program, heights, grid_size, tiles if selection is None else None, origin)
 
+    @contextmanager
+    def _behind_the_surface(self) -> Iterator[None]:
+        """Draw at the far plane's depth where the surface left the depth buffer clear (and facing either way)."""
+        self.ctx.disable(moderngl.CULL_FACE)
+        self.ctx.depth_func = "<="
+        try:
+            yield
+        finally:
+            self.ctx.depth_func = "<"
+
     @_draws('rendered')
     def draw_rendered(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         """Draw the rendered scene: the sky pyramid, the textured and fogged surface, and the water if any.
@@ -396,18 +407,16 @@ class Renderer:
 
         # The sky pyramid around the eye (rotation only), at the far plane's depth: drawn after the surface,
         # it shades only the pixels the surface left (the same picture as drawing it first, for less work).
-        ctx.disable(moderngl.CULL_FACE)
-        ctx.depth_func = "<="
-        sky = gpu.programs["sky"]
-        uniform(sky, "rotation").write(camera.rotation_matrix(settings))
-        uniform(sky, "yaw_rotation").write(glm.rotate(glm.radians(settings.yrot), glm.vec3(0.0, 1.0, 0.0)))
-        uniform(sky, "projection").write(projection)
-        clouds = gpu.get("texture:clouds")
-        clouds.filter = filter_
-        clouds.use(0)
-        uniform(sky, "clouds").value = 0
-        gpu.get("vao:sky").render(moderngl.TRIANGLES)
-        ctx.depth_func = "<"
+        with self._behind_the_surface():
+            sky = gpu.programs["sky"]
+            uniform(sky, "rotation").write(camera.rotation_matrix(settings))
+            uniform(sky, "yaw_rotation").write(glm.rotate(glm.radians(settings.yrot), glm.vec3(0.0, 1.0, 0.0)))
+            uniform(sky, "projection").write(projection)
+            clouds = gpu.get("texture:clouds")
+            clouds.filter = filter_
+            clouds.use(0)
+            uniform(sky, "clouds").value = 0
+            gpu.get("vao:sky").render(moderngl.TRIANGLES)
 
         if settings.water_level is not None:
             # Translucent: blended over the surface, depth-tested against it, writing no depth.
@@ -497,14 +506,12 @@ class Renderer:
         triangles = 1 + surface_triangles
 
         # The sky where the land left the far plane: every pixel's direction, its light from the table.
-        ctx.disable(moderngl.CULL_FACE)
-        ctx.depth_func = "<="
-        sky = gpu.programs["natural_sky"]
-        whole_view = frame.perspective(NATURAL_FAR_PLANE) * camera.rotation_matrix(settings)
-        uniform(sky, "inverse_view_projection").write(glm.inverse(whole_view))
-        sky_uniforms(sky)
-        gpu.get("vao:natural_sky").render(moderngl.TRIANGLES, vertices=3)
-        ctx.depth_func = "<"
+        with self._behind_the_surface():
+            sky = gpu.programs["natural_sky"]
+            whole_view = frame.perspective(NATURAL_FAR_PLANE) * camera.rotation_matrix(settings)
+            uniform(sky, "inverse_view_projection").write(glm.inverse(whole_view))
+            sky_uniforms(sky)
+            gpu.get("vao:natural_sky").render(moderngl.TRIANGLES, vertices=3)
 
         if settings.water_level is not None:
             ctx.disable(moderngl.CULL_FACE)
@@ -517,7 +524,7 @@ class Renderer:
             endless = isinstance(settings.tile, str)
             sky_uniforms(water)
             # The sea's depth is read from the tile's map; over the endless world, from its floor around the eye.
-            extent = 0.0 if settings.tile == ENDLESS else 1e9 if endless else float(tiles)
+            extent = 1e9 if endless else float(tiles)
             values = {"eye": eye, "haze_density": haze, "level": settings.water_level,
                       "reach": NATURAL_FAR_PLANE, "land_centre": origin, "land_extent": (extent, extent),
                       "floor_map": settings.tile == ENDLESS, "sea_floor": SEA_FLOOR_UNIT}

@@ -85,16 +85,20 @@ class WorldTerrain:
 
     def release(self) -> None:
         """Release every region's textures."""
+        self._forget()
+        self._arrays.release()
+        if self._unlit is not None:
+            self._unlit.release()
+            self._unlit = None
+
+    def _forget(self) -> None:
+        """Let go of every region's textures (their height arrays to the pool, for the next world's regions)."""
         for resident in self._resident.values():
             resident.release()
         self._resident.clear()
         for staging in self._staging.values():
             staging.bands.release()
         self._staging.clear()
-        self._arrays.release()
-        if self._unlit is not None:
-            self._unlit.release()
-            self._unlit = None
         self._sea_floor_key = None
         self._slab = (np.inf, -np.inf)
 
@@ -102,7 +106,7 @@ class WorldTerrain:
         world_ = World.of(settings)
         assert world_ is not None
         if world_ != self.cache.world or settings.iterations != self._iterations:
-            self.release()  # another world, or pyramids for another full detail
+            self._forget()  # another world, or pyramids for another full detail
             self.cache.adopt(world_)
             self._iterations = settings.iterations
         return world_
@@ -110,7 +114,7 @@ class WorldTerrain:
     def sea_floor(self, settings: SceneSettings, eye_x: float, eye_z: float) -> moderngl.Texture:
         """The world's heights under the sea around the eye (``world_regions.sea_floor``) as a texture.
 
-        Remade when the eye reaches another whole unit (about 2 ms); ``sea_floor_rect`` says where it lies.
+        Remade when the eye reaches another whole unit (about 4-5 ms); ``sea_floor_rect`` says where it lies.
         """
         world_ = self._adopt(settings)
         centre = (round(eye_x), round(eye_z))
