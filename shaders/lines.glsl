@@ -52,23 +52,26 @@ void main() {
 #elif defined GEOMETRY_SHADER
 
 layout(lines) in;
-layout(triangle_strip, max_vertices = 4) out;
+layout(triangle_strip, max_vertices = 3) out;
 uniform vec2 viewport_size;
 uniform float line_width;   // in pixels
 uniform bool antialias;
-noperspective out float across;   // signed distance from the line's centre, in pixels
+// The fragment's place in the segment's own frame, in pixels: across its centre line, and along it from end a.
+noperspective out vec2 segment_pixel;
+flat out float segment_end;   // where the line's square cap beyond end b ends, along it
 
-// Keep the part of the segment in front of the near plane (clip z >= -w).
-bool clip_near(inout vec4 a, inout vec4 b) {
-    float da = a.z + a.w, db = b.z + b.w;
+// Keep the part of the segment between the near and far planes (-w <= clip z <= w): the triangle below is
+// placed at end a's depth, so both ends must be inside the depth range for it to be drawn whole.
+bool clip_to_plane(inout vec4 a, inout vec4 b, float far_side) {
+    float da = a.w + far_side * a.z, db = b.w + far_side * b.z;
     if (da < 0.0 && db < 0.0) return false;
     if (da < 0.0) a = mix(a, b, da / (da - db));
     if (db < 0.0) b = mix(b, a, db / (db - da));
     return true;
 }
 
-void emit(vec4 clip, vec2 pixel_offset, float side, float extent) {
-    across = side * extent;
+void emit(vec4 clip, vec2 pixel_offset, vec2 place) {
+    segment_pixel = place;
     gl_Position = vec4(clip.xy + pixel_offset / viewport_size * 2.0 * clip.w, clip.z, clip.w);
     EmitVertex();
 }
@@ -82,20 +85,24 @@ void main() {
     if ((inner_edges[0] & inner_edges[1]) != 0) return;
 #endif
     vec4 a = gl_in[0].gl_Position, b = gl_in[1].gl_Position;
-    if (!clip_near(a, b)) return;
+    if (!clip_to_plane(a, b, 1.0) || !clip_to_plane(a, b, -1.0)) return;
     vec2 screen_a = a.xy / a.w * 0.5 * viewport_size, screen_b = b.xy / b.w * 0.5 * viewport_size;
     vec2 direction = screen_b - screen_a;
     float length_pixels = length(direction);
     direction = length_pixels > 1e-6 ? direction / length_pixels : vec2(1.0, 0.0);
     vec2 normal = vec2(-direction.y, direction.x);
-    // Half a pixel more on each side gives the antialiased edge room to fade out: the fragment shader's coverage
-    // ramp reaches 0 there, so a wider quad would only add fragments it discards.
+    // The line's rectangle: its square caps reach half the width past each end, and half a pixel more on each
+    // side gives the antialiased edge room to fade out (the coverage ramp reaches 0 there). One triangle of
+    // twice the rectangle's size holds it, the fragment shader cutting the rest: llvmpipe's cost is per
+    // triangle set up, far more than per fragment, so this is cheaper than the rectangle's two triangles.
     float extent = 0.5 * line_width + (antialias ? 0.5 : 0.0);
-    vec2 cap = direction * 0.5 * line_width;
-    emit(a, -cap + normal * extent, 1.0, extent);
-    emit(a, -cap - normal * extent, -1.0, extent);
-    emit(b, cap + normal * extent, 1.0, extent);
-    emit(b, cap - normal * extent, -1.0, extent);
+    float cap = 0.5 * line_width;
+    float reach = length_pixels + 2.0 * cap;   // the rectangle's length
+    segment_end = length_pixels + cap;
+    // Corners of a right triangle with legs twice the rectangle's sides, at the rectangle's corner (-cap, -extent).
+    emit(a, -cap * direction - extent * normal, vec2(-extent, -cap));
+    emit(a, (2.0 * reach - cap) * direction - extent * normal, vec2(-extent, 2.0 * reach - cap));
+    emit(a, -cap * direction + 3.0 * extent * normal, vec2(3.0 * extent, -cap));
     EndPrimitive();
 }
 
@@ -104,12 +111,16 @@ void main() {
 uniform vec3 line_color;
 uniform bool antialias;
 uniform float line_width;
-noperspective in float across;
+noperspective in vec2 segment_pixel;
+flat in float segment_end;
 out vec4 fragment_color;
 
 void main() {
+    float across = segment_pixel.x, along = segment_pixel.y;
+    if (along < -0.5 * line_width || along > segment_end) discard;   // beyond the square caps
     // Coverage of this pixel by the line: a one-pixel ramp at each edge when antialiased, else all or nothing.
-    float coverage = antialias ? clamp(0.5 * line_width + 0.5 - abs(across), 0.0, 1.0) : 1.0;
+    float coverage = antialias ? clamp(0.5 * line_width + 0.5 - abs(across), 0.0, 1.0)
+                               : float(abs(across) <= 0.5 * line_width);
     if (coverage <= 0.0) discard;
     fragment_color = vec4(line_color, coverage);
 }

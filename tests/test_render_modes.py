@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import moderngl
 import numpy as np
 import pytest
 from helpers import changed_fraction, correlation
@@ -36,6 +37,52 @@ def block_blur(mask: np.ndarray, block: int = 4) -> np.ndarray:
 
 
 # --- lines ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("antialias", [False, True])
+def test_a_line_segment_covers_its_width_and_square_caps_and_nothing_more(gl_ctx, antialias):
+    """One segment of the lines program, 6 pixels wide, from (20.25, 30.25) to (100.25, 30.25) in pixels: it covers
+    the pixels whose centres (column + 0.5, row + 0.5) lie in its rectangle with half-width square caps,
+    x in [17.25, 103.25] and y in [27.25, 33.25]; antialiasing adds a one-pixel ramp along its sides only."""
+    from terrainview.render.gpu import load_program
+
+    width, height, line_width = 128, 64, 6.0
+    program = load_program(gl_ctx, "lines", PROFILE=1)
+    program["view"].write(np.eye(4, dtype="f4").tobytes())
+    program["projection"].write(np.eye(4, dtype="f4").tobytes())
+    program["viewport_size"].value = (width, height)
+    program["line_width"].value = line_width
+    program["antialias"].value = antialias
+    program["line_color"].value = (0.0, 0.0, 0.0)
+    program["tiles"].value = 1
+    program["tile_spacing"].value = 0.0
+    ends = np.array([[20.25, 30.25], [100.25, 30.25]], dtype="f4") / [width, height] * 2 - 1
+    buffer = gl_ctx.buffer(ends.astype("f4").tobytes())
+    vertex_array = gl_ctx.vertex_array(program, [(buffer, "2f", "in_position")])
+    framebuffer = gl_ctx.simple_framebuffer((width, height))
+    try:
+        framebuffer.use()
+        framebuffer.clear(1.0, 1.0, 1.0, 1.0)
+        gl_ctx.enable(moderngl.BLEND)
+        gl_ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+        vertex_array.render(moderngl.LINES)
+        pixels = np.frombuffer(framebuffer.read(), np.uint8).reshape(height, width, 3)
+    finally:
+        gl_ctx.disable(moderngl.BLEND)
+        for item in (vertex_array, buffer, framebuffer, program):
+            item.release()
+    covered = pixels.astype(int).mean(axis=2) < 250
+    full = pixels.astype(int).mean(axis=2) < 5
+    columns = np.arange(17, 103)
+    assert np.array_equal(np.flatnonzero(covered.any(axis=0)), columns), "square caps, not antialiased"
+    assert np.array_equal(np.flatnonzero(full.any(axis=0)), columns)
+    if antialias:  # coverage 0.75 on row 27 (centre 2.75 from the line), 0.25 on row 33 (3.25 from it)
+        assert np.array_equal(np.flatnonzero(covered.any(axis=1)), np.arange(27, 34))
+        assert np.array_equal(np.flatnonzero(full.any(axis=1)), np.arange(28, 33))
+        assert abs(pixels[27, 60, 0] - 64) <= 2 and abs(pixels[33, 60, 0] - 191) <= 2
+    else:
+        assert np.array_equal(np.flatnonzero(covered.any(axis=1)), np.arange(27, 33))
+        assert covered.sum() == full.sum() == columns.size * 6
 
 
 def test_lines_black_on_white(frame):
