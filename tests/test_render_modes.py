@@ -61,14 +61,13 @@ def test_a_line_segment_covers_its_width_and_square_caps_and_nothing_more(gl_ctx
     vertex_array = gl_ctx.vertex_array(program, [(buffer, "2f", "in_position")])
     framebuffer = gl_ctx.simple_framebuffer((width, height))
     try:
-        framebuffer.use()
-        framebuffer.clear(1.0, 1.0, 1.0, 1.0)
-        gl_ctx.enable(moderngl.BLEND)
-        gl_ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-        vertex_array.render(moderngl.LINES)
-        pixels = np.frombuffer(framebuffer.read(), np.uint8).reshape(height, width, 3)
+        with gl_ctx.scope(framebuffer, moderngl.BLEND):  # gives the context back as it was
+            framebuffer.clear(1.0, 1.0, 1.0, 1.0)
+            gl_ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+            vertex_array.render(moderngl.LINES)
+            pixels = np.frombuffer(framebuffer.read(), np.uint8).reshape(height, width, 3)
+        assert gl_ctx.error == "GL_NO_ERROR"
     finally:
-        gl_ctx.disable(moderngl.BLEND)
         for item in (vertex_array, buffer, framebuffer, program):
             item.release()
     covered = pixels.astype(int).mean(axis=2) < 250
