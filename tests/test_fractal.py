@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -17,13 +19,16 @@ import reference
 from helpers import correlation
 from numba import get_num_threads, set_num_threads
 
+from terrainview.kernels import fractal, fractal_numpy
 from terrainview.kernels.fractal import (
     MAX_ITERATIONS_1D,
     MAX_ITERATIONS_2D,
+    NUMPY_FIRST_MAP_ITERATIONS,
     cloud_colors,
     diamond_square,
     midpoint_1d,
 )
+from terrainview.kernels.lattice import hash32_array, stream_key
 
 # (seed, h, height_scale): defaults, low and high H, extreme seeds and scales.
 PARAMETERS = [(0, 0.7, 1.0), (1, 0.3, 1.0), (2**32 - 1, 1.0, 0.25), (987654321, 0.0, 100.0), (42, 0.55, 3.7)]
@@ -58,8 +63,31 @@ def test_reference_hash_is_terrainviews_hash():
 
     for value in (0, 1, 2, 0x8000, 0x80000000, 0xDEADBEEF, 2**32 - 1, *range(3, 3000, 97)):
         assert reference.lowbias32(value) == int(_hash32(np.uint32(value)))
+    values = np.array([0, 1, 0x8000, 0xDEADBEEF, 2**32 - 1, *range(3, 3000, 97)], dtype=np.uint32)
+    assert hash32_array(values).tolist() == [reference.lowbias32(int(value)) for value in values]
     assert reference.lowbias32(0x80000000) != reference.lowbias32(0)
     assert len({reference.lowbias32(value) for value in range(4096)}) == 4096  # a bijection
+
+
+@pytest.mark.parametrize("iterations", range(1, NUMPY_FIRST_MAP_ITERATIONS + 1))
+def test_the_numpy_first_map_equals_the_numba_kernels(iterations):
+    for seed, h, height_scale in PARAMETERS:
+        scales = fractal._pass_scales(iterations, h, height_scale)
+        first = fractal_numpy.diamond_square(scales, stream_key(seed, fractal._DOMAIN_2D))
+        np.testing.assert_array_equal(bits(first), bits(diamond_square(iterations, seed, h, height_scale)))
+
+
+def test_a_process_makes_its_first_map_without_loading_numba_and_loads_it_for_the_next(tmp_path):
+    maps = tmp_path / "maps.npy"
+    code = ("import sys, numpy as np; import terrainview.kernels.fractal as f; "
+            "first = f.diamond_square(9, 77, 0.45, 2.0); assert 'numba' not in sys.modules, 'numba loaded'; "
+            "second = f.diamond_square(9, 77, 0.45, 2.0); assert 'numba' in sys.modules, 'numba not loaded'; "
+            "np.save(sys.argv[1], np.stack([first, second]))")
+    subprocess.run([sys.executable, "-c", code, str(maps)], check=True)
+    first, second = np.load(maps)
+    expected = bits(diamond_square(9, 77, 0.45, 2.0))
+    np.testing.assert_array_equal(bits(first), expected)
+    np.testing.assert_array_equal(bits(second), expected)
 
 
 # --- the properties SPEC asks to keep ----------------------------------------------------------------------

@@ -12,11 +12,12 @@ from terrainview.scene import warmup
 from terrainview.scene.settings import SceneSettings
 from terrainview.window.generation_feed import GenerationWorker
 
-COLD_REPORT = ("import json; from terrainview.kernels import erosion, fractal, generators, lighting, lod, texturing\n"
+COLD_REPORT = ("import json; from terrainview.kernels import erosion, fractal_numba, generators, lighting, lod, "
+               "texturing\n"
                "from terrainview.scene import warmup\n"
                "print(json.dumps({'cold': [warmup.cold_kernels(s) for s in warmup.warm_up_settings()], "
                "'uncached': [d.__name__ for d in "
-               "warmup._dispatchers([erosion, fractal, generators, lighting, lod, texturing]) "
+               "warmup._dispatchers([erosion, fractal_numba, generators, lighting, lod, texturing]) "
                "if not warmup._cached(d)]}))")
 
 
@@ -80,8 +81,9 @@ def test_a_cached_scene_has_no_cold_kernels():
     warmup.warm_up()  # the level-of-detail kernels run while drawing
     assert warmup.cold_kernels(settings) == []
     assert {module.__name__.rsplit(".", 1)[-1] for module in warmup.kernel_modules(settings)} == {
-        "erosion", "fractal", "generators", "lod", "texturing"}
-    assert warmup.kernel_modules(SceneSettings(mode="1d")) == {warmup.fractal}
+        "erosion", "fractal_numba", "generators", "lod", "texturing"}
+    assert {module.__name__ for module in warmup.kernel_modules(SceneSettings(mode="1d"))} == {
+        "terrainview.kernels.fractal_numba"}
 
 
 def test_both_builds_of_every_row_kernel_are_watched():

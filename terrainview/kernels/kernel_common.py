@@ -1,17 +1,13 @@
-"""What every numba kernel module shares: the counter-based hash, the lattice, and argument checks.
+"""What every numba kernel module shares: the compiled hash, the parallel launch rules, and more.
 
-No GL and no settings here. ``fractal``, ``generators``, ``texturing`` (and any later kernel module) import
+The lattice, the limits and the argument checks are ``lattice``'s, re-exported here.
+
+No GL and no settings here. ``generators``, ``texturing``, ``erosion`` (and any later kernel module) import
 these names; each kernel module owns its own limits and raises ``ValueError`` naming the argument.
-
-Determinism: random values are never drawn from a sequential generator. A value is a hash of (a per-seed
-stream key, a counter such as a lattice position or an item index), so it is the same on every thread and
-at every resolution.
 """
 
 from __future__ import annotations
 
-import math
-import numbers
 import os
 
 # Parallel kernels share two cores with the renderer's threads and whatever else runs. GNU OpenMP's
@@ -33,14 +29,26 @@ from typing import Any  # noqa: E402
 import numpy as np  # noqa: E402
 from numba import config, get_num_threads, njit, parallel_chunksize  # noqa: E402
 
+from terrainview.kernels.lattice import (  # noqa: E402
+    HASH_MIX_1,
+    HASH_MIX_2,
+    LATTICE_BITS,
+    MAX_HEIGHT_SCALE,
+    MAX_ITERATIONS_2D,
+    MAX_SEED,
+    check_common,
+    check_heightmap,
+    check_int,
+    check_real,
+    stream_key,
+)
+
+__all__ = ["BANDS_PER_THREAD", "LATTICE_BITS", "MAX_HEIGHT_SCALE", "MAX_ITERATIONS_2D", "MAX_SEED", "PARALLEL_MIN_WORK",
+           "check_common", "check_heightmap", "check_int", "check_real", "every_call_parallel", "free_threads",
+           "hash32", "hash_fraction", "parallel_bands", "row_kernels", "run_rows", "runnable_tasks", "stream_key"]
+
 # The layer measured and tuned here; TBB and workqueue remain fallbacks where OpenMP is missing.
 config.THREADING_LAYER_PRIORITY = ["omp", "tbb", "workqueue"]  # type: ignore[attr-defined]  # set at run time
-
-MAX_SEED = 2**32 - 1
-MAX_ITERATIONS_2D = 12
-MAX_HEIGHT_SCALE = 100.0
-# Every position is expressed on a lattice of 2**LATTICE_BITS cells per side, whatever the resolution.
-LATTICE_BITS = 16
 
 # Bands per thread of a parallel loop: enough that a thread kept off its core costs little of the total.
 BANDS_PER_THREAD = 8
@@ -51,8 +59,6 @@ BANDS_PER_THREAD = 8
 # second thread is then already awake, and a busy machine still gets the serial build (``free_threads``).
 PARALLEL_MIN_WORK = 20_000_000
 
-_MIX_1 = np.uint32(0x7FEB352D)
-_MIX_2 = np.uint32(0x846CA68B)
 _U8 = np.uint32(8)
 _U15 = np.uint32(15)
 _INV_2_24 = 1.0 / (1 << 24)
@@ -61,14 +67,14 @@ _U16 = np.uint32(16)
 
 @njit(cache=True, inline="always")
 def hash32(x):
-    """A bijective, well-avalanched 32-bit integer hash (Wellons' lowbias32 constants).
+    """A bijective, well-avalanched 32-bit integer hash (Wellons' lowbias32 constants); lattice.hash32_array in numpy.
 
     numba widens integer arithmetic to 64 bits, so every step is cast back to uint32 to wrap.
     """
     x = np.uint32(x ^ (x >> _U16))
-    x = np.uint32(x * _MIX_1)
+    x = np.uint32(x * HASH_MIX_1)
     x = np.uint32(x ^ (x >> _U15))
-    x = np.uint32(x * _MIX_2)
+    x = np.uint32(x * HASH_MIX_2)
     return np.uint32(x ^ (x >> _U16))
 
 
@@ -76,67 +82,6 @@ def hash32(x):
 def hash_fraction(x):
     """A uniform float64 in [0, 1) from ``x``: the top 24 bits of its hash over 2**24."""
     return np.float64(hash32(x) >> _U8) * _INV_2_24
-
-
-def stream_key(seed: int, domain: int) -> np.uint32:
-    """Per-seed key of one random stream.
-
-    The key is a bijection of the seed, so distinct seeds give distinct streams; ``domain`` keeps the streams
-    of different kernels independent for one seed.
-    """
-    return np.uint32(hash32(np.uint32((seed ^ domain) & 0xFFFFFFFF)))
-
-
-def check_int(name: str, value: object, low: int, high: int) -> int:
-    """``value`` as an int, or ValueError naming ``name``, the value and the range."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not low <= int(value) <= high:
-        raise ValueError(f"{name} must be an integer from {low} to {high}, got {value!r}")
-    return int(value)
-
-
-def check_real(name: str, value: object, low: float, high: float, low_inclusive: bool = True) -> float:
-    """``value`` as a finite float in [low, high] (or (low, high]), or ValueError naming it and the range."""
-    number = float(value) if isinstance(value, numbers.Real) and not isinstance(value, bool) else math.nan
-    valid = math.isfinite(number) and (low <= number if low_inclusive else low < number) and number <= high
-    if not valid:
-        bracket = "[" if low_inclusive else "("
-        raise ValueError(f"{name} must be a number in {bracket}{low:g}, {high:g}], got {value!r}")
-    return number
-
-
-def check_heightmap(heights: object, name: str = "heights", *, square: bool = False, grid: bool = False,
-                    dtype: type = np.float32, finite: bool = True) -> np.ndarray:
-    """``heights`` as a C-contiguous 2D array of finite reals in ``dtype``, or ValueError naming ``name``.
-
-    Every kernel that takes a map checks it here: at least 2 x 2; ``square`` asks for as many rows as columns;
-    ``grid`` for diamond-square's grid of 2**n + 1 points per side (n = 1 to ``MAX_ITERATIONS_2D``).
-    ``finite=False`` skips the pass over every value, for a kernel that only takes a map's measure (a NaN makes
-    no worse a result there, and the pass would cost as much as the kernel).
-    """
-    array = np.asarray(heights)
-    if array.ndim != 2 or min(array.shape) < 2:
-        raise ValueError(f"{name} must be a 2D array of at least 2 x 2, got shape {array.shape}")
-    cells = array.shape[0] - 1
-    if (square or grid) and array.shape[1] != array.shape[0]:
-        raise ValueError(f"{name} must be square, got shape {array.shape}")
-    if grid and (cells < 2 or cells & (cells - 1) or cells > 1 << MAX_ITERATIONS_2D):
-        raise ValueError(f"{name} must have 2**n + 1 points per side (n = 1 to {MAX_ITERATIONS_2D}), got shape "
-                         f"{array.shape}")
-    if array.dtype.kind not in "fiu":
-        raise ValueError(f"{name} must be real numbers, got dtype {array.dtype}")
-    array = np.ascontiguousarray(array, dtype=dtype)
-    if finite and not np.isfinite(array).all():
-        raise ValueError(f"{name} must be finite")
-    return array
-
-
-def check_common(seed: object, h: object, height_scale: object) -> tuple[int, float, float]:
-    """The seed, roughness and height scale every surface kernel takes."""
-    return (
-        check_int("seed", seed, 0, MAX_SEED),
-        check_real("h", h, 0.0, 1.0),
-        check_real("height_scale", height_scale, 0.0, MAX_HEIGHT_SCALE, low_inclusive=False),
-    )
 
 
 def parallel_bands(threads: int) -> int:

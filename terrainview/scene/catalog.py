@@ -14,7 +14,7 @@ from typing import Protocol
 
 import numpy as np
 
-from terrainview.kernels import fractal, generators, texturing
+from terrainview.kernels import fractal, fractal_numba, generators, texturing
 from terrainview.scene.seed_image import load_seed_image
 
 
@@ -121,7 +121,7 @@ class Generator:
     idle: Callable[[SceneChoices], tuple[str, ...]] = lambda settings: ()
     resolution_dependent: Callable[[SceneChoices], bool] = lambda settings: False
     # The kernel modules ``make`` runs for these settings (the set-up's warm-up compiles them).
-    kernels: Callable[[SceneChoices], tuple[ModuleType, ...]] = lambda settings: (fractal,)
+    kernels: Callable[[SceneChoices], tuple[ModuleType, ...]] = lambda settings: (fractal_numba,)
 
 
 def _diamond_square(settings: SceneChoices, iterations: int, h: float) -> np.ndarray:
@@ -155,11 +155,11 @@ GENERATORS: dict[str, Generator] = {entry.name: entry for entry in (
                Widget("passes", "Half-passes shown", kind="passes")),
               idle=lambda settings: ("passes",) if settings.seed_image else ("seed_passes",),
               resolution_dependent=lambda settings: bool(settings.seed_image),
-              kernels=lambda settings: (fractal, generators) if settings.seed_image else (fractal,)),
+              kernels=lambda settings: (fractal_numba, generators) if settings.seed_image else (fractal_numba,)),
     Generator("fault", "Fault formation", ("fault_iterations", "blur"), _fault,
               (Widget("fault_iterations", "Faults", high=1000), Widget("blur", "Blur sigma", high=8.0)),
               uses_roughness=False, resolution_dependent=lambda settings: settings.blur > 0.0,
-              kernels=lambda settings: (fractal, generators)),
+              kernels=lambda settings: (fractal_numba, generators)),
 )}
 
 # Settings that only some generators read: the panel shows each only while the chosen generator reads it.
