@@ -64,7 +64,7 @@ def run() -> None:
         print(f"  n={n:<2}  {(1 << n) + 1:>4}^2  {ms:8.2f} ms   {target}".rstrip())
     print(f"midpoint_1d n=16: {median_ms(lambda: midpoint_1d(16), 100):.3f} ms")
 
-    _process_seconds(FIRST_MAP)  # fills numba's cache if it is not yet
+    _process_seconds(SECOND_MAP)  # fills numba's cache if it is not yet
     start = statistics.median(_process_seconds(FIRST_MAP) for _ in range(5))
     imported = statistics.median(_process_seconds("import terrainview.kernels.fractal") for _ in range(5))
     print(f"process start -> first n=10 heightmap, warm cache: {start:.2f} s (target <= {TARGET_START_S:g} s "

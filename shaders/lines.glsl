@@ -1,6 +1,7 @@
 #version 330
-// Lines of the 1D and wireframe modes, expanded to screen-space quads by a geometry shader so that width
-// and antialiasing behave the same on every driver (core profile promises only 1-pixel lines).
+// Lines of the 1D and wireframe modes, each segment expanded to one screen-space triangle by a geometry shader
+// (the fragment shader cuts it to the line's rectangle) so that width and antialiasing behave the same on every
+// driver (core profile promises only 1-pixel lines).
 // PROFILE 1: a polyline from a vertex buffer (1D mode); PROFILE 2: the heightmap grid's rows and columns;
 // PROFILE 3: the level-of-detail patches' rows and columns (lod.glsl).
 #define PROFILE 2
@@ -56,22 +57,25 @@ layout(triangle_strip, max_vertices = 3) out;
 uniform vec2 viewport_size;
 uniform float line_width;   // in pixels
 uniform bool antialias;
-// The fragment's place in the segment's own frame, in pixels: across its centre line, and along it from end a.
+// The fragment's place in the segment's own frame, in pixels: (across its centre line, along it from end a).
 noperspective out vec2 segment_pixel;
 flat out float segment_end;   // where the line's square cap beyond end b ends, along it
 
-// Keep the part of the segment between the near and far planes (-w <= clip z <= w): the triangle below is
-// placed at end a's depth, so both ends must be inside the depth range for it to be drawn whole.
-bool clip_to_plane(inout vec4 a, inout vec4 b, float far_side) {
-    float da = a.w + far_side * a.z, db = b.w + far_side * b.z;
+// Keep the part of the segment on the inner side of one depth plane: plane_sign +1 the near plane (z >= -w),
+// -1 the far plane (z <= w). The triangle below is placed at end a's depth, so both ends must be within the
+// depth range for it to be drawn whole.
+bool clip_to_plane(inout vec4 a, inout vec4 b, float plane_sign) {
+    float da = a.w + plane_sign * a.z, db = b.w + plane_sign * b.z;
     if (da < 0.0 && db < 0.0) return false;
     if (da < 0.0) a = mix(a, b, da / (da - db));
     if (db < 0.0) b = mix(b, a, db / (db - da));
     return true;
 }
 
-void emit(vec4 clip, vec2 pixel_offset, vec2 place) {
+// Outputs are undefined after each EmitVertex, so every vertex sets both, the flat one included.
+void emit(vec4 clip, vec2 pixel_offset, vec2 place, float end) {
     segment_pixel = place;
+    segment_end = end;
     gl_Position = vec4(clip.xy + pixel_offset / viewport_size * 2.0 * clip.w, clip.z, clip.w);
     EmitVertex();
 }
@@ -97,12 +101,14 @@ void main() {
     // triangle set up, far more than per fragment, so this is cheaper than the rectangle's two triangles.
     float extent = 0.5 * line_width + (antialias ? 0.5 : 0.0);
     float cap = 0.5 * line_width;
-    float reach = length_pixels + 2.0 * cap;   // the rectangle's length
-    segment_end = length_pixels + cap;
-    // Corners of a right triangle with legs twice the rectangle's sides, at the rectangle's corner (-cap, -extent).
-    emit(a, -cap * direction - extent * normal, vec2(-extent, -cap));
-    emit(a, (2.0 * reach - cap) * direction - extent * normal, vec2(-extent, 2.0 * reach - cap));
-    emit(a, -cap * direction + 3.0 * extent * normal, vec2(3.0 * extent, -cap));
+    float rectangle_length = length_pixels + 2.0 * cap;
+    float end = length_pixels + cap;
+    // A right triangle with legs twice the rectangle's sides, its right angle at the rectangle's corner
+    // (across, along) = (-extent, -cap); the rectangle's opposite corner lies on its hypotenuse.
+    emit(a, -cap * direction - extent * normal, vec2(-extent, -cap), end);
+    emit(a, (2.0 * rectangle_length - cap) * direction - extent * normal, vec2(-extent, 2.0 * rectangle_length - cap),
+         end);
+    emit(a, -cap * direction + 3.0 * extent * normal, vec2(3.0 * extent, -cap), end);
     EndPrimitive();
 }
 

@@ -39,29 +39,29 @@ def block_blur(mask: np.ndarray, block: int = 4) -> np.ndarray:
 # --- lines ------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("antialias", [False, True])
-def test_a_line_segment_covers_its_width_and_square_caps_and_nothing_more(gl_ctx, antialias):
-    """One segment of the lines program, 6 pixels wide, from (20.25, 30.25) to (100.25, 30.25) in pixels: it covers
-    the pixels whose centres (column + 0.5, row + 0.5) lie in its rectangle with half-width square caps,
-    x in [17.25, 103.25] and y in [27.25, 33.25]; antialiasing adds a one-pixel ramp along its sides only."""
+def draw_segment(gl_ctx, ends: list[tuple[float, float]], antialias: bool, line_width: float = 6.0,
+                 projection: np.ndarray | None = None, size: tuple[int, int] = (128, 64)) -> np.ndarray:
+    """One segment of the lines program between two points given in pixels, black on white: uint8 RGB, row 0 at
+    the bottom (GL's order), so pixel (column, row) has its centre at (column + 0.5, row + 0.5)."""
     from terrainview.render.gpu import load_program
 
-    width, height, line_width = 128, 64, 6.0
+    width, height = size
     program = load_program(gl_ctx, "lines", PROFILE=1)
     program["view"].write(np.eye(4, dtype="f4").tobytes())
-    program["projection"].write(np.eye(4, dtype="f4").tobytes())
-    program["viewport_size"].value = (width, height)
+    matrix = np.eye(4) if projection is None else projection
+    program["projection"].write(np.ascontiguousarray(matrix.T, dtype="f4").tobytes())  # GL reads columns
+    program["viewport_size"].value = size
     program["line_width"].value = line_width
     program["antialias"].value = antialias
     program["line_color"].value = (0.0, 0.0, 0.0)
     program["tiles"].value = 1
     program["tile_spacing"].value = 0.0
-    ends = np.array([[20.25, 30.25], [100.25, 30.25]], dtype="f4") / [width, height] * 2 - 1
-    buffer = gl_ctx.buffer(ends.astype("f4").tobytes())
+    positions = np.array(ends, dtype="f4") / [width, height] * 2 - 1
+    buffer = gl_ctx.buffer(positions.astype("f4").tobytes())
     vertex_array = gl_ctx.vertex_array(program, [(buffer, "2f", "in_position")])
-    framebuffer = gl_ctx.simple_framebuffer((width, height))
+    framebuffer = gl_ctx.simple_framebuffer(size)
     try:
-        with gl_ctx.scope(framebuffer, moderngl.BLEND):  # gives the context back as it was
+        with gl_ctx.scope(framebuffer, moderngl.BLEND):  # gives back the framebuffer and the flags
             framebuffer.clear(1.0, 1.0, 1.0, 1.0)
             gl_ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
             vertex_array.render(moderngl.LINES)
@@ -70,6 +70,15 @@ def test_a_line_segment_covers_its_width_and_square_caps_and_nothing_more(gl_ctx
     finally:
         for item in (vertex_array, buffer, framebuffer, program):
             item.release()
+    return pixels
+
+
+@pytest.mark.parametrize("antialias", [False, True])
+def test_a_line_segment_covers_its_width_and_square_caps_and_nothing_more(gl_ctx, antialias):
+    """A segment 6 pixels wide from (20.25, 30.25) to (100.25, 30.25) covers the pixels whose centres lie in its
+    rectangle with half-width square caps, x in [17.25, 103.25] and y in [27.25, 33.25]; antialiasing adds a
+    one-pixel ramp along its sides only."""
+    pixels = draw_segment(gl_ctx, [(20.25, 30.25), (100.25, 30.25)], antialias)
     covered = pixels.astype(int).mean(axis=2) < 250
     full = pixels.astype(int).mean(axis=2) < 5
     columns = np.arange(17, 103)
@@ -82,6 +91,36 @@ def test_a_line_segment_covers_its_width_and_square_caps_and_nothing_more(gl_ctx
     else:
         assert np.array_equal(np.flatnonzero(covered.any(axis=1)), np.arange(27, 33))
         assert covered.sum() == full.sum() == columns.size * 6
+
+
+def test_a_diagonal_segment_covers_its_rotated_rectangle(gl_ctx):
+    start, end = np.array([20.25, 8.25]), np.array([60.25, 48.25])
+    covered = draw_segment(gl_ctx, [tuple(start), tuple(end)], antialias=False).astype(int).mean(axis=2) < 128
+    rows, columns = np.mgrid[0:64, 0:128]
+    centres = np.stack([columns + 0.5, rows + 0.5], axis=-1) - start
+    length = np.linalg.norm(end - start)
+    direction = (end - start) / length
+    along = centres @ direction
+    across = centres @ np.array([-direction[1], direction[0]])
+    inside = (along >= -3) & (along <= length + 3) & (np.abs(across) <= 3)
+    # Pixels whose centres lie within a hair of the rectangle's edge may go either way.
+    margin = np.minimum.reduce([np.abs(along + 3), np.abs(along - length - 3), np.abs(np.abs(across) - 3)])
+    assert inside.sum() > 300
+    assert not np.any((covered != inside) & (margin > 0.02))
+
+
+# Projections that set clip z from NDC x, so that a segment running right leaves the depth range at x = 0.5.
+BEYOND_FAR = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [1, 0, 0, 0.5], [0, 0, 0, 1]], dtype=float)  # z = x + 0.5
+BEFORE_NEAR = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [-1, 0, 0, -0.5], [0, 0, 0, 1]], dtype=float)  # z = -x - 0.5
+
+
+@pytest.mark.parametrize("projection", [BEYOND_FAR, BEFORE_NEAR], ids=["far plane", "near plane"])
+def test_a_segment_leaving_the_depth_range_ends_where_it_leaves(gl_ctx, projection):
+    """From x = 20.25 to 120.25 pixels in a 128-pixel viewport, the segment leaves the depth range at NDC x = 0.5
+    (pixel 96): it is drawn to there and its cap, x = 99, not to its end and not dropped."""
+    pixels = draw_segment(gl_ctx, [(20.25, 30.25), (120.25, 30.25)], antialias=False, projection=projection)
+    covered = pixels.astype(int).mean(axis=2) < 128
+    assert np.array_equal(np.flatnonzero(covered.any(axis=0)), np.arange(17, 99))
 
 
 def test_lines_black_on_white(frame):

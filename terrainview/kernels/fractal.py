@@ -13,7 +13,6 @@ and raising the iterations adds detail to the same terrain.
 from __future__ import annotations
 
 import sys
-import types
 
 import numpy as np
 
@@ -30,6 +29,7 @@ from terrainview.kernels.lattice import (
 )
 
 __all__ = ["LATTICE_BITS", "MAX_HEIGHT_SCALE", "MAX_ITERATIONS_1D", "MAX_ITERATIONS_2D", "MAX_SEED",
+           "NUMPY_FIRST_MAP_MAX_ITERATIONS",
            "cloud_colors", "diamond_square", "diamond_square_passes", "diamond_square_seeded", "half_pass_points",
            "midpoint_1d", "passes_grid_side"]
 
@@ -42,7 +42,7 @@ _HALF = np.float32(0.5)
 # A process's first map, while nothing has loaded numba, is made by numpy (fractal_numpy, the same map bit for
 # bit): importing numba and its first compiled call take about 0.8 s, numpy's map 15 ms at iterations 10 and
 # 80 ms at 11. At 12 numpy takes as long as loading numba (0.7 s), whose kernel is then ready for the next map.
-NUMPY_FIRST_MAP_ITERATIONS = 11
+NUMPY_FIRST_MAP_MAX_ITERATIONS = 11
 _first_map_made = False
 
 
@@ -61,18 +61,13 @@ def _pass_scales(iterations: int, h: float, height_scale: float) -> np.ndarray:
     return scales
 
 
-def _compiled() -> types.ModuleType:
-    """The numba kernels, imported on first use."""
-    from terrainview.kernels import fractal_numba
-
-    return fractal_numba
-
-
 def _refine(coarse: np.ndarray, first_pass: int, iterations: int, seed: int, h: float,
             height_scale: float) -> np.ndarray:
-    """Run passes first_pass..iterations - 1 on coarse, the level-first_pass grid (checked arguments)."""
-    return _compiled().refine(coarse, first_pass, _pass_scales(iterations, h, height_scale),
-                              stream_key(seed, _DOMAIN_2D))
+    """The numba kernel's passes first_pass..iterations - 1 on coarse, from the settings (checked arguments)."""
+    from terrainview.kernels import fractal_numba  # on first use: importing numba takes about 0.4 s
+
+    return fractal_numba.refine(coarse, first_pass, _pass_scales(iterations, h, height_scale),
+                                stream_key(seed, _DOMAIN_2D))
 
 
 def diamond_square(iterations: int, seed: int = 0, h: float = 0.7, height_scale: float = 1.0) -> np.ndarray:
@@ -85,7 +80,7 @@ def diamond_square(iterations: int, seed: int = 0, h: float = 0.7, height_scale:
     global _first_map_made
     iterations = check_int("iterations", iterations, 1, MAX_ITERATIONS_2D)
     seed, h, height_scale = check_common(seed, h, height_scale)
-    numpy_first = not _first_map_made and "numba" not in sys.modules and iterations <= NUMPY_FIRST_MAP_ITERATIONS
+    numpy_first = not _first_map_made and "numba" not in sys.modules and iterations <= NUMPY_FIRST_MAP_MAX_ITERATIONS
     _first_map_made = True
     if numpy_first:
         return fractal_numpy.diamond_square(_pass_scales(iterations, h, height_scale), stream_key(seed, _DOMAIN_2D))
@@ -141,7 +136,9 @@ def diamond_square_passes(iterations: int, half_passes: int, seed: int = 0, h: f
     if not diamond_step:
         return coarse
     scale = _pass_scales(full + 1, h, height_scale)[full]
-    centres = _compiled().diamond_centres(coarse, scale, stream_key(seed, _DOMAIN_2D), LATTICE_BITS - (full + 1))
+    from terrainview.kernels import fractal_numba
+
+    centres = fractal_numba.diamond_centres(coarse, scale, stream_key(seed, _DOMAIN_2D), LATTICE_BITS - (full + 1))
     side = 2 * coarse.shape[0] - 1
     fine = np.empty((side, side), dtype=np.float32)
     fine[::2, ::2] = coarse
@@ -191,7 +188,9 @@ def midpoint_1d(iterations: int, seed: int = 0, h: float = 0.7, height_scale: fl
     seed, h, height_scale = check_common(seed, h, height_scale)
     values = np.zeros((1 << iterations) + 1, dtype=np.float32)
     scales = _pass_scales(iterations, h, height_scale)
-    return _compiled().midpoint_1d_kernel(values, scales, stream_key(seed, _DOMAIN_1D), LATTICE_BITS - iterations)
+    from terrainview.kernels import fractal_numba
+
+    return fractal_numba.midpoint_1d_kernel(values, scales, stream_key(seed, _DOMAIN_1D), LATTICE_BITS - iterations)
 
 
 def cloud_colors(heights: np.ndarray) -> np.ndarray:
@@ -201,4 +200,6 @@ def cloud_colors(heights: np.ndarray) -> np.ndarray:
     red = green = 0.4 + shade, blue = 0.9 (medium blue to white).
     """
     heights = check_heightmap(heights, finite=False)  # colours per value
-    return _compiled().cloud_colors_kernel(heights, np.float32(heights.mean(dtype=np.float64)))
+    from terrainview.kernels import fractal_numba
+
+    return fractal_numba.cloud_colors_kernel(heights, np.float32(heights.mean(dtype=np.float64)))

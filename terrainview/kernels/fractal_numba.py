@@ -1,7 +1,7 @@
 """The numba builds of the fractal kernels: diamond-square's passes, midpoint displacement, cloud colours.
 
-Imported by ``fractal`` on first use (importing numba takes about 0.4 s); call them through ``fractal``'s public
-functions, which check the arguments.
+``fractal`` imports it on first use (importing numba takes about 0.4 s; the scene's catalog names it for the
+warm-up). Its functions take checked arguments: call them through ``fractal``'s public functions.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ _U8 = np.uint32(8)
 _QUARTER = np.float32(0.25)
 _HALF = np.float32(0.5)
 # kernel_common.hash_fraction in float32: the same values (24 bits over 2**24 are exact in both), but
-# diamond-square's inner loop is 15% faster without the float64 round trip.
+# diamond-square's inner loop is 15% faster without the float64 round trip. fractal_numpy's _offsets does the
+# same arithmetic on whole arrays.
 _INV_2_24 = np.float32(1.0 / (1 << 24))
 
 
@@ -202,7 +203,6 @@ def cloud_colors_kernel(heights, mean):
             colors[z, x, 1] = 0.4 + shade
             colors[z, x, 2] = 0.9
     return colors
-
 
 
 def refine(coarse: np.ndarray, first_pass: int, scales: np.ndarray, key: np.uint32) -> np.ndarray:

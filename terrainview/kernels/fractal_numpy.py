@@ -20,7 +20,8 @@ _INV_2_24 = np.float32(1.0 / (1 << 24))
 def _offsets(rows: np.ndarray, columns: np.ndarray, lattice_shift: int, key: np.uint32,
              scale: np.float32) -> np.ndarray:
     """The offsets of the fine lattice points (rows x columns): fractal_numba's _offset, scale * r, r in [-0.5, 0.5)."""
-    index = ((rows << (lattice_shift + LATTICE_BITS)) + (columns << lattice_shift)) & 0xFFFFFFFF
+    # fractal_numba's _lattice_index; below 2**32 for every point of a map, as there.
+    index = (rows << (lattice_shift + LATTICE_BITS)) + (columns << lattice_shift)
     bits = hash32_array(hash32_array(index.astype(np.uint32) ^ key))
     return ((bits >> _U8).astype(np.int32).astype(np.float32) * _INV_2_24 - _HALF) * scale
 
@@ -31,25 +32,25 @@ def diamond_square(scales: np.ndarray, key: np.uint32) -> np.ndarray:
     for pass_index, scale in enumerate(scales):
         cells = coarse.shape[0] - 1
         shift = LATTICE_BITS - (pass_index + 1)
-        row = np.arange(cells, dtype=np.int64)[:, None]
-        column = np.arange(cells, dtype=np.int64)[None, :]
+        rows = np.arange(cells, dtype=np.int64)[:, None]
+        columns = np.arange(cells, dtype=np.int64)[None, :]
         up, down = coarse[:-1], coarse[1:]
         fine = np.empty((2 * cells + 1,) * 2, dtype=np.float32)
         # Diamond step: the centre of each coarse cell, at odd rows and odd columns.
         centres = (up[:, :-1] + up[:, 1:] + down[:, :-1] + down[:, 1:]) * _QUARTER \
-            + _offsets(2 * row + 1, 2 * column + 1, shift, key, scale)
+            + _offsets(2 * rows + 1, 2 * columns + 1, shift, key, scale)
         fine[1::2, 1::2] = centres
         # Square step on odd rows (even columns): the centres left and right, wrapping at column 0, and the
         # coarse points above and below.
         left = np.roll(centres, 1, axis=1)
         fine[1::2, :-1:2] = (left + centres + up[:, :-1] + down[:, :-1]) * _QUARTER \
-            + _offsets(2 * row + 1, 2 * column, shift, key, scale)
+            + _offsets(2 * rows + 1, 2 * columns, shift, key, scale)
         # Even rows: the coarse points, and between them the square step with the centres above (wrapping at
         # row 0) and below.
         above = np.roll(centres, 1, axis=0)
         fine[:-1:2, ::2] = up
         fine[:-1:2, 1::2] = (up[:, :-1] + up[:, 1:] + above + centres) * _QUARTER \
-            + _offsets(2 * row, 2 * column + 1, shift, key, scale)
+            + _offsets(2 * rows, 2 * columns + 1, shift, key, scale)
         fine[1::2, -1] = fine[1::2, 0]
         fine[-1] = fine[0]
         coarse = fine

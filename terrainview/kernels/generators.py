@@ -1,7 +1,7 @@
 """More surface generators from the companion articles: fault formation and image-seeded diamond-square.
 
-Pure numpy/numba, no GL. Like ``fractal``, each public function validates its arguments (``ValueError`` naming
-the argument, its value and the allowed range) and calls private ``@njit`` kernels.
+Pure numpy/numba, no GL. Each public function validates its arguments (``ValueError`` naming the argument, its
+value and the allowed range) and calls private ``@njit`` kernels.
 
 Fault formation (seeds/002): every iteration draws a straight fault line through a random point in a random
 direction and raises one side of it by a delta that falls linearly from ``FAULT_MAX_DELTA`` (first fault) to
