@@ -157,6 +157,34 @@ def test_a_view_over_budget_is_drawn_with_a_larger_error():
     assert select(settings).triangles() > lod.TRIANGLE_BUDGET / 4, "only as much coarser as the budget needs"
 
 
+def budget_search(counts, cap: float = 8.0, limit: float = 60_000, lines: bool = False):
+    """finest_within_budget over a made-up count per error: (the error chosen, the errors tried in order)."""
+    tried = []
+
+    def select(error):
+        tried.append(error)
+        return error, counts(error)
+
+    return lod_draw.finest_within_budget(select, cap, limit, lines), tried
+
+
+def test_the_budget_search_coarsens_until_the_view_fits():
+    chosen, tried = budget_search(lambda error: 1e7 / error ** 2)  # 156k at the cap, 69k at 12, 31k at 18
+    assert chosen == pytest.approx(18.0) and tried == pytest.approx([8.0, 12.0, 18.0])
+
+
+def test_the_budget_search_stops_coarsening_where_coarser_draws_no_less():
+    """Many endless regions draw one root patch each however coarse the error: one coarser try shows it."""
+    chosen, tried = budget_search(lambda error: max(100_000.0, 1e7 / error ** 2))
+    assert tried == pytest.approx([8.0, 12.0, 18.0])  # 156k, 100k, then 100k again: no less
+    assert chosen == pytest.approx(12.0)
+
+
+def test_the_budget_search_takes_the_finest_error_that_fits():
+    chosen, tried = budget_search(lambda error: 3e5 / error ** 2)  # 4.7k at the cap: 60k fits down to 2.24 px
+    assert chosen == pytest.approx(8.0 / 1.5 ** 3) and len(tried) <= 4  # 2.37 px; 1.58 px would draw 120k
+
+
 def test_a_taller_output_image_selects_finer_nodes():
     settings = SceneSettings(mode="rendered", iterations=10, tile=3)
     small, large = select(settings, image_height=720), select(settings, image_height=2160)

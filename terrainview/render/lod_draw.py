@@ -91,17 +91,22 @@ def finest_within_budget(select: Callable[[float], tuple[Chosen, int]], cap: flo
     """What ``select(error)`` gives for the finest error the budget ``limit`` allows.
 
     From FINEST_ERROR_PIXELS (FINEST_LINES_ERROR_PIXELS for ``lines``) up to ``cap`` (--lod-error); past the cap
-    only while even the cap is over the budget.
+    only while even the cap is over the budget and a coarser error draws less.
     ``select`` returns its choice and what it draws. The drawn count goes about as 1 / error**2, so one try at the
     cap says how much finer to try; errors are whole steps of ERROR_GROWTH below the cap, so a moving eye does
     not change the error every frame.
     """
     chosen, count = select(cap)
     error = cap
-    if count > limit:  # even the cap is too fine: coarser until it fits, as before
+    if count > limit:  # even the cap is too fine: coarser until it fits, or until coarser draws no less
         for _ in range(MAX_RETRIES - 1):
             error *= ERROR_GROWTH
-            chosen, count = select(error)
+            coarser, coarser_count = select(error)
+            if coarser_count >= count:
+                # Every node is as coarse as it gets (many endless regions, one root patch each): trying
+                # coarser errors again would cost a whole selection each and draw the same.
+                break
+            chosen, count = coarser, coarser_count
             if count <= limit:
                 break
         return chosen
