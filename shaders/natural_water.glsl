@@ -77,7 +77,10 @@ void main() {
     vec3 mirrored = reflect(-view_direction, normal);
     mirrored.y = abs(mirrored.y);
     vec3 reflection = sky(mirrored) + sun_disc(mirrored) * 0.5;
-    float depth = max(level - ground_below(world_position.xz), 0.0);
+    // Sea under land shows only past the land's outer edge, looking in under the edge's rim: it is drawn as the
+    // open sea there, so the land's edge meets one sea instead of a pale sheet of water under it.
+    float ground = ground_below(world_position.xz);
+    float depth = ground > level ? 1.0 : level - ground;
     float opacity = 1.0 - exp(-depth * 45.0);
     vec3 body = lit(mix(vec3(0.03, 0.09, 0.08), vec3(0.005, 0.02, 0.035), opacity), 0.3 * max(sun_direction.y, 0.0), 1.0);
     float foam = (1.0 - smoothstep(0.0, 0.006, depth)) * 0.6;

@@ -160,6 +160,29 @@ def test_water_reflects_more_at_grazing_angles(renderer):
 
 
 @pytest.mark.gl
+def test_past_a_tiles_edge_the_sea_under_the_land_is_the_open_sea_not_a_pale_sheet(renderer):
+    """One tile in the sea, seen from the default camera: under the rim of the tile's near edge the eye looks in at
+    the sea beneath the land. It is drawn as the open sea around it, not as a pale sheet of shallow water."""
+    from terrainview.render.offscreen import render_pixels
+
+    scene = SceneSettings(mode="rendered", look="natural", iterations=7, tile=1, water_level=0.0)
+    renderer.update(scene)
+    pixels = render_pixels(renderer, scene, (320, 180)).astype(int)
+    band = slice(100, 135)  # from the land's foot to the tile's near edge
+    land = pixels[band, :, 0] > pixels[band, :, 2] + 10  # rock and grass are warmer than water
+    columns = np.flatnonzero(land.any(axis=0))
+    left, right = columns[0], columns[-1]
+    brightness = pixels[band].mean(axis=2)
+    # The open sea at the same rows just left and right of the land: a row's distance, its haze.
+    open_sea = np.concatenate([brightness[:, left - 25:left - 10], brightness[:, right + 10:right + 25]], axis=1)
+    within = brightness[:, left + 10:right - 10]
+    water = ~land[:, left + 10:right - 10]
+    paler = (within > open_sea.mean(axis=1, keepdims=True) + 12) & water
+    assert water.sum() > 1500, "the tile's near edge is in view"
+    assert paler.sum() < 200  # a pale sheet: about 1160 pixels
+
+
+@pytest.mark.gl
 def test_the_natural_look_is_deterministic(renderer):
     scene = NATURAL.replace(water_level=0.0, eye_y=0.5, pitch=15.0)
     assert np.array_equal(frame_of(renderer, scene), frame_of(renderer, scene))
