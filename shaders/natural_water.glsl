@@ -32,6 +32,7 @@ uniform sampler2D sea_floor;   // the world's heights around the eye (terrainvie
 uniform vec3 sea_floor_rect;   // its west and north edges and its side, in world units
 in vec3 world_position;
 out vec4 fragment_color;
+const float SHORE_MARGIN = 0.03;  // ground up to this far above the level is still shore: foam, not open sea
 
 float ripple_hash(vec2 p) {
     p = fract(p * vec2(443.897, 441.423));
@@ -77,10 +78,12 @@ void main() {
     vec3 mirrored = reflect(-view_direction, normal);
     mirrored.y = abs(mirrored.y);
     vec3 reflection = sky(mirrored) + sun_disc(mirrored) * 0.5;
-    // Sea under land shows only past the land's outer edge, looking in under the edge's rim: it is drawn as the
-    // open sea there, so the land's edge meets one sea instead of a pale sheet of water under it.
+    // Sea over ground clearly above it lies under the land: it shows only past a tile's outer edge, looking in
+    // under the rim, and is drawn as the open sea there, so the edge meets one sea instead of a pale sheet of
+    // shallow water. Ground just above the level is still shore (the ground read here is a coarser map than
+    // the land drawn), so the foam stays along every shoreline.
     float ground = ground_below(world_position.xz);
-    float depth = ground > level ? 1.0 : level - ground;
+    float depth = ground > level + SHORE_MARGIN ? 1.0 : max(level - ground, 0.0);
     float opacity = 1.0 - exp(-depth * 45.0);
     vec3 body = lit(mix(vec3(0.03, 0.09, 0.08), vec3(0.005, 0.02, 0.035), opacity), 0.3 * max(sun_direction.y, 0.0), 1.0);
     float foam = (1.0 - smoothstep(0.0, 0.006, depth)) * 0.6;

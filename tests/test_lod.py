@@ -174,10 +174,15 @@ def test_the_budget_search_coarsens_until_the_view_fits():
 
 
 def test_the_budget_search_stops_coarsening_where_coarser_draws_no_less():
-    """Many endless regions draw one root patch each however coarse the error: one coarser try shows it."""
+    """Past the ranges' floor a coarser error selects the same nodes (many endless regions): one try shows it."""
     chosen, tried = budget_search(lambda error: max(100_000.0, 1e7 / error ** 2))
     assert tried == pytest.approx([8.0, 12.0, 18.0])  # 156k, 100k, then 100k again: no less
     assert chosen == pytest.approx(12.0)
+
+
+def test_the_budget_search_keeps_coarsening_up_to_its_retries_while_the_count_drops():
+    chosen, tried = budget_search(lambda error: 1e9 / error ** 2)  # never fits, always drops
+    assert len(tried) == lod_draw.MAX_RETRIES and chosen == pytest.approx(tried[-1])
 
 
 def test_the_budget_search_takes_the_finest_error_that_fits():
