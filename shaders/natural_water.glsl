@@ -58,8 +58,13 @@ float ground_below(vec2 xz) {
     if (abs(local.x) > land_extent.x || abs(local.y) > land_extent.y) return level - 1.0;  // open sea
     int last = grid_size - 1;
     vec2 place = fract((xz + 1.0) * 0.5) * float(last);
-    ivec2 cell = ivec2(place);
-    return grid_height(cell.x % last, cell.y % last);
+    ivec2 cell = min(ivec2(place), ivec2(last - 1));
+    vec2 within = place - vec2(cell);
+    // Between the cell's four corners, as the land's surface runs: one corner's height for the whole cell made
+    // the shallows a pattern of squares along the grid.
+    float near_row = mix(grid_height(cell.x, cell.y), grid_height(cell.x + 1, cell.y), within.x);
+    float far_row = mix(grid_height(cell.x, cell.y + 1), grid_height(cell.x + 1, cell.y + 1), within.x);
+    return mix(near_row, far_row, within.y);
 }
 
 void main() {
@@ -80,8 +85,8 @@ void main() {
     vec3 reflection = sky(mirrored) + sun_disc(mirrored) * 0.5;
     // Sea over ground clearly above it lies under the land: it shows only past a tile's outer edge, looking in
     // under the rim, and is drawn as the open sea there, so the edge meets one sea instead of a pale sheet of
-    // shallow water. Ground just above the level is still shore (the ground read here is a coarser map than
-    // the land drawn), so the foam stays along every shoreline.
+    // shallow water. Ground just above the level is still shore: the endless world's sea floor is a coarser map
+    // than its land, and may read a little above the water beside it.
     float ground = ground_below(world_position.xz);
     float depth = ground > level + SHORE_MARGIN ? 1.0 : max(level - ground, 0.0);
     float opacity = 1.0 - exp(-depth * 45.0);

@@ -185,26 +185,26 @@ def test_past_a_tiles_edge_the_sea_under_the_land_is_the_open_sea_not_a_pale_she
 
 
 @pytest.mark.gl
-def test_foam_runs_along_the_shore_where_the_sea_map_is_coarser_than_the_land(renderer):
-    """Close to a shore at iterations 7: the water within 3 pixels of the land is mostly foam. The sea reads its
-    ground from the map's cell corners, so next to the drawn land it may read ground a little above the water:
-    that is still shore (taken for land under the sea, it went dark: 26% of those pixels, 19% here)."""
+def test_shallow_water_deepens_smoothly_across_the_maps_cells(renderer):
+    """A 9 x 9 map sloping gently under the water from west to east, seen from above: the sea's colour follows
+    the depth between the grid's points, with no step at each cell (its corner's depth over a whole cell made the
+    shallows a pattern of squares: steps of 31 levels here, against 6 within a cell's smooth ramp)."""
     from terrainview.render.offscreen import render_pixels
 
-    scene = SceneSettings(mode="rendered", look="natural", iterations=7, tile=1, water_level=0.0, camera="fly",
-                          eye_x=0.2, eye_y=0.25, eye_z=0.9, pitch=25.0)
+    scene = SceneSettings(mode="rendered", look="natural", iterations=3, tile=1, water_level=0.0, camera="fly",
+                          eye_x=0.0, eye_y=1.2, eye_z=0.0, pitch=80.0, sun_elevation=60.0)
     renderer.update(scene)
-    pixels = render_pixels(renderer, scene, (320, 180)).astype(int)
-    land = pixels[..., 0] > pixels[..., 2] + 10  # rock and grass are warmer than water
-    grown = land.copy()
-    for _ in range(3):
-        grown[1:] |= grown[:-1].copy()
-        grown[:-1] |= grown[1:].copy()
-        grown[:, 1:] |= grown[:, :-1].copy()
-        grown[:, :-1] |= grown[:, 1:].copy()
-    brightness = pixels.mean(axis=2)[grown & ~land]
-    assert brightness.size > 2000, "a long shore in view"
-    assert (brightness > 150).mean() > 0.55 and (brightness < 60).mean() < 0.225
+    x = np.linspace(-1.0, 1.0, 9)
+    heights = np.tile(-0.002 - 0.01 * (x + 1.0), (9, 1)).astype(np.float32)  # 0.002 to 0.022 under the water
+    heights[:, -1] = heights[:, 0]  # seamless, as the kernels' maps are
+    renderer.gpu.upload_surface(heights)
+    renderer.gpu.upload_light_maps(light_maps(heights))
+    row = render_pixels(renderer, scene, (160, 90)).astype(float)[45].mean(axis=1)
+    shallow = np.flatnonzero(row > 80)  # the tile's shallows; the open sea beyond its edges is dark
+    deepest = shallow[0] + int(np.argmin(row[shallow[0]:shallow[-1]]))
+    ramp = row[shallow[0] + 2:deepest]
+    assert ramp.size > 60 and ramp[0] > ramp[-1] + 60, "the water darkens as it deepens"
+    assert np.abs(np.diff(ramp)).max() < 12
 
 
 @pytest.mark.gl
