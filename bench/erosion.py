@@ -19,7 +19,7 @@ import numpy as np
 from bench import busy_machine, compile_c, verdict
 from terrainview.kernels import erosion
 from terrainview.kernels.fractal import diamond_square
-from terrainview.kernels.kernel_common import stream_key
+from terrainview.kernels.lattice import stream_key
 
 # Seconds, median after warm-up, the whole public call (validation, copies, flow map) included. The CPU time of
 # the calling thread is printed beside the wall time: on a quiet machine the droplets' blocks also run on a

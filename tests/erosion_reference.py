@@ -12,7 +12,7 @@ import numpy as np
 from reference import lowbias32
 
 from terrainview.kernels import erosion
-from terrainview.kernels.kernel_common import stream_key
+from terrainview.kernels.lattice import stream_key
 
 
 def _height_and_gradient(torus: list[list[float]], x: float, z: float) -> tuple[float, float, float]:

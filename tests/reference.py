@@ -23,7 +23,7 @@ import numpy as np
 
 from terrainview.kernels import generators
 from terrainview.kernels.fractal import _DOMAIN_1D, _DOMAIN_2D, LATTICE_BITS
-from terrainview.kernels.kernel_common import stream_key as _stream_key
+from terrainview.kernels.lattice import stream_key as _stream_key
 
 MASK32 = 0xFFFFFFFF
 # Rounds of the hash per offset in terrainview.kernels.fractal (bits = hash(hash(index ^ key))). Keep in step with

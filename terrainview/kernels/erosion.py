@@ -62,17 +62,8 @@ import numpy as np
 from numba import njit, prange
 
 from terrainview.kernels.generators import MAX_BLUR, periodic_blur
-from terrainview.kernels.kernel_common import (
-    MAX_SEED,
-    check_heightmap,
-    check_int,
-    check_real,
-    hash32,
-    hash_fraction,
-    row_kernels,
-    run_rows,
-    stream_key,
-)
+from terrainview.kernels.kernel_common import hash32, hash_fraction, row_kernels, run_rows
+from terrainview.kernels.lattice import MAX_SEED, check_heightmap, check_int, check_real, stream_key
 
 SURFACE_SIZE = 2.0  # the map spans this many surface units across
 REFERENCE_CELLS = 256  # amounts and the step length are those of a cell of a map this many cells across
@@ -316,8 +307,10 @@ def _run_batch(torus: np.ndarray, flow: np.ndarray, size: int, key: np.uint32, f
             blocks = (block_rows * blocks_a_side + block_columns)[walking]
             by_block = np.argsort(blocks, kind="stable")  # stable: each block's droplets stay in order of index
             order = alive[walking][by_block]
-            listed, starts = np.unique(blocks[by_block], return_index=True)
-            work = int((LIFETIME - states[order, 7]).sum() * step_work)  # the steps left to walk
+            sorted_blocks = blocks[by_block]
+            starts = np.flatnonzero(np.r_[True, sorted_blocks[1:] != sorted_blocks[:-1]])  # each block's first
+            listed = sorted_blocks[starts]
+            work = int((LIFETIME - states[order, 7]).sum() * step_work)  # at most the steps left (zones end walks)
             run_rows(_WALK_BLOCKS, listed.size, work, torus, flow, size, key, first, states, order,
                      np.append(starts, order.size), listed // blocks_a_side, listed % blocks_a_side, block, margin,
                      *brush_parts, *rates, min_work=_PHASE_MIN_WORK)
@@ -370,9 +363,10 @@ def hydraulic_erosion(heights: np.ndarray, seed: int = 0, droplets: float = DROP
     cell = SURFACE_SIZE / size
     rows, columns, weights = brush(size, radius)
     reach = int(max(np.abs(rows).max(), np.abs(columns).max()))
-    plan = block_plan(size, reach, STEP / cell)
+    step_cells = STEP / cell
+    plan = block_plan(size, reach, step_cells)
     brush_parts = (rows, columns, weights, rows * size + columns, reach)
-    rates = (STEP / cell, cell, strength, capacity, deposition, evaporation, inertia)
+    rates = (step_cells, cell, strength, capacity, deposition, evaporation, inertia)
     lost = 0.0
     for batch in range(_BATCHES):
         first, end = count * batch // _BATCHES, count * (batch + 1) // _BATCHES
@@ -434,8 +428,8 @@ def _thermal_share_rows(padded, limits, share, loss):
             e5 = _excess(height, down[column - 1], l5)
             e6 = _excess(height, down[column], l6)
             e7 = _excess(height, down[column + 1], l7)
-            total = 0.0 + e0 + e1 + e2 + e3 + e4 + e5 + e6 + e7
-            largest = max(0.0, e0, e1, e2, e3, e4, e5, e6, e7)
+            total = e0 + e1 + e2 + e3 + e4 + e5 + e6 + e7
+            largest = max(e0, e1, e2, e3, e4, e5, e6, e7)
             moved = _SLIDE * largest
             share[row, column] = moved / total if total > 0.0 else 0.0
             loss[row - 1, column - 1] = moved  # = share * total: what the cell passes on

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, parallel_chunksize, prange
 
-from terrainview.kernels.kernel_common import LATTICE_BITS, free_threads, hash32, parallel_bands
+from terrainview.kernels.kernel_common import free_threads, hash32, parallel_bands
+from terrainview.kernels.lattice import LATTICE_BITS
 
 _U8 = np.uint32(8)
 _QUARTER = np.float32(0.25)

@@ -38,7 +38,8 @@ import numpy as np
 from numba import njit, prange
 
 from terrainview.kernels import fractal
-from terrainview.kernels.kernel_common import (
+from terrainview.kernels.kernel_common import hash32, hash_fraction, row_kernels, run_rows
+from terrainview.kernels.lattice import (
     LATTICE_BITS,
     MAX_HEIGHT_SCALE,
     MAX_ITERATIONS_2D,
@@ -47,10 +48,6 @@ from terrainview.kernels.kernel_common import (
     check_heightmap,
     check_int,
     check_real,
-    hash32,
-    hash_fraction,
-    row_kernels,
-    run_rows,
     stream_key,
 )
 

@@ -1,9 +1,9 @@
-"""What every numba kernel module shares: the compiled hash, the parallel launch rules, and more.
+"""What every numba kernel module shares: the compiled hash and the rules for launching a kernel in parallel.
 
-The lattice, the limits and the argument checks are ``lattice``'s, re-exported here.
+The lattice, the limits and the argument checks, which need no compiler, are ``lattice``'s.
 
 No GL and no settings here. ``generators``, ``texturing``, ``erosion`` (and any later kernel module) import
-these names; each kernel module owns its own limits and raises ``ValueError`` naming the argument.
+these names.
 """
 
 from __future__ import annotations
@@ -29,23 +29,7 @@ from typing import Any  # noqa: E402
 import numpy as np  # noqa: E402
 from numba import config, get_num_threads, njit, parallel_chunksize  # noqa: E402
 
-from terrainview.kernels.lattice import (  # noqa: E402
-    HASH_MIX_1,
-    HASH_MIX_2,
-    LATTICE_BITS,
-    MAX_HEIGHT_SCALE,
-    MAX_ITERATIONS_2D,
-    MAX_SEED,
-    check_common,
-    check_heightmap,
-    check_int,
-    check_real,
-    stream_key,
-)
-
-__all__ = ["BANDS_PER_THREAD", "LATTICE_BITS", "MAX_HEIGHT_SCALE", "MAX_ITERATIONS_2D", "MAX_SEED", "PARALLEL_MIN_WORK",
-           "check_common", "check_heightmap", "check_int", "check_real", "every_call_parallel", "free_threads",
-           "hash32", "hash_fraction", "parallel_bands", "row_kernels", "run_rows", "runnable_tasks", "stream_key"]
+from terrainview.kernels.lattice import HASH_MIX_1, HASH_MIX_2  # noqa: E402
 
 # The layer measured and tuned here; TBB and workqueue remain fallbacks where OpenMP is missing.
 config.THREADING_LAYER_PRIORITY = ["omp", "tbb", "workqueue"]  # type: ignore[attr-defined]  # set at run time

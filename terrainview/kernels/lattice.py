@@ -1,8 +1,9 @@
 """What the kernels share that needs no compiler: the lattice and its hash, the limits, the argument checks.
 
 Importing numba takes about 0.4 s; this module imports only numpy, so a public function can check its arguments
-and derive its random streams before (or without) loading any compiled kernel. ``kernel_common`` re-exports it
-all for the numba kernel modules.
+and derive its random streams before (or without) loading any compiled kernel. The compiled side of the same
+hash, and the parallel launch rules, are ``kernel_common``'s. Each kernel module owns its own limits and raises
+``ValueError`` naming the argument, through the checks here.
 
 Determinism: random values are never drawn from a sequential generator. A value is a hash of (a per-seed
 stream key, a counter such as a lattice position or an item index), so it is the same on every thread and

@@ -20,7 +20,8 @@ import math
 import numpy as np
 from numba import prange
 
-from terrainview.kernels.kernel_common import check_heightmap, check_int, check_real, row_kernels, run_rows
+from terrainview.kernels.kernel_common import row_kernels, run_rows
+from terrainview.kernels.lattice import check_heightmap, check_int, check_real
 
 SURFACE_SIZE = 2.0
 HORIZON_DIRECTIONS = 16  # compass directions traced per cell; the sun between two of them interpolates

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from terrainview.kernels.kernel_common import check_heightmap
+from terrainview.kernels.lattice import check_heightmap
 
 PATCH_QUADS = 16  # quads per side of the drawn grid patch (a whole node); quarters draw PATCH_QUADS / 2
 MORPH_START = 0.7  # morphing toward the coarser level runs over the last 30% of each range ...

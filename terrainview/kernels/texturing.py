@@ -14,16 +14,8 @@ import functools
 import numpy as np
 from numba import njit, prange
 
-from terrainview.kernels.kernel_common import (
-    MAX_SEED,
-    check_heightmap,
-    check_int,
-    hash32,
-    hash_fraction,
-    row_kernels,
-    run_rows,
-    stream_key,
-)
+from terrainview.kernels.kernel_common import hash32, hash_fraction, row_kernels, run_rows
+from terrainview.kernels.lattice import MAX_SEED, check_heightmap, check_int, stream_key
 
 MAX_TEXTURE_SIZE = 8192
 MAX_TILE_SIZE = 1024

@@ -20,7 +20,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from terrainview.kernels.kernel_common import MAX_ITERATIONS_2D, check_common, check_int, hash32, stream_key
+from terrainview.kernels.kernel_common import hash32
+from terrainview.kernels.lattice import MAX_ITERATIONS_2D, check_common, check_int, stream_key
 
 __all__ = ["MAX_OCTAVES", "MAX_WORLD_CELLS", "region_cells", "world_heights", "world_region"]
 
