@@ -67,29 +67,6 @@ float detail(vec2 p, float distance) {
     return 1.75 * (texture(noise, mat2(0.8, 0.6, -0.6, 0.8) * p * 4.0).a - 0.5) * fade;
 }
 
-// The height at a fractional grid place (bilinear, wrapping) and its gradient over the surface as drawn. A region
-// of the endless world held coarser is read between its own points (every 2**cell_shift-th), not wrapped.
-vec3 height_and_gradient(vec2 place) {
-    int step = 1 << cell_shift;
-    int last = (grid_size - 1) / step;
-    place /= float(step);
-    vec2 base = floor(place), f = place - base;
-    int c0 = int(base.x), r0 = int(base.y);
-    if (apron == 0) {
-        c0 = c0 % last;
-        r0 = r0 % last;
-        c0 = c0 < 0 ? c0 + last : c0;
-        r0 = r0 < 0 ? r0 + last : r0;
-    }
-    int c1 = c0 + 1, r1 = r0 + 1;
-    float h00 = grid_height(c0 * step, r0 * step), h10 = grid_height(c1 * step, r0 * step);
-    float h01 = grid_height(c0 * step, r1 * step), h11 = grid_height(c1 * step, r1 * step);
-    float cell = 2.0 * float(step) / float(grid_size - 1);
-    float dx = mix(h10 - h00, h11 - h01, f.y) / cell;
-    float dz = mix(h01 - h00, h11 - h10, f.x) / cell;
-    return vec3(mix(mix(h00, h10, f.x), mix(h01, h11, f.x), f.y), dx, dz);
-}
-
 // How much of the sun's disc stands above the terrain's horizon toward it (soft, interpolated between the
 // two traced directions nearest the sun's bearing).
 float sunlit(vec2 uv, float sun_elevation) {

@@ -32,7 +32,6 @@ uniform sampler2D sea_floor;   // the world's heights around the eye (terrainvie
 uniform vec3 sea_floor_rect;   // its west and north edges and its side, in world units
 in vec3 world_position;
 out vec4 fragment_color;
-const float SHORE_MARGIN = 0.03;  // ground up to this far above the level is still shore: foam, not open sea
 
 float ripple_hash(vec2 p) {
     p = fract(p * vec2(443.897, 441.423));
@@ -56,15 +55,9 @@ float ground_below(vec2 xz) {
     }
     vec2 local = xz - land_centre;
     if (abs(local.x) > land_extent.x || abs(local.y) > land_extent.y) return level - 1.0;  // open sea
-    int last = grid_size - 1;
-    vec2 place = fract((xz + 1.0) * 0.5) * float(last);
-    ivec2 cell = min(ivec2(place), ivec2(last - 1));
-    vec2 within = place - vec2(cell);
-    // Between the cell's four corners, as the land's surface runs: one corner's height for the whole cell made
-    // the shallows a pattern of squares along the grid.
-    float near_row = mix(grid_height(cell.x, cell.y), grid_height(cell.x + 1, cell.y), within.x);
-    float far_row = mix(grid_height(cell.x, cell.y + 1), grid_height(cell.x + 1, cell.y + 1), within.x);
-    return mix(near_row, far_row, within.y);
+    // Between the cell's corners, as the land's surface runs (one corner's height for the whole cell made the
+    // shallows a pattern of squares along the grid).
+    return height_and_gradient(fract((xz + 1.0) * 0.5) * float(grid_size - 1)).x;
 }
 
 void main() {
@@ -83,12 +76,11 @@ void main() {
     vec3 mirrored = reflect(-view_direction, normal);
     mirrored.y = abs(mirrored.y);
     vec3 reflection = sky(mirrored) + sun_disc(mirrored) * 0.5;
-    // Sea over ground clearly above it lies under the land: it shows only past a tile's outer edge, looking in
-    // under the rim, and is drawn as the open sea there, so the edge meets one sea instead of a pale sheet of
-    // shallow water. Ground just above the level is still shore: the endless world's sea floor is a coarser map
-    // than its land, and may read a little above the water beside it.
+    // A tile's sea over ground above it lies under the land: it shows only past the tile's outer edge, looking
+    // in under the rim, and is drawn as the open sea there, so the edge meets one sea instead of a pale sheet of
+    // shallow water. The endless world has no such edge (its floor map covers the sea near the eye).
     float ground = ground_below(world_position.xz);
-    float depth = ground > level + SHORE_MARGIN ? 1.0 : max(level - ground, 0.0);
+    float depth = !floor_map && ground > level ? 1.0 : max(level - ground, 0.0);
     float opacity = 1.0 - exp(-depth * 45.0);
     vec3 body = lit(mix(vec3(0.03, 0.09, 0.08), vec3(0.005, 0.02, 0.035), opacity), 0.3 * max(sun_direction.y, 0.0), 1.0);
     float foam = (1.0 - smoothstep(0.0, 0.006, depth)) * 0.6;

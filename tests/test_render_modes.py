@@ -43,6 +43,11 @@ def draw_segment(gl_ctx, ends: list[tuple[float, float]], antialias: bool, line_
                  projection: np.ndarray | None = None, size: tuple[int, int] = (128, 64)) -> np.ndarray:
     """One segment of the lines program between two points given in pixels, black on white: uint8 RGB, row 0 at
     the bottom (GL's order), so pixel (column, row) has its centre at (column + 0.5, row + 0.5)."""
+    with gl_ctx:  # current on this thread: a test before may have left another context current
+        return _draw_segment(gl_ctx, ends, antialias, line_width, projection, size)
+
+
+def _draw_segment(gl_ctx, ends, antialias, line_width, projection, size) -> np.ndarray:
     from terrainview.render.gpu import load_program
 
     width, height = size

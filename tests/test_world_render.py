@@ -72,7 +72,7 @@ def test_lines_mode_draws_the_world_too(renderer):
     assert 0.05 < dark < 0.9 and renderer.world.missing == 0
 
 
-def test_regions_far_behind_release_their_textures(renderer):
+def test_regions_far_behind_are_dropped_and_their_height_arrays_pooled(renderer):
     _frame(renderer, ABOVE)
     here = set(renderer.world._resident)
     _frame(renderer, ABOVE.replace(eye_z=-60.0))
@@ -91,6 +91,23 @@ def test_another_world_takes_the_height_arrays_of_the_last(renderer):
     before = arrays()  # the objects themselves: a released array's GL name could be handed out again
     _frame(renderer, ABOVE.replace(seed=9))
     assert before and any(array is old for array in arrays() for old in before)
+
+
+def test_a_view_over_budget_at_its_coarsest_selects_each_ranges_once(renderer, monkeypatch):
+    """A view over the budget however coarse the error (as the natural look's, with over a hundred regions to the
+    horizon): once coarser errors' ranges stop changing (MAX_NODE_EXTENT), the same ranges are not selected again."""
+    from terrainview.kernels import lod
+
+    monkeypatch.setattr(lod, "TRIANGLE_BUDGET", 500)  # below what the regions in view draw at their coarsest
+    _frame(renderer, ABOVE)
+    ranges_selected = []
+    select = renderer.world._select
+    monkeypatch.setattr(renderer.world, "_select",
+                        lambda in_view, planes, eye, ranges, *rest: ranges_selected.append(tuple(ranges)) or
+                        select(in_view, planes, eye, ranges, *rest))
+    _frame(renderer, ABOVE)
+    # Here the cap's ranges are already the floor: the coarser tries reuse its selection.
+    assert ranges_selected and len(set(ranges_selected)) == len(ranges_selected), "the same ranges selected twice"
 
 
 def test_the_natural_look_lights_each_region_with_its_own_shadows(renderer):

@@ -53,7 +53,8 @@ MAX_HEIGHT_BANDS = 4  # iterations 12: 4097 rows
 # 12 MiB), so a staged upload allocates one array per frame at most (and the endless world pools them).
 BANDS_PER_ARRAY = 2
 HEIGHT_ARRAYS = MAX_HEIGHT_BANDS // BANDS_PER_ARRAY
-HEIGHT_UNIT = 4  # the texture unit of the heightmap's bands; units below are the programs' other samplers
+HEIGHT_UNIT = 4  # the first of the HEIGHT_ARRAYS texture units of the heightmap's arrays; units below are the
+# programs' other samplers
 SKY_EYE = (0.0, 0.5, 3.0)  # the original's eye, which the sky is drawn around (see shaders/sky.glsl)
 MAX_LOD_LEVELS = 16  # level-of-detail levels the programs take morph zones for (shaders/lod.glsl)
 

@@ -103,9 +103,9 @@ def finest_within_budget(select: Callable[[float], tuple[Chosen, int]], cap: flo
             error *= ERROR_GROWTH
             coarser, coarser_count = select(error)
             if coarser_count >= count:
-                # Taken as the floor: past about 10 pixels the ranges stop shrinking (MAX_NODE_EXTENT in
-                # lod.grid_ranges), so coarser errors select the same nodes (the natural look's endless view,
-                # 143 regions in view, stays near 100k triangles). Trying on costs a whole selection each.
+                # Taken as the floor: past an error that grows with the image's height the ranges stop shrinking
+                # (MAX_NODE_EXTENT in lod.grid_ranges), so coarser errors select the same nodes (the natural
+                # look's endless view, 143 regions in view, stays near 100k triangles).
                 break
             chosen, count = coarser, coarser_count
             if count <= limit:

@@ -521,10 +521,10 @@ class Renderer:
             water = gpu.programs["natural_water"]
             uniform(water, "view").write(view)
             uniform(water, "projection").write(projection)
-            endless = isinstance(settings.tile, str)
             sky_uniforms(water)
-            # The sea's depth is read from the tile's map; over the endless world, from its floor around the eye.
-            extent = 1e9 if endless else float(tiles)
+            # The sea's depth is read from the tile's map (repeated without end, or within the tiles); over the
+            # endless world, from its floor around the eye.
+            extent = 1e9 if isinstance(settings.tile, str) else float(tiles)
             values = {"eye": eye, "haze_density": haze, "level": settings.water_level,
                       "reach": NATURAL_FAR_PLANE, "land_centre": origin, "land_extent": (extent, extent),
                       "floor_map": settings.tile == ENDLESS, "sea_floor": SEA_FLOOR_UNIT}

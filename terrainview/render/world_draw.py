@@ -243,10 +243,17 @@ class WorldTerrain:
         budget_scale = max(1.0, (detail_height / lod.BUDGET_HEIGHT) ** 2)
         limit = (lod.SEGMENT_BUDGET if lines else lod.TRIANGLE_BUDGET) * budget_scale
 
+        tried: list[tuple[tuple[np.ndarray, list[lod.Selection | None]], int]] = []
+
         def select(error: float) -> tuple[tuple[np.ndarray, list[lod.Selection | None]], int]:
             ranges = lod.grid_ranges(iterations, detail_height, field_of_view_y, error)
+            for earlier in tried:  # past their floor (MAX_NODE_EXTENT) coarser errors give the same ranges
+                if np.array_equal(earlier[0][0], ranges):
+                    return earlier
             chosen = self._select(in_view, image_planes, eye, ranges, bottom, top)
-            return (ranges, chosen), sum(_count(selection, lines) for selection in chosen if selection is not None)
+            tried.append(((ranges, chosen), sum(_count(selection, lines) for selection in chosen
+                                                if selection is not None)))
+            return tried[-1]
 
         patch_ranges, selections = finest_within_budget(select, settings.lod_error, limit, lines)
         if image_projection != projection:  # one tile of a larger image: the whole image's error, this tile's nodes
