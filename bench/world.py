@@ -1,8 +1,8 @@
 """The endless world: how long a region takes (quiet and with two busy processes), whether a region made alone is
 bit for bit the window of a larger map, and a minute's flight at 1280x720 for iterations 10 and 12 with the
 window's own streaming (regions on a worker, frames never waiting): the slowest frame, the frames over 50 ms,
-the land in view that had no map yet, and the memory the regions held (WORLD_FLIGHT_SECONDS shortens the flight
-for a quick look)."""
+the land in view that had no map yet, the memory the regions held and what is left of it once the view shows
+tiles again (WORLD_FLIGHT_SECONDS shortens the flight for a quick look)."""
 
 from __future__ import annotations
 
@@ -82,6 +82,14 @@ def _flight(iterations: int) -> None:
                 times.append(1000 * (time.perf_counter() - frame_started))
                 missing.append(renderer.world.missing)
             held = max(held, renderer.world.cache.bytes)
+        # The window leaves the world (tiles again, the worker told so): its maps and textures are freed.
+        flying = _resident_mib()
+        feed.forget()
+        tiles = settings.replace(tile=3)
+        renderer.update(tiles)
+        renderer.draw(tiles, framebuffer, Frame(SIZE))
+        ctx.finish()
+        left = _resident_mib()
     finally:
         feed.stop()
         renderer.release()
@@ -91,7 +99,14 @@ def _flight(iterations: int) -> None:
           f"{np.median(times):.0f} ms, slowest {slowest:.0f} ms, {over} over {FRAME_TARGET_MS:g} ms "
           f"({verdict(over == 0)}); regions in view without a map: at most {max(missing)} in a frame, in "
           f"{sum(1 for count in missing if count)} frames ({verdict(max(missing) == 0)}); maps held at most "
-          f"{held / 2**20:.0f} MiB (bound {world_regions.CACHE_BYTES / 2**20:.0f} MiB plus those in view)")
+          f"{held / 2**20:.0f} MiB (bound {world_regions.CACHE_BYTES / 2**20:.0f} MiB plus those in view); the "
+          f"process's memory {flying:.0f} MiB at the end of the flight, {left:.0f} MiB once it shows tiles again")
+
+
+def _resident_mib() -> float:
+    """This process's resident memory (llvmpipe's textures are in it too)."""
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def run() -> None:

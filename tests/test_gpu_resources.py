@@ -203,6 +203,25 @@ def test_the_level_of_detail_programs_are_sized_by_pythons_max_lod_levels(gl_ctx
                 resources.release()
 
 
+def test_leaving_the_endless_world_frees_its_maps_and_textures(renderer, gl_names):
+    """Regions, their textures and the spare height arrays are let go once the view shows tiles again (at
+    iterations 12 they hold several hundred MiB), and coming back streams them again."""
+    from gl_fixtures import render_frame
+
+    tiles = SceneSettings(mode="rendered", iterations=6, tile=3)
+    endless = tiles.replace(tile="endless", camera="fly", eye_y=3.0, pitch=80.0)
+    render_frame(renderer, tiles, (64, 36))
+    before = gl_names.live()
+    render_frame(renderer, endless, (64, 36))
+    render_frame(renderer, endless.replace(eye_z=-60.0), (64, 36))  # some regions left behind: arrays pooled
+    assert gl_names.live()["Texture"] > before["Texture"] + 9 and renderer.world.cache.bytes > 0
+    render_frame(renderer, tiles, (64, 36))
+    # (its few small instance and index buffers stay, for the next visit)
+    assert gl_names.live()["Texture"] == before["Texture"] and renderer.world.cache.bytes == 0
+    back = render_frame(renderer, endless, (64, 36))
+    assert renderer.world.missing == 0 and back.std() > 5, "the world comes back"
+
+
 def test_height_arrays_given_back_are_taken_again_within_the_pools_limit(renderer, gl_names):
     """A region's height arrays go back to the pool when it is left behind and come out again for a map of the
     same size (llvmpipe spends about 23 ms allocating a 34 MB array); the pool never keeps more than its limit."""

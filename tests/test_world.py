@@ -218,5 +218,9 @@ def test_the_worker_makes_what_the_frame_asks_for_and_the_cache_takes_it():
         np.testing.assert_array_equal(found[1].heights, world_regions.region_map(world_, RegionKey(0, 0, 7)))
         feed.request(World(3, 0.7, 1.0, 2), [RegionKey(0, 0, 5)])  # another world's: the cache drops it
         assert feed.wait_idle(60.0) and feed.take(cache) == 1 and RegionKey(0, 0, 5) not in cache
+        # The view leaves the world: what was asked and not started is not made, and nothing is handed over.
+        feed.request(world_, [RegionKey(x, 3, 9) for x in range(8)])
+        feed.forget()
+        assert feed.wait_idle(60.0) and feed.take(cache) == 0
     finally:
         feed.stop()

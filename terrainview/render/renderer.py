@@ -221,6 +221,8 @@ class Renderer:
     def draw(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame) -> FrameStats:
         """Draw ``settings`` into ``framebuffer``, whose viewport is the part of the image being drawn."""
         draw = DRAWERS[catalog.render_type(settings)]
+        if World.of(settings) is None:
+            self.world.leave()
         with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
             return draw(self, settings, framebuffer, frame)
 

@@ -40,6 +40,12 @@ class WorldFeed(WorkerThread):
             self._asked = (world_, [key for key in keys if key not in under_way], light)
             self._condition.notify()
 
+    def forget(self) -> None:
+        """Make nothing more (the view has left the endless world): what is under way is dropped when made."""
+        with self._condition:
+            self._asked = (None, [], False)
+            self._made = []
+
     def take(self, cache: RegionCache) -> int:
         """Put the maps finished since the last call into ``cache``; returns how many."""
         with self._condition:
@@ -70,6 +76,7 @@ class WorldFeed(WorkerThread):
             pyramid = region_pyramid(heights)
             light_maps = region_light(world_, key) if light else None
             with self._condition:
-                self._made.append((world_, key, heights, light_maps, pyramid))
+                if self._asked[0] == world_:  # still this world's turn (not forgotten, no other world asked)
+                    self._made.append((world_, key, heights, light_maps, pyramid))
                 self._making = None
                 self._condition.notify_all()
