@@ -85,7 +85,7 @@ def _flight(iterations: int) -> None:
         # The window leaves the world (tiles again, the worker told so): its maps and textures are freed.
         flying = _resident_mib()
         feed.forget()
-        tiles = settings.replace(tile=3)
+        tiles = settings.replace(tile=3, iterations=6)  # small tiles: what is left is what the world kept
         renderer.update(tiles)
         renderer.draw(tiles, framebuffer, Frame(SIZE))
         ctx.finish()
