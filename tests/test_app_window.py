@@ -598,7 +598,7 @@ class TestKeysInProcess:
             copy.color_attachments[0].release()
             copy.release()
             fresh.flythrough.cancel_export()
-            fresh.flythrough.export.process.wait(timeout=60)
+            fresh.flythrough.export.process.join(timeout=60)
             fresh.on_render(0.0, 1 / 60)  # reports the cancelled export gone
 
     def test_camera_section_draws_both_modes(self, fresh):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -54,11 +55,48 @@ def test_the_import_contract_holds():
     ("kernels/fractal_numpy.py", "from terrainview.kernels import kernel_common",  # numba, one step removed
      "First map without a compiler: lattice, fractal_numpy import no numba"),
     ("kernels/fractal.py", "from numba import njit", "fractal imports numba only through fractal_numba"),
+    ("kernels/fractal.py", "from terrainview.kernels import erosion",  # numba, one step removed
+     "fractal imports numba only through fractal_numba"),
 ])
 def test_an_arrow_that_runs_back_up_breaks_the_contract(tmp_path, module, line, broken):
     result = lint_imports(planted_copy(tmp_path, module, line))
     assert result.returncode != 0, result.stdout
     assert f"{broken} BROKEN" in result.stdout
+
+
+def module_names_above(path: Path, package: Path = PACKAGE) -> list[str]:
+    """The terrainview modules above ``path``'s layer that its code names in a string (docstrings aside).
+
+    What import-linter cannot see: a module run as a child process (``python -m terrainview.cli``) or imported by
+    importlib is a dependency too. Window and commands are siblings, each above the other; the CLI, on top (it
+    runs the commands by name), is not checked.
+    """
+    layer = path.relative_to(package).parts[0]
+    rank = {name: index for index, name in enumerate(LAYERS)} | {"commands": LAYERS.index("window"), "cli": 99}
+    tree = ast.parse(path.read_text())
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    named = [name for node in ast.walk(tree)
+             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+             for name in re.findall(r"terrainview\.(\w+)", node.value)]
+    return [f"terrainview.{name}" for name in named if name in rank and name != layer and rank[name] >= rank[layer]]
+
+
+def test_no_layer_names_a_module_above_it_in_a_string():
+    found = {str(path.relative_to(ROOT)): names for path in PACKAGE.rglob("*.py")
+             if path.parent != PACKAGE and (names := module_names_above(path))}
+    assert found == {}
+
+
+@pytest.mark.parametrize("module, line", [
+    ("window/flythrough_controls.py", 'CHILD = [sys.executable, "-m", "terrainview.cli", "video"]'),
+    ("window/app.py", 'RENDER = importlib.import_module("terrainview.commands.render")'),
+    ("render/renderer.py", 'PANEL = "terrainview.window.panel"'),
+])
+def test_a_module_above_named_in_a_string_is_found(tmp_path, module, line):
+    copy = planted_copy(tmp_path, module, line) / "terrainview"
+    assert module_names_above(copy / module, copy) != []
 
 
 def test_every_layer_is_a_package_that_says_what_it_holds_and_may_import():

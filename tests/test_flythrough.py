@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 import os
 import tomllib
-from pathlib import Path
 
 import pytest
 from helpers import CAMERA, camera, wait_for
@@ -342,7 +341,6 @@ def test_window_export_runs_aside_reports_progress_and_cancels_cleanly(tmp_path,
     from terrainview.window.flythrough_controls import FlythroughControls
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("PYTHONPATH", str(Path(flythrough.__file__).resolve().parents[1]))
     short, long = tmp_path / "flights" / "short.toml", tmp_path / "flights" / "long.toml"
     short.parent.mkdir()
     save_flight(Flythrough(START, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(0.2, {"yrot": 6.0}))), short)
@@ -365,6 +363,24 @@ def test_window_export_runs_aside_reports_progress_and_cancels_cleanly(tmp_path,
     assert messages[-1] == "Exported videos/short.mp4"
     assert load_flight(tmp_path / "videos" / "short.mp4")[0].keyframes == load_flight(short)[0].keyframes
     assert not controls.escape(), "nothing left to cancel"
+
+
+def test_window_export_refuses_a_flight_too_long_or_unreadable_at_once(tmp_path, monkeypatch):
+    from terrainview.output import video_encoding
+    from terrainview.window.flythrough_controls import FlythroughControls
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(video_encoding, "MAX_FRAMES", 50)
+    long, broken = tmp_path / "long.toml", tmp_path / "broken.toml"
+    save_flight(Flythrough(START, (Keyframe(0.0, {"yrot": 0.0}), Keyframe(2.0, {"yrot": 6.0}))), long)  # 61 frames
+    broken.write_text("[scene\n")
+    messages: list[str] = []
+    controls = FlythroughControls(messages.append)
+    for path, fragment in ((long, "make about 61 frames; the most is 50"), (broken, "broken.toml")):
+        controls.start_export(path, (64, 36))
+        assert controls.export is None and messages[-1].startswith("Video not exported: ")
+        assert fragment in messages[-1]
+    assert not (tmp_path / "videos").exists() or list((tmp_path / "videos").iterdir()) == []
 
 
 def test_a_full_recorder_still_has_room_to_finish_a_valid_flight(monkeypatch):

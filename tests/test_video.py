@@ -15,7 +15,6 @@ from helpers import names
 from PIL import Image
 
 from terrainview.base.atomic_files import OutputError
-from terrainview.commands import video as video_command
 from terrainview.output import video_encoding
 from terrainview.render import offscreen
 from terrainview.scene.flythrough import Flythrough, Keyframe, load_flight, save_flight
@@ -329,7 +328,7 @@ def test_never_overwrites_without_force(tmp_path, call_main, usage_error):
 ])
 def test_bad_input_is_one_line_and_writes_nothing(tmp_path, monkeypatch, call_main, usage_error, args, fragments):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(video_command, "MAX_FRAMES", 50)
+    monkeypatch.setattr(video_encoding, "MAX_FRAMES", 50)
     save_flight(FLIGHT, tmp_path / "flight.toml")
     status, _, err = call_main("video", "-o", "clip.mp4", "--flight", "flight.toml", "--progress", "none",
                                "--size", "32x18", *args)

@@ -3,16 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import math
 import os
-import signal
-import threading
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-from terrainview.base.atomic_files import CLEANUP_SIGNALS, OutputError, check_output_parent, check_output_path
+from terrainview.base.atomic_files import OutputError, check_output_parent, check_output_path
 from terrainview.base.messages import say
 from terrainview.base.parsing import argument_type, bounded_argument, parse_integer
 from terrainview.commands import Command
@@ -25,7 +19,6 @@ from terrainview.scene.settings import SceneSettings, SettingsError
 VIDEO_EXTENSIONS = (".mp4", ".gif")
 MAX_FPS = 120
 MAX_SPEED = 100.0
-MAX_FRAMES = 100_000
 MAX_GIF_PIXELS = 400_000_000  # a GIF is assembled in memory (one byte a pixel): at most this much in all
 
 
@@ -76,21 +69,18 @@ def video_command(args: argparse.Namespace) -> int:
     for warning in warnings:
         say(f"warning: {warning}")
     plan = VideoPlan(flight, size, args.fps, args.supersample, args.speed)
-    if plan.frame_estimate > MAX_FRAMES:
-        frames = f"about {plan.frame_estimate:.3g}" if math.isfinite(plan.frame_estimate) else "uncountably many"
-        raise SettingsError(f"speed: the flight's {flight.duration:.4g} s at {args.fps} fps make {frames} frames; "
-                            f"the most is {MAX_FRAMES:,} (raise --speed)")
+    if (too_long := plan.too_long()) is not None:
+        raise SettingsError(f"speed: {too_long} (raise --speed)")
     count = plan.frame_count
     if args.output and path.suffix.lower() == ".gif" and count * size[0] * size[1] > MAX_GIF_PIXELS:
         raise SettingsError(f"size: {count} frames of {size[0]}x{size[1]} is too much for a GIF; use .mp4")
-    with _end_signals_as_interrupt():
-        export(plan, path, force=args.force, frames=args.frames is not None, progress=args.progress)
+    export(plan, path, force=args.force, frames=args.frames is not None, progress=args.progress)
     print(f"wrote {path}: {count} frames of {size[0]}x{size[1]} at {args.fps} fps")
     return 0
 
 
-
 COMMAND = Command(add_video_arguments, video_command)
+
 
 def _check_frames_folder(folder: Path, force: bool) -> Path:
     """check_output_path for a folder of frames: it may exist, empty (or with files, given --force)."""
@@ -104,28 +94,3 @@ def _check_frames_folder(folder: Path, force: bool) -> Path:
     if folder.is_dir() and any(folder.iterdir()) and not force:
         raise OutputError(f"{folder} is not empty; pass --force to write frames into it")
     return folder
-
-
-@contextlib.contextmanager
-def _end_signals_as_interrupt() -> Iterator[None]:
-    """SIGTERM (a window cancelling its export) and SIGHUP unwind like Ctrl+C, so no partial output stays behind.
-
-    files' own handlers remove the part file or folder at once, but the encoder process may be saving a frame
-    into that folder meanwhile; unwinding stops the encoder first, then removes the folder with what it added.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    previous = {}
-    for number in CLEANUP_SIGNALS:
-        if signal.getsignal(number) != signal.SIG_IGN:  # nohup's ignored SIGHUP stays ignored
-            previous[number] = signal.signal(number, interrupt)
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)

@@ -17,6 +17,7 @@ import os
 import queue
 import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -26,13 +27,14 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from terrainview.base.atomic_files import OutputError, atomic_folder, atomic_output
+from terrainview.base.atomic_files import CLEANUP_SIGNALS, OutputError, atomic_folder, atomic_output
 from terrainview.render.offscreen import create_headless_context, reduce, render_pixels, save_png
 from terrainview.render.renderer import Renderer
 from terrainview.scene.flythrough import VIDEO_FLIGHT_KEY, Flythrough, flight_text
 from terrainview.scene.scene_file import picture_extras
 from terrainview.scene.settings import SceneSettings
 
+MAX_FRAMES = 100_000  # the most frames one video may have
 H264_OPTIONS = {"crf": "16", "preset": "veryfast"}  # near-transparent quality at a speed two cores can afford
 AVCOL_SPC_BT709 = 1  # FFmpeg's AVColorSpace for the BT.709 matrix; PyAV names only swscale's constants
 
@@ -67,6 +69,15 @@ class VideoPlan:
     def frame_time(self, k: int) -> float:
         """The flight time frame k shows."""
         return k / self.fps * self.speed
+
+    def too_long(self) -> str | None:
+        """Why the flight makes too many frames to export at this rate and speed (over MAX_FRAMES), else None."""
+        if self.frame_estimate <= MAX_FRAMES:
+            return None
+        estimate = self.frame_estimate
+        frames = f"about {estimate:.3g}" if math.isfinite(estimate) else "uncountably many"
+        return (f"the flight's {self.flight.duration:.4g} s at {self.fps} fps make {frames} frames; "
+                f"the most is {MAX_FRAMES:,}")
 
 
 # --- sinks: where finished frames go ---------------------------------------------------------------------
@@ -163,13 +174,16 @@ def frame_name(index: int, digits: int = 5) -> str:
 # --- the export ------------------------------------------------------------------------------------------
 
 
-def export(plan: VideoPlan, path: Path, *, force: bool, frames: bool = False, progress: str = "none") -> None:
+Progress = str | Callable[[int, int], None]  # "bar", "lines" or "none", or a call with (frames done, frames)
+
+
+def export(plan: VideoPlan, path: Path, *, force: bool, frames: bool = False, progress: Progress = "none") -> None:
     """Draw every frame of the flight and write it to ``path``: a video, or a folder of PNGs when ``frames``.
 
-    A failure or an interruption leaves nothing behind.
+    A failure or an interruption (Ctrl+C, SIGTERM, SIGHUP) leaves nothing behind.
     """
     size, fps = plan.size, plan.fps
-    with _progress(plan.frame_count, progress) as advance:
+    with _signals_as_interrupt(), _progress(plan.frame_count, progress) as advance:
         if frames:
             with atomic_folder(path, force) as folder:
                 _run(plan, partial(FramesSink, folder, size, fps, plan.frame_count, plan.supersample), advance)
@@ -315,8 +329,8 @@ def _encode_frames(make_sink: Callable[[], Any], memory: mmap.mmap, full: tuple[
 
 
 @contextlib.contextmanager
-def _progress(count: int, style: str) -> Iterator[Callable[[], None]]:
-    """A callback for each frame written: a tqdm bar, a 'frame K/N' line, or nothing."""
+def _progress(count: int, style: Progress) -> Iterator[Callable[[], None]]:
+    """A callback for each frame written: a tqdm bar, a 'frame K/N' line, the caller's own call, or nothing."""
     done = 0
     with contextlib.ExitStack() as stack:
         bar = None
@@ -331,7 +345,122 @@ def _progress(count: int, style: str) -> Iterator[Callable[[], None]]:
             done += 1
             if bar is not None:
                 bar.update(1)
+            elif callable(style):
+                style(done, count)
             elif style == "lines":
                 print(f"frame {done}/{count}", flush=True)
 
         yield advance
+
+
+@contextlib.contextmanager
+def _signals_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a window cancelling its export) and SIGHUP unwind like Ctrl+C, so no partial output stays behind.
+
+    atomic_files' own handlers remove the part file or folder at once, but the encoder process may be saving a
+    frame into that folder meanwhile; unwinding stops the encoder first, then removes the folder with what it
+    added. Signal handlers belong to the main thread: elsewhere nothing changes.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = {}
+    for number in CLEANUP_SIGNALS:
+        if signal.getsignal(number) != signal.SIG_IGN:  # nohup's ignored SIGHUP stays ignored
+            previous[number] = signal.signal(number, interrupt)
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+# --- an export beside a window ---------------------------------------------------------------------------
+
+
+class ExportProcess:
+    """``export`` of a video to a new file in a child process, so a window goes on drawing meanwhile.
+
+    The child is spawned (a fresh interpreter: it makes its own GL context, and forking a process that holds a
+    window's context and threads is unsafe). ``update`` reads its progress and the one-line error it ends with;
+    ``cancel`` terminates it, and the child removes its partial file on the way out.
+    """
+
+    def __init__(self, plan: VideoPlan, output: Path) -> None:
+        self.output, self.cancelled = output, False
+        self._done, self._total, self._error = 0, 0, ""
+        context = multiprocessing.get_context("spawn")
+        self._messages, child_end = context.Pipe(duplex=False)
+        self.process = context.Process(target=_export_child, name="terrainview-export", args=(plan, output, child_end))
+        self.process.start()
+        child_end.close()  # the child holds its own copy: once it ends, reading finds the pipe closed
+
+    @property
+    def done(self) -> int:
+        """Frames written so far."""
+        self._read()
+        return self._done
+
+    @property
+    def total(self) -> int:
+        """Frames in all, 0 until the child has said."""
+        self._read()
+        return self._total
+
+    @property
+    def error(self) -> str:
+        """The one line the child ended with when it failed, else empty."""
+        self._read()
+        return self._error
+
+    @property
+    def progress(self) -> float:
+        """The fraction of frames written so far, 0 until the child reports its frame count."""
+        return self.done / self.total if self.total else 0.0
+
+    def finished(self) -> int | None:
+        """The child's exit status once it has ended, else None."""
+        if self.process.is_alive():
+            return None
+        self.process.join()
+        self._read()  # all it said before it ended
+        return self.process.exitcode
+
+    def _read(self) -> None:
+        """Take in what the child has said since the last call, without waiting."""
+        with contextlib.suppress(EOFError, OSError):
+            while self._messages.poll():
+                kind, *values = self._messages.recv()
+                if kind == "frame":
+                    self._done, self._total = values
+                else:
+                    self._error = values[0]
+
+    def cancel(self, wait: bool = False) -> None:
+        """Ask the child to stop (it removes its partial file on the way out); with ``wait``, until it has."""
+        self.cancelled = True
+        if self.process.is_alive():
+            self.process.terminate()
+        if wait:
+            self.process.join()
+
+
+def _export_child(plan: VideoPlan, output: Path, messages: Any) -> None:
+    """The export process: write the video, reporting ("frame", done, total) and at the end any ("error", text).
+
+    A window that has gone (the pipe broken) stops the export at its next frame, leaving nothing behind.
+    """
+    try:
+        export(plan, output, force=False, progress=lambda done, total: messages.send(("frame", done, total)))
+    except KeyboardInterrupt:  # cancelled: the partial file is gone
+        sys.exit(130)
+    except Exception as error:  # noqa: BLE001 - one line for the window, whatever it was
+        where = f"{error.filename}: " if isinstance(error, OSError) and error.filename else ""
+        text = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        with contextlib.suppress(OSError):
+            messages.send(("error", f"{where}{text or type(error).__name__}"))
+        sys.exit(1)

@@ -1,24 +1,22 @@
 """The window's flythrough controls: R records, ``--flight`` replays, the panel's Flythrough section exports.
 
 Recording feeds a ``Recorder`` with the settings at every frame; replay takes the settings from a ``Player``.
-A video export runs ``terrainview video`` as a child process (the window keeps drawing), reading its
-``frame K/N`` lines for the progress bar; cancelling terminates it, and the child removes its partial file.
+A video export runs in a child process (``terrainview.output.video_encoding.ExportProcess``: the window keeps
+drawing) that reports its frames for the progress bar; cancelling terminates it, and the child removes its
+partial file.
 """
 
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
-import threading
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import IO
 
 from imgui_bundle import imgui
 
 from terrainview.base.atomic_files import OutputError, unique_path
+from terrainview.output.video_encoding import ExportProcess, VideoPlan
 from terrainview.scene.flythrough import (
     FLIGHT_FOLDER,
     Flythrough,
@@ -53,57 +51,6 @@ def add_flight_argument(parser: argparse.ArgumentParser) -> None:
                         "video): Space pauses, Left/Right step while paused, Escape stops")
 
 
-class VideoExport:
-    """``terrainview video`` running in a child process, with its progress."""
-
-    def __init__(self, flight_path: Path, output: Path, size: tuple[int, int], supersample: int) -> None:
-        self.output, self.done, self.total, self.cancelled = output, 0, 0, False
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "terrainview.cli", "video", "-o", str(output), "--flight", str(flight_path),
-             "--size", f"{size[0]}x{size[1]}", "--supersample", str(supersample), "--fps", str(VIDEO_FPS),
-             "--progress", "lines"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.errors: list[str] = []
-        assert self.process.stdout is not None and self.process.stderr is not None  # both are pipes
-        self._readers = [threading.Thread(target=self._read_progress, args=(self.process.stdout,), daemon=True),
-                         threading.Thread(target=self._read_errors, args=(self.process.stderr,), daemon=True)]
-        for reader in self._readers:
-            reader.start()
-
-    def _read_progress(self, stream: IO[str]) -> None:
-        for line in stream:
-            if line.startswith("frame "):
-                done, _, total = line[6:].strip().partition("/")
-                self.done, self.total = int(done), int(total)
-
-    def _read_errors(self, stream: IO[str]) -> None:
-        for line in stream:
-            if line.strip():
-                self.errors.append(line.strip())
-
-    @property
-    def progress(self) -> float:
-        """The fraction of frames written so far, 0 until the child reports its frame count."""
-        return self.done / self.total if self.total else 0.0
-
-    def finished(self) -> int | None:
-        """The exit status once the child has ended and its output is read, else None."""
-        status = self.process.poll()
-        if status is None:
-            return None
-        for reader in self._readers:
-            reader.join(timeout=1.0)
-        return status
-
-    def cancel(self, wait: bool = False) -> None:
-        """Ask the child to stop (it removes its partial file on the way out)."""
-        self.cancelled = True
-        if self.process.poll() is None:
-            self.process.terminate()
-        if wait:
-            self.process.wait()
-
-
 class FlythroughControls:
     """Recording, replay and export state of one window; ``notify`` shows a message."""
 
@@ -111,7 +58,7 @@ class FlythroughControls:
         self.notify = notify
         self.recorder: Recorder | None = None
         self.player: Player | None = None
-        self.export: VideoExport | None = None
+        self.export: ExportProcess | None = None
         self.recent: list[Path] = []
         self.selected = 0
         self.size_choice = 0
@@ -137,8 +84,8 @@ class FlythroughControls:
                 self.notify(f"Cancelled {export.output}")
             elif status == 0:
                 self.notify(f"Exported {export.output}")
-            elif export.errors:
-                self.notify(f"Video not exported: {export.errors[-1]}")
+            else:
+                self.notify(f"Video not exported: {export.error or f'the export ended with status {status}'}")
         return settings
 
     @property
@@ -230,9 +177,17 @@ class FlythroughControls:
         if self.export is not None:
             return
         sizes = (_even(window_size), *VIDEO_SIZES)
-        VIDEO_FOLDER.mkdir(exist_ok=True)
-        output = unique_path(VIDEO_FOLDER, flight_path.stem, ".mp4")
-        self.export = VideoExport(flight_path, output, sizes[self.size_choice], self.supersample)
+        try:
+            flight, _ = load_flight(flight_path)
+            plan = VideoPlan(flight, sizes[self.size_choice], VIDEO_FPS, self.supersample)
+            if (too_long := plan.too_long()) is not None:
+                raise SceneError(f"{flight_path}: {too_long}")
+            VIDEO_FOLDER.mkdir(exist_ok=True)
+            output = unique_path(VIDEO_FOLDER, flight_path.stem, ".mp4")
+        except (SceneError, OutputError, OSError) as error:
+            self.notify(f"Video not exported: {error}")
+            return
+        self.export = ExportProcess(plan, output)
         self.notify(f"Exporting {output} (Escape cancels)")
 
     def cancel_export(self) -> bool:
