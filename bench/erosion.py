@@ -89,9 +89,7 @@ def _figures(label: str, binary: str | None, folder: str) -> None:
     if binary is None:
         print("  C reference: skipped, gcc not found")
         return
-    size = 1 << ONE_BLOCK
-    reach = int(np.abs(erosion.brush(size, erosion.RADIUS)[0]).max())
-    assert erosion.block_plan(size, reach, erosion.STEP * size / erosion.SURFACE_SIZE)[0] == size
+    assert erosion.droplet_blocks(1 << ONE_BLOCK, erosion.RADIUS)[0] == 1 << ONE_BLOCK
     kernel = erosion.hydraulic_erosion(diamond_square(ONE_BLOCK, 0)).heights
     same = np.array_equal(_c_run(binary, folder, ONE_BLOCK)[1].view(np.uint32), kernel.view(np.uint32))
     print(f"  C reference n={ONE_BLOCK} (one block: the kernel's order) same map bit for bit: {verdict(same)}")

@@ -18,7 +18,7 @@ def run() -> None:
     renderer.update(SceneSettings(mode="lines", iterations=4))
     print(f"heightmap upload, per frame (GPU finished after each slice); target <= {TARGET_MS:g} ms a frame")
     # The first upload at a size allocates the arrays, one a frame (terrainview/render/gpu.py HeightBands);
-    # later ones at that size write into the bands the previous adoption left over.
+    # later ones at that size take the arrays the previous map gave back to its pool.
     for iterations, h in ((10, 0.7), (11, 0.7), (12, 0.7), (12, 0.6), (12, 0.5)):
         settings = SceneSettings(mode="lines", iterations=iterations, h=h)
         changed = renderer.arrays.update(settings)

@@ -55,9 +55,9 @@ def hydraulic(heights: np.ndarray, seed: int, droplets: float, strength: float =
     rows, columns, weights = erosion.brush(size, radius)
     block, margin = plan or _blocks(size, int(max(abs(rows).max(), abs(columns).max())), step_cells)
 
-    def walk(droplet: int, state: dict, zone_x: int, zone_z: int, cells: set) -> None:
+    def walk(droplet: int, state: dict, zone_x: int, zone_z: int, cells: set | None) -> None:
         """Walk the droplet on until it dies or stands outside the zone (side block + 2 margin, wrapping), adding
-        every cell it reads or writes to ``cells``."""
+        every cell it reads or writes to ``cells`` (if given)."""
         x, z, direction_x, direction_z = state["x"], state["z"], state["dx"], state["dz"]
         speed, water, sediment = state["speed"], state["water"], state["sediment"]
         while state["step"] < erosion.LIFETIME:
@@ -68,7 +68,9 @@ def hydraulic(heights: np.ndarray, seed: int, droplets: float, strength: float =
                         or down - size * math.floor(down / size) >= block + 2 * margin):
                     break
             height, gx, gz = _height_and_gradient(torus, x, z)
-            cells.update(((math.floor(z) + dz) % size, (math.floor(x) + dx) % size) for dz in (0, 1) for dx in (0, 1))
+            if cells is not None:
+                cells.update(((math.floor(z) + dz) % size, (math.floor(x) + dx) % size)
+                             for dz in (0, 1) for dx in (0, 1))
             direction_x = direction_x * inertia - gx / cell * (1.0 - inertia)
             direction_z = direction_z * inertia - gz / cell * (1.0 - inertia)
             length = math.sqrt(direction_x * direction_x + direction_z * direction_z)
@@ -82,8 +84,9 @@ def hydraulic(heights: np.ndarray, seed: int, droplets: float, strength: float =
             new_x = x + direction_x * step_cells
             new_z = z + direction_z * step_cells
             drop = _height_and_gradient(torus, new_x, new_z)[0] - height
-            cells.update(((math.floor(new_z) + dz) % size, (math.floor(new_x) + dx) % size)
-                         for dz in (0, 1) for dx in (0, 1))
+            if cells is not None:
+                cells.update(((math.floor(new_z) + dz) % size, (math.floor(new_x) + dx) % size)
+                             for dz in (0, 1) for dx in (0, 1))
             if drop > 0.0:
                 change = min(drop, sediment)
             else:
@@ -96,7 +99,8 @@ def hydraulic(heights: np.ndarray, seed: int, droplets: float, strength: float =
             centre_row, centre_column = math.floor(z + 0.5), math.floor(x + 0.5)
             for row, column, weight in zip(rows, columns, weights, strict=True):
                 torus[(centre_row + row) % size][(centre_column + column) % size] += change * float(weight)
-                cells.add(((centre_row + row) % size, (centre_column + column) % size))
+                if cells is not None:
+                    cells.add(((centre_row + row) % size, (centre_column + column) % size))
             speed = math.sqrt(max(0.0, speed * speed - drop * erosion.GRAVITY))
             water *= 1.0 - evaporation
             x = new_x - size * math.floor(new_x / size)
@@ -122,7 +126,7 @@ def hydraulic(heights: np.ndarray, seed: int, droplets: float, strength: float =
                        if state["step"] < erosion.LIFETIME
                        and block_of(state)[0] % 2 * 2 + block_of(state)[1] % 2 == phase % 4]
             for (block_row, block_column), droplet in sorted(walking):
-                cells = set() if touched is None else touched.setdefault((batch, phase, block_row, block_column), set())
+                cells = None if touched is None else touched.setdefault((batch, phase, block_row, block_column), set())
                 walk(droplet, states[droplet], block_column * block - margin, block_row * block - margin, cells)
                 handovers += states[droplet]["step"] < erosion.LIFETIME
             phase += 1

@@ -93,8 +93,7 @@ def test_blocks_walked_at_once_never_touch_the_same_cell(iterations, radius):
     wrote (heights, brush, flow) are disjoint from every other block's, so the blocks may run at once."""
     heights = diamond_square(iterations, 5, 0.9, 1.0)
     size = heights.shape[0] - 1
-    rows, _, _ = erosion.brush(size, radius)
-    plan = erosion.block_plan(size, int(np.abs(rows).max()), erosion.STEP * size / erosion.SURFACE_SIZE)
+    plan = erosion.droplet_blocks(size, radius)
     touched: dict = {}
     _, _, handovers = erosion_reference.hydraulic(heights, 5, 60.0, inertia=0.95, radius=radius, plan=plan,
                                                   touched=touched)
@@ -109,7 +108,7 @@ def test_blocks_walked_at_once_never_touch_the_same_cell(iterations, radius):
                 assert not first & second
 
 
-def test_block_plan_of_a_small_map_is_the_whole_map():
+def test_block_plan_is_the_whole_map_below_four_blocks_a_side_and_blocks_above():
     assert erosion.block_plan(128, 1, 0.5) == (128, 0)  # iterations 7: one block, the plain serial order
     assert erosion.block_plan(256, 2, 1.0) == (64, 26)
 

@@ -108,6 +108,7 @@ def test_a_view_over_budget_at_its_coarsest_selects_each_ranges_once(renderer, m
     _frame(renderer, ABOVE)
     # Here the cap's ranges are already the floor: the coarser tries reuse its selection.
     assert ranges_selected and len(set(ranges_selected)) == len(ranges_selected), "the same ranges selected twice"
+    assert len(ranges_selected) == 1, "the cap's ranges are the floor here (else this test shows nothing)"
 
 
 def test_the_natural_look_lights_each_region_with_its_own_shadows(renderer):

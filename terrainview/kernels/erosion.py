@@ -287,6 +287,17 @@ def block_plan(size: int, reach: int, step_cells: float) -> tuple[int, int]:
     return block, block // 2 - guard - 1
 
 
+def droplet_blocks(size: int, radius: float) -> tuple[int, int]:
+    """``block_plan`` for hydraulic erosion of a map ``size`` cells across with a brush of ``radius``."""
+    rows, columns, _ = brush(size, radius)
+    return block_plan(size, _reach(rows, columns), STEP / (SURFACE_SIZE / size))  # as hydraulic_erosion steps
+
+
+def _reach(rows: np.ndarray, columns: np.ndarray) -> int:
+    """The brush's reach in cells: its farthest offset along either axis."""
+    return int(max(np.abs(rows).max(), np.abs(columns).max()))
+
+
 def _run_batch(torus: np.ndarray, flow: np.ndarray, size: int, key: np.uint32, first: int, count: int,
                plan: tuple[int, int], brush_parts: tuple, rates: tuple[float, ...]) -> float:
     """Walk droplets first .. first + count - 1 to their end, phase by phase; returns what they still carry then.
@@ -362,10 +373,9 @@ def hydraulic_erosion(heights: np.ndarray, seed: int = 0, droplets: float = DROP
     count = droplet_count(droplets)
     cell = SURFACE_SIZE / size
     rows, columns, weights = brush(size, radius)
-    reach = int(max(np.abs(rows).max(), np.abs(columns).max()))
     step_cells = STEP / cell
-    plan = block_plan(size, reach, step_cells)
-    brush_parts = (rows, columns, weights, rows * size + columns, reach)
+    plan = droplet_blocks(size, radius)
+    brush_parts = (rows, columns, weights, rows * size + columns, _reach(rows, columns))
     rates = (step_cells, cell, strength, capacity, deposition, evaporation, inertia)
     lost = 0.0
     for batch in range(_BATCHES):

@@ -2,8 +2,8 @@
 
 The lattice, the limits and the argument checks, which need no compiler, are ``lattice``'s.
 
-No GL and no settings here. ``generators``, ``texturing``, ``erosion`` (and any later kernel module) import
-these names.
+No GL and no settings here. The kernel modules that hash or run in parallel (``fractal_numba``, ``generators``,
+``texturing``, ``erosion``, ``lighting``, ``world``) import these names.
 """
 
 from __future__ import annotations

@@ -510,7 +510,7 @@ class Renderer:
         # The sky where the land left the far plane: every pixel's direction, its light from the table.
         with self._behind_the_surface():
             sky = gpu.programs["natural_sky"]
-            whole_view = frame.perspective(NATURAL_FAR_PLANE) * camera.rotation_matrix(settings)
+            whole_view = projection * camera.rotation_matrix(settings)
             uniform(sky, "inverse_view_projection").write(glm.inverse(whole_view))
             sky_uniforms(sky)
             gpu.get("vao:natural_sky").render(moderngl.TRIANGLES, vertices=3)

@@ -99,8 +99,7 @@ class WorldTerrain:
         """
         if self.cache.world is None and not self._resident and not self._arrays.bytes:
             return  # nothing held
-        self._forget()
-        self._arrays.release()
+        self.release()
         self.cache.adopt(None)
         self.wanted = []
 
