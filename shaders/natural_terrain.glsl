@@ -5,7 +5,7 @@
 // changes the mesh but not the shading. Values below are placeholders; terrainview/render/gpu.py passes the
 // real ones as defines.
 #define LOD 0                 // 1: level-of-detail patches (lod.glsl) instead of the full grid
-#define HORIZON_DIRECTIONS 16 // light map layers of horizons; one more holds the sky view
+#define HORIZON_DIRECTIONS 16 // light map layers of horizons; then the sky view's, then the broad slope's
 #define PENUMBRA 0.05         // the sun's soft edge, radians of elevation
 
 #if defined VERTEX_SHADER
@@ -90,13 +90,17 @@ void main() {
     float sky_view = texture(light_maps, vec3(uv, float(HORIZON_DIRECTIONS))).r;
 
     // Materials: grass on gentle slopes, soil between, rock on steep ones, snow high up where it can lie
-    // (less on slopes facing the sun), sand along the shore. Noise breaks every boundary. With erosion, the
-    // flow map: dark wet gullies where water ran, pale fans of fine sediment (smoother) where it settled.
+    // (less on slopes facing the sun, none on broadly steep faces), sand along the shore. Noise breaks every
+    // boundary. With erosion, the flow map: dark wet gullies where water ran, pale fans of fine sediment
+    // (smoother) where it settled.
     vec2 water = eroded ? texture(water_maps, uv).rg : vec2(0.0);
     float grain = detail(world_position.xz * 0.35, distance) * (1.0 - 0.6 * water.g);
     vec4 patches = texture(noise, world_position.xz * 0.027);  // broad variation: four independent channels
     float broad = patches.r - 0.5;
     float steep = 1.0 - normal.y + 0.25 * broad + 0.3 * grain;
+    // Snow lies by the slope over a few cells (lighting.py's broad slope), so a rugged peak holds fields of it.
+    float broad_up = texture(light_maps, vec3(uv, float(HORIZON_DIRECTIONS + 1))).r;
+    float snow_steep = 1.0 - broad_up + 0.25 * broad + 0.3 * grain;
     vec3 grass = mix(vec3(0.06, 0.10, 0.03), vec3(0.11, 0.13, 0.05), patches.g);
     vec3 soil = vec3(0.20, 0.15, 0.10);
     vec3 rock = mix(vec3(0.13, 0.11, 0.09), vec3(0.24, 0.21, 0.18), patches.b);
@@ -108,7 +112,7 @@ void main() {
     albedo = mix(albedo, vec3(0.05, 0.045, 0.035), 0.8 * smoothstep(0.1, 0.55, water.r + 0.1 * broad));
     float snow_line = snow_height + height_scale * (0.05 * broad - 0.04 * dot(normal, sun_direction));
     float snowy = smoothstep(snow_line, snow_line + 0.03 * height_scale, world_position.y);
-    albedo = mix(albedo, snow, snowy * (1.0 - smoothstep(0.3, 0.5, steep)));
+    albedo = mix(albedo, snow, snowy * (1.0 - smoothstep(0.3, 0.5, snow_steep)));
     float shore = 1.0 - smoothstep(0.004, 0.02 + 0.01 * broad, world_position.y - water_level);
     albedo = mix(albedo, sand, shore * (1.0 - smoothstep(0.3, 0.5, steep)));
     albedo *= 1.0 + 0.6 * grain;

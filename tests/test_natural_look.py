@@ -213,13 +213,57 @@ def test_the_natural_look_is_deterministic(renderer):
     assert np.array_equal(frame_of(renderer, scene), frame_of(renderer, scene))
 
 
-def test_light_maps_encode_the_horizons_and_the_sky_view():
-    heights = diamond_square(6, 4, 0.7)
+def reference_broad_slope(heights: np.ndarray, radius: int) -> np.ndarray:
+    """Plain numpy: the normal's up component from central differences ``radius`` cells either side, wrapping."""
+    torus = heights[:-1, :-1].astype(np.float64)
+    span = 2 * radius * 2.0 / torus.shape[0]
+    along_x = (np.roll(torus, -radius, axis=1) - np.roll(torus, radius, axis=1)) / span
+    along_z = (np.roll(torus, -radius, axis=0) - np.roll(torus, radius, axis=0)) / span
+    return 1.0 / np.sqrt(1.0 + along_x ** 2 + along_z ** 2)
+
+
+def test_light_maps_encode_the_horizons_the_sky_view_and_the_broad_slope():
+    heights = diamond_square(9, 4, 0.7)
     horizons = horizon_map(heights)
     maps = light_maps(heights)
+    assert maps.shape == (lighting.HORIZON_DIRECTIONS + 2, 512, 512)
     expected = np.rint((horizons / (1.0 + np.abs(horizons)) * 0.5 + 0.5) * 255.0)
-    assert np.abs(maps[:-1].astype(int) - expected).max() <= 1
-    assert np.abs(maps[-1].astype(int) - np.rint(sky_view(horizons) * 255.0)).max() <= 1
+    assert np.abs(maps[:-2].astype(int) - expected).max() <= 1
+    assert np.abs(maps[-2].astype(int) - np.rint(sky_view(horizons) * 255.0)).max() <= 1
+    # BROAD_SLOPE_RADIUS is two cells of a 512-cell map: the slope over four cells, not each facet's.
+    assert np.abs(maps[-1].astype(int) - np.rint(reference_broad_slope(heights, 2) * 255.0)).max() <= 1
+    assert not np.array_equal(maps[-1], np.rint(reference_broad_slope(heights, 1) * 255.0).astype(np.uint8))
+
+
+def test_the_broad_slope_is_taken_over_the_same_distance_on_a_coarser_map():
+    heights = diamond_square(10, 4, 0.7)
+    coarse = np.ascontiguousarray(heights[::4, ::4])  # iterations 8: the same land, every fourth point
+    fine_slope = lighting.broad_slope(heights)  # four cells of 1024 either side
+    coarse_slope = lighting.broad_slope(coarse)  # one cell of 256
+    np.testing.assert_array_equal(coarse_slope, np.rint(reference_broad_slope(coarse, 1) * 255.0))
+    assert np.abs(fine_slope[::4, ::4].astype(int) - coarse_slope).max() <= 1
+
+
+@pytest.mark.gl
+def test_snow_lies_in_fields_on_a_rugged_peak_not_by_each_facet(renderer):
+    """A high plateau ribbed every cell: each facet is steep, the land over a few cells flat, so snow covers it."""
+    side = 64
+    ribs = np.where(np.arange(side) % 2 == 0, 0.0, 0.08)
+    plateau = seamless(np.tile(0.6 + ribs, (side, 1)))
+    above = NATURAL.replace(tile=1, eye_x=0.0, eye_y=1.6, eye_z=0.0, pitch=80.0, yrot=0.0, sun_elevation=60.0)
+    def snowy(image: np.ndarray) -> float:  # snow is bluish in shade, white in the sun; rock is brown or dark
+        return float(((image[..., 2] >= image[..., 0]) & (image[..., 2] > 60)).mean())
+
+    assert snowy(frame_of(renderer, above, plateau)) > 0.95
+    maps = light_maps(plateau)
+    maps[-1] = 0  # the same ribs as a broad cliff: rock
+    renderer.gpu.upload_light_maps(maps)
+    from terrainview.render.offscreen import render_pixels
+
+    assert snowy(render_pixels(renderer, above, SIZE).astype(np.float64)) < 0.05
+
+    cliff = render_pixels(renderer, above, SIZE).astype(np.float64)
+    assert ((cliff.min(axis=2) > 150) & (cliff.max(axis=2) - cliff.min(axis=2) < 50)).mean() < 0.05
 
 
 # --- the erosion's water in the materials -----------------------------------------------------------------------

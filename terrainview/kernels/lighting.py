@@ -28,6 +28,9 @@ HORIZON_DIRECTIONS = 16  # compass directions traced per cell; the sun between t
 MAX_HORIZON_CELLS = 1024  # cells per side the horizons are traced at, at most
 REACH = 0.5  # how far a horizon is looked for, as a fraction of the map's side (1 unit on a 2-unit map)
 STEP_GROWTH = 1.18  # each sample along a direction is this much farther than the last (dense near, sparse far)
+# The slope snow lies by is the surface's over this many units either side, so snow settles in fields on a rugged
+# peak instead of on every facet that happens to face up (four cells of an iterations-10 surface).
+BROAD_SLOPE_RADIUS = 4 * SURFACE_SIZE / 1024
 
 
 def _distances(reach_cells: float) -> np.ndarray:
@@ -78,6 +81,14 @@ def compass_directions(count: int = HORIZON_DIRECTIONS) -> np.ndarray:
     return np.stack([np.sin(bearings), -np.cos(bearings)], axis=1).astype(np.float32)
 
 
+def _torus(heights: np.ndarray, max_cells: int) -> np.ndarray:
+    """The seamless map without its repeated last row and column, every k-th cell up to ``max_cells`` a side."""
+    heights = check_heightmap(heights, grid=True)
+    max_cells = check_int("max_cells", max_cells, 2, 1 << 16)
+    stride = max(1, (heights.shape[0] - 1) // max_cells)
+    return np.ascontiguousarray(heights[:-1:stride, :-1:stride])
+
+
 def horizon_map(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
                 max_cells: int = MAX_HORIZON_CELLS, span: float = SURFACE_SIZE,
                 reach: float = REACH * SURFACE_SIZE) -> np.ndarray:
@@ -88,12 +99,8 @@ def horizon_map(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
     spans ``span`` units; horizons are looked for ``reach`` units away (by default half a 2-unit surface), so a
     wider window around a place (an endless world's region) finds the same horizons there.
     """
-    heights = check_heightmap(heights, grid=True)
     directions = check_int("directions", directions, 1, 64)
-    max_cells = check_int("max_cells", max_cells, 2, 1 << 16)
-    cells = heights.shape[0] - 1
-    stride = max(1, cells // max_cells)
-    torus = np.ascontiguousarray(heights[:-1:stride, :-1:stride])
+    torus = _torus(heights, max_cells)
     side = torus.shape[0]
     cell = check_real("span", span, 0.0, 1e6, low_inclusive=False) / side
     reach_cells = check_real("reach", reach, 0.0, 1e6, low_inclusive=False) / cell
@@ -137,15 +144,53 @@ def _encode_rows(horizons, maps):
 _ENCODE = row_kernels(_encode_rows)
 
 
+def _broad_slope_rows(torus, radius, inverse_span, out):
+    """Fill out[row, :] with the up component of the normal over ``radius`` cells either side (rows in prange).
+
+    Central differences over 2 * radius cells, wrapping; ``inverse_span`` is one over that span in units; the
+    component 0 to 1 is stored as 0 to 255.
+    """
+    side = torus.shape[0]
+    mask = side - 1
+    for row in prange(side):
+        back, front, here = torus[(row - radius) & mask], torus[(row + radius) & mask], torus[row]
+        for column in range(side):
+            along_x = (here[(column + radius) & mask] - here[(column - radius) & mask]) * inverse_span
+            along_z = (front[column] - back[column]) * inverse_span
+            up = 1.0 / math.sqrt(1.0 + along_x * along_x + along_z * along_z)
+            out[row, column] = np.uint8(int(up * 255.0 + 0.5))
+    return out
+
+
+_BROAD_SLOPE = row_kernels(_broad_slope_rows)
+
+
+def broad_slope(heights: np.ndarray, max_cells: int = MAX_HORIZON_CELLS, span: float = SURFACE_SIZE,
+                radius: float = BROAD_SLOPE_RADIUS) -> np.ndarray:
+    """The up component of the surface's normal over ``radius`` units either side: uint8 (cells, cells).
+
+    At the cells ``horizon_map`` traces; 0 to 1 as 0 to 255 (a flat plain 255, a cliff near 0).
+    """
+    torus = _torus(heights, max_cells)
+    side = torus.shape[0]
+    cell = check_real("span", span, 0.0, 1e6, low_inclusive=False) / side
+    cells = max(1, min(round(check_real("radius", radius, 0.0, 1e6) / cell), side // 2))
+    out = np.empty((side, side), dtype=np.uint8)
+    return run_rows(_BROAD_SLOPE, side, torus.size, torus, cells, np.float32(1.0 / (2 * cells * cell)), out)
+
+
 def light_maps(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
                max_cells: int = MAX_HORIZON_CELLS, span: float = SURFACE_SIZE,
                reach: float = REACH * SURFACE_SIZE) -> np.ndarray:
-    """What the GPU lights a surface with: uint8 of shape (directions + 1, cells, cells).
+    """What the GPU lights and covers a surface with: uint8 of shape (directions + 2, cells, cells).
 
     Layers 0 .. directions - 1 hold each direction's horizon tangent t as (t / (1 + |t|) + 1) / 2, 0 to 255 (the
-    GPU turns it back into an elevation); the last layer holds the sky view (``sky_view``), 0 to 1 as 0 to 255.
+    GPU turns it back into an elevation); layer ``directions`` holds the sky view (``sky_view``), 0 to 1 as 0 to
+    255, and the last the broad slope snow lies by (``broad_slope``).
     """
     horizons = horizon_map(heights, directions, max_cells, span, reach)
     side = horizons.shape[1]
-    maps = np.empty((directions + 1, side, side), dtype=np.uint8)
-    return run_rows(_ENCODE, side, horizons.size, horizons, maps)
+    maps = np.empty((directions + 2, side, side), dtype=np.uint8)
+    run_rows(_ENCODE, side, horizons.size, horizons, maps)
+    maps[directions + 1] = broad_slope(heights, max_cells, span)
+    return maps
