@@ -391,6 +391,21 @@ class TestKeysInProcess:
         fresh.settings = start
         settle(fresh)
 
+    def test_leaving_the_endless_world_tells_the_region_worker_once(self, fresh, monkeypatch):
+        start = fresh.settings
+        fresh.settings = start.replace(tile="endless")
+        assert frames_until(fresh, lambda: fresh.world_feed._asked[0] is not None), "the world asked for regions"
+        forgotten = []
+        monkeypatch.setattr(fresh.world_feed, "forget", lambda: forgotten.append(True))
+        fresh.settings = start.replace(tile=1)
+        for _ in range(3):
+            fresh.on_render(0.0, 1 / 60)
+        assert forgotten == [True], "on the frame that leaves, not on every frame of tiles"
+        monkeypatch.undo()
+        fresh.world_feed.forget()
+        fresh.settings = start
+        settle(fresh)
+
     def test_f2_shows_the_status_line_over_the_view(self, fresh):
         assert not fresh.panel.status_line_visible
         tap(fresh, fresh.wnd.keys.F2)

@@ -57,6 +57,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -298,16 +299,23 @@ def _reach(rows: np.ndarray, columns: np.ndarray) -> int:
     return int(max(np.abs(rows).max(), np.abs(columns).max()))
 
 
-def _run_batch(torus: np.ndarray, flow: np.ndarray, size: int, key: np.uint32, first: int, count: int,
-               plan: tuple[int, int], brush_parts: tuple, rates: tuple[float, ...]) -> float:
-    """Walk droplets first .. first + count - 1 to their end, phase by phase; returns what they still carry then.
+class _BrushParts(NamedTuple):
+    """The brush as the droplet kernel takes it, in this order."""
 
-    ``brush_parts``: the brush's rows, columns, weights, flat offsets and reach.
-    """
+    rows: np.ndarray
+    columns: np.ndarray
+    weights: np.ndarray
+    flat_offsets: np.ndarray  # rows * size + columns: each weight's offset in the flattened map
+    reach: int  # _reach(rows, columns)
+
+
+def _run_batch(torus: np.ndarray, flow: np.ndarray, size: int, key: np.uint32, first: int, count: int,
+               plan: tuple[int, int], brush_parts: _BrushParts, rates: tuple[float, ...]) -> float:
+    """Walk droplets first .. first + count - 1 to their end, phase by phase; returns what they still carry then."""
     block, margin = plan
     blocks_a_side = size // block
     states = _start_states(key, first, count, size)
-    step_work = _NS_PER_STEP + _NS_PER_BRUSH_WEIGHT * brush_parts[2].shape[0]
+    step_work = _NS_PER_STEP + _NS_PER_BRUSH_WEIGHT * brush_parts.weights.shape[0]
     phase = 0
     while (alive := np.flatnonzero(states[:, 7] < LIFETIME)).size:
         cells = np.floor(states[alive, :2]).astype(np.int64) & (size - 1)
@@ -375,7 +383,7 @@ def hydraulic_erosion(heights: np.ndarray, seed: int = 0, droplets: float = DROP
     rows, columns, weights = brush(size, radius)
     step_cells = STEP / cell
     plan = droplet_blocks(size, radius)
-    brush_parts = (rows, columns, weights, rows * size + columns, _reach(rows, columns))
+    brush_parts = _BrushParts(rows, columns, weights, rows * size + columns, _reach(rows, columns))
     rates = (step_cells, cell, strength, capacity, deposition, evaporation, inertia)
     lost = 0.0
     for batch in range(_BATCHES):

@@ -13,11 +13,13 @@ and raising the iterations adds detail to the same terrain.
 from __future__ import annotations
 
 import sys
+from types import ModuleType
 
 import numpy as np
 
 from terrainview.kernels import fractal_numpy
 from terrainview.kernels.lattice import (
+    HALF,
     LATTICE_BITS,
     MAX_HEIGHT_SCALE,
     MAX_ITERATIONS_2D,
@@ -38,7 +40,6 @@ MAX_ITERATIONS_1D = 16
 # Domain constants keep the 1D and 2D offset streams independent for one seed.
 _DOMAIN_2D = 0x3C6EF372
 _DOMAIN_1D = 0xA54FF53A
-_HALF = np.float32(0.5)
 # A process's first map, while nothing has loaded numba, is made by numpy (fractal_numpy, the same map bit for
 # bit): importing numba and its first compiled call take about 0.8 s, numpy's map 15 ms at iterations 10 and
 # 80 ms at 11. At 12 numpy takes as long as loading numba (0.7 s), whose kernel is then ready for the next map.
@@ -61,13 +62,18 @@ def _pass_scales(iterations: int, h: float, height_scale: float) -> np.ndarray:
     return scales
 
 
+def _compiled() -> ModuleType:
+    """The numba builds (``fractal_numba``), imported on first use: importing numba takes about 0.4 s."""
+    from terrainview.kernels import fractal_numba
+
+    return fractal_numba
+
+
 def _refine(coarse: np.ndarray, first_pass: int, iterations: int, seed: int, h: float,
             height_scale: float) -> np.ndarray:
     """The numba kernel's passes first_pass..iterations - 1 on coarse, from the settings (checked arguments)."""
-    from terrainview.kernels import fractal_numba  # on first use: importing numba takes about 0.4 s
-
-    return fractal_numba.refine(coarse, first_pass, _pass_scales(iterations, h, height_scale),
-                                stream_key(seed, _DOMAIN_2D))
+    return _compiled().refine(coarse, first_pass, _pass_scales(iterations, h, height_scale),
+                              stream_key(seed, _DOMAIN_2D))
 
 
 def diamond_square(iterations: int, seed: int = 0, h: float = 0.7, height_scale: float = 1.0) -> np.ndarray:
@@ -136,15 +142,13 @@ def diamond_square_passes(iterations: int, half_passes: int, seed: int = 0, h: f
     if not diamond_step:
         return coarse
     scale = _pass_scales(full + 1, h, height_scale)[full]
-    from terrainview.kernels import fractal_numba
-
-    centres = fractal_numba.diamond_centres(coarse, scale, stream_key(seed, _DOMAIN_2D), LATTICE_BITS - (full + 1))
+    centres = _compiled().diamond_centres(coarse, scale, stream_key(seed, _DOMAIN_2D), LATTICE_BITS - (full + 1))
     side = 2 * coarse.shape[0] - 1
     fine = np.empty((side, side), dtype=np.float32)
     fine[::2, ::2] = coarse
     fine[1::2, 1::2] = centres
-    fine[::2, 1::2] = (coarse[:, :-1] + coarse[:, 1:]) * _HALF  # square-step points, not set yet
-    fine[1::2, ::2] = (coarse[:-1, :] + coarse[1:, :]) * _HALF
+    fine[::2, 1::2] = (coarse[:, :-1] + coarse[:, 1:]) * HALF  # square-step points, not set yet
+    fine[1::2, ::2] = (coarse[:-1, :] + coarse[1:, :]) * HALF
     return fine
 
 
@@ -188,9 +192,7 @@ def midpoint_1d(iterations: int, seed: int = 0, h: float = 0.7, height_scale: fl
     seed, h, height_scale = check_common(seed, h, height_scale)
     values = np.zeros((1 << iterations) + 1, dtype=np.float32)
     scales = _pass_scales(iterations, h, height_scale)
-    from terrainview.kernels import fractal_numba
-
-    return fractal_numba.midpoint_1d_kernel(values, scales, stream_key(seed, _DOMAIN_1D), LATTICE_BITS - iterations)
+    return _compiled().midpoint_1d_kernel(values, scales, stream_key(seed, _DOMAIN_1D), LATTICE_BITS - iterations)
 
 
 def cloud_colors(heights: np.ndarray) -> np.ndarray:
@@ -200,6 +202,4 @@ def cloud_colors(heights: np.ndarray) -> np.ndarray:
     red = green = 0.4 + shade, blue = 0.9 (medium blue to white).
     """
     heights = check_heightmap(heights, finite=False)  # colours per value
-    from terrainview.kernels import fractal_numba
-
-    return fractal_numba.cloud_colors_kernel(heights, np.float32(heights.mean(dtype=np.float64)))
+    return _compiled().cloud_colors_kernel(heights, np.float32(heights.mean(dtype=np.float64)))

@@ -10,15 +10,7 @@ import numpy as np
 from numba import njit, parallel_chunksize, prange
 
 from terrainview.kernels.kernel_common import free_threads, hash32, parallel_bands
-from terrainview.kernels.lattice import LATTICE_BITS
-
-_U8 = np.uint32(8)
-_QUARTER = np.float32(0.25)
-_HALF = np.float32(0.5)
-# kernel_common.hash_fraction in float32: the same values (24 bits over 2**24 are exact in both), but
-# diamond-square's inner loop is 15% faster without the float64 round trip. fractal_numpy's _offsets does the
-# same arithmetic on whole arrays.
-_INV_2_24 = np.float32(1.0 / (1 << 24))
+from terrainview.kernels.lattice import FRACTION_SHIFT, HALF, INV_2_24, LATTICE_BITS, QUARTER
 
 
 @njit(cache=True, inline="always")
@@ -29,7 +21,9 @@ def _offset(index, stream_key, scale):
     and (c, 0)) correlate across seeds and the terrain's spread drifts from the original algorithm's.
     """
     bits = hash32(hash32(np.uint32(index ^ stream_key)))
-    return (np.float32(np.int32(bits >> _U8)) * _INV_2_24 - _HALF) * scale
+    # kernel_common.hash_fraction in float32: the same values, but diamond-square's inner loop is 15% faster
+    # without the float64 round trip. fractal_numpy's _offsets does the same arithmetic on whole arrays.
+    return (np.float32(np.int32(bits >> FRACTION_SHIFT)) * INV_2_24 - HALF) * scale
 
 
 @njit(cache=True, inline="always")
@@ -62,7 +56,7 @@ def _diamonds(up, down, out, first_index, index_step, stream_key, scale):
     index = first_index
     for i in range(out.shape[0]):
         offset = _offset(index, stream_key, scale)
-        out[i] = (up[i] + up_right[i] + down[i] + down_right[i]) * _QUARTER + offset
+        out[i] = (up[i] + up_right[i] + down[i] + down_right[i]) * QUARTER + offset
         index = np.uint32(index + index_step)
 
 
@@ -74,12 +68,12 @@ def _odd_row(row, up, down, diamonds, first_index, index_step, stream_key, scale
     """
     cells = diamonds.shape[0]
     offset = _offset(first_index, stream_key, scale)
-    row[0] = (diamonds[cells - 1] + diamonds[0] + up[0] + down[0]) * _QUARTER + offset
+    row[0] = (diamonds[cells - 1] + diamonds[0] + up[0] + down[0]) * QUARTER + offset
     row[1] = diamonds[0]
     index = np.uint32(first_index + index_step)
     for i in range(1, cells):
         offset = _offset(index, stream_key, scale)
-        row[2 * i] = (diamonds[i - 1] + diamonds[i] + up[i] + down[i]) * _QUARTER + offset
+        row[2 * i] = (diamonds[i - 1] + diamonds[i] + up[i] + down[i]) * QUARTER + offset
         row[2 * i + 1] = diamonds[i]
         index = np.uint32(index + index_step)
     row[2 * cells] = row[0]
@@ -94,7 +88,7 @@ def _even_row(row, coarse_row, diamonds_above, diamonds_below, first_index, inde
     for i in range(cells):
         offset = _offset(index, stream_key, scale)
         row[2 * i] = coarse_row[i]
-        row[2 * i + 1] = (coarse_row[i] + right[i] + diamonds_above[i] + diamonds_below[i]) * _QUARTER + offset
+        row[2 * i + 1] = (coarse_row[i] + right[i] + diamonds_above[i] + diamonds_below[i]) * QUARTER + offset
         index = np.uint32(index + index_step)
     row[2 * cells] = coarse_row[cells]
 
@@ -184,7 +178,7 @@ def midpoint_1d_kernel(values, scales, stream_key, lattice_shift):
                       scales[pass_index])
         for i in range(count):
             x = stride + 2 * stride * i
-            values[x] = (values[x - stride] + values[x + stride]) * _HALF + offsets[i]
+            values[x] = (values[x - stride] + values[x + stride]) * HALF + offsets[i]
         stride //= 2
     return values
 

@@ -9,12 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from terrainview.kernels.lattice import LATTICE_BITS, hash32_array
-
-_U8 = np.uint32(8)
-_QUARTER = np.float32(0.25)
-_HALF = np.float32(0.5)
-_INV_2_24 = np.float32(1.0 / (1 << 24))
+from terrainview.kernels.lattice import FRACTION_SHIFT, HALF, INV_2_24, LATTICE_BITS, QUARTER, hash32_array
 
 
 def _offsets(rows: np.ndarray, columns: np.ndarray, lattice_shift: int, key: np.uint32,
@@ -23,7 +18,7 @@ def _offsets(rows: np.ndarray, columns: np.ndarray, lattice_shift: int, key: np.
     # fractal_numba's _lattice_index; below 2**32 for every point of a map, as there.
     index = (rows << (lattice_shift + LATTICE_BITS)) + (columns << lattice_shift)
     bits = hash32_array(hash32_array(index.astype(np.uint32) ^ key))
-    return ((bits >> _U8).astype(np.int32).astype(np.float32) * _INV_2_24 - _HALF) * scale
+    return ((bits >> FRACTION_SHIFT).astype(np.int32).astype(np.float32) * INV_2_24 - HALF) * scale
 
 
 def diamond_square(scales: np.ndarray, key: np.uint32) -> np.ndarray:
@@ -37,19 +32,19 @@ def diamond_square(scales: np.ndarray, key: np.uint32) -> np.ndarray:
         up, down = coarse[:-1], coarse[1:]
         fine = np.empty((2 * cells + 1,) * 2, dtype=np.float32)
         # Diamond step: the centre of each coarse cell, at odd rows and odd columns.
-        centres = (up[:, :-1] + up[:, 1:] + down[:, :-1] + down[:, 1:]) * _QUARTER \
+        centres = (up[:, :-1] + up[:, 1:] + down[:, :-1] + down[:, 1:]) * QUARTER \
             + _offsets(2 * rows + 1, 2 * columns + 1, shift, key, scale)
         fine[1::2, 1::2] = centres
         # Square step on odd rows (even columns): the centres left and right, wrapping at column 0, and the
         # coarse points above and below.
         left = np.roll(centres, 1, axis=1)
-        fine[1::2, :-1:2] = (left + centres + up[:, :-1] + down[:, :-1]) * _QUARTER \
+        fine[1::2, :-1:2] = (left + centres + up[:, :-1] + down[:, :-1]) * QUARTER \
             + _offsets(2 * rows + 1, 2 * columns, shift, key, scale)
         # Even rows: the coarse points, and between them the square step with the centres above (wrapping at
         # row 0) and below.
         above = np.roll(centres, 1, axis=0)
         fine[:-1:2, ::2] = up
-        fine[:-1:2, 1::2] = (up[:, :-1] + up[:, 1:] + above + centres) * _QUARTER \
+        fine[:-1:2, 1::2] = (up[:, :-1] + up[:, 1:] + above + centres) * QUARTER \
             + _offsets(2 * rows, 2 * columns + 1, shift, key, scale)
         fine[1::2, -1] = fine[1::2, 0]
         fine[-1] = fine[0]

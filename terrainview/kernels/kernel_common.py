@@ -29,7 +29,14 @@ from typing import Any  # noqa: E402
 import numpy as np  # noqa: E402
 from numba import config, get_num_threads, njit, parallel_chunksize  # noqa: E402
 
-from terrainview.kernels.lattice import HASH_MIX_1, HASH_MIX_2  # noqa: E402
+from terrainview.kernels.lattice import (  # noqa: E402
+    FRACTION_SHIFT,
+    HASH_MIX_1,
+    HASH_MIX_2,
+    HASH_SHIFT_15,
+    HASH_SHIFT_16,
+    INV_2_24,
+)
 
 # The layer measured and tuned here; TBB and workqueue remain fallbacks where OpenMP is missing.
 config.THREADING_LAYER_PRIORITY = ["omp", "tbb", "workqueue"]  # type: ignore[attr-defined]  # set at run time
@@ -43,11 +50,6 @@ BANDS_PER_THREAD = 8
 # second thread is then already awake, and a busy machine still gets the serial build (``free_threads``).
 PARALLEL_MIN_WORK = 20_000_000
 
-_U8 = np.uint32(8)
-_U15 = np.uint32(15)
-_INV_2_24 = 1.0 / (1 << 24)
-_U16 = np.uint32(16)
-
 
 @njit(cache=True, inline="always")
 def hash32(x):
@@ -55,17 +57,17 @@ def hash32(x):
 
     numba widens integer arithmetic to 64 bits, so every step is cast back to uint32 to wrap.
     """
-    x = np.uint32(x ^ (x >> _U16))
+    x = np.uint32(x ^ (x >> HASH_SHIFT_16))
     x = np.uint32(x * HASH_MIX_1)
-    x = np.uint32(x ^ (x >> _U15))
+    x = np.uint32(x ^ (x >> HASH_SHIFT_15))
     x = np.uint32(x * HASH_MIX_2)
-    return np.uint32(x ^ (x >> _U16))
+    return np.uint32(x ^ (x >> HASH_SHIFT_16))
 
 
 @njit(cache=True, inline="always")
 def hash_fraction(x):
     """A uniform float64 in [0, 1) from ``x``: the top 24 bits of its hash over 2**24."""
-    return np.float64(hash32(x) >> _U8) * _INV_2_24
+    return np.float64(hash32(x) >> FRACTION_SHIFT) * np.float64(INV_2_24)
 
 
 def parallel_bands(threads: int) -> int:

@@ -26,17 +26,23 @@ LATTICE_BITS = 16
 # Wellons' lowbias32 multipliers, shared by the compiled hash (kernel_common.hash32) and hash32_array.
 HASH_MIX_1 = np.uint32(0x7FEB352D)
 HASH_MIX_2 = np.uint32(0x846CA68B)
-_U15 = np.uint32(15)
-_U16 = np.uint32(16)
+HASH_SHIFT_15 = np.uint32(15)
+HASH_SHIFT_16 = np.uint32(16)
+# A hash's top 24 bits as a fraction: (hash >> 8) / 2**24, exact in float32 (and float64).
+FRACTION_SHIFT = np.uint32(8)
+INV_2_24 = np.float32(1.0 / (1 << 24))
+# Diamond-square's averages in float32, shared by its numba and numpy builds so they agree bit for bit.
+QUARTER = np.float32(0.25)
+HALF = np.float32(0.5)
 
 
 def hash32_array(values: np.ndarray) -> np.ndarray:
     """kernel_common.hash32 of every element of a uint32 array, in numpy (uint32 arithmetic wraps)."""
-    hashed = values ^ (values >> _U16)
+    hashed = values ^ (values >> HASH_SHIFT_16)
     hashed *= HASH_MIX_1
-    hashed ^= hashed >> _U15
+    hashed ^= hashed >> HASH_SHIFT_15
     hashed *= HASH_MIX_2
-    hashed ^= hashed >> _U16
+    hashed ^= hashed >> HASH_SHIFT_16
     return hashed
 
 

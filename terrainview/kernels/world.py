@@ -21,7 +21,16 @@ import numpy as np
 from numba import njit
 
 from terrainview.kernels.kernel_common import hash32
-from terrainview.kernels.lattice import MAX_ITERATIONS_2D, check_common, check_int, stream_key
+from terrainview.kernels.lattice import (
+    FRACTION_SHIFT,
+    HALF,
+    INV_2_24,
+    MAX_ITERATIONS_2D,
+    QUARTER,
+    check_common,
+    check_int,
+    stream_key,
+)
 
 __all__ = ["MAX_OCTAVES", "MAX_WORLD_CELLS", "region_cells", "world_heights", "world_region"]
 
@@ -30,10 +39,6 @@ MAX_OCTAVES = 8  # coarser levels above one region: landforms up to 2**8 regions
 # beyond any flight, and well inside the int64 addresses and the 32-bit hash words.
 MAX_WORLD_CELLS = 1 << 31
 _DOMAIN_WORLD = 0x510E527F
-_QUARTER = np.float32(0.25)
-_HALF = np.float32(0.5)
-_INV_2_24 = np.float32(1.0 / (1 << 24))
-_U8 = np.uint32(8)
 _LOW_WORD = 0xFFFFFFFF
 
 
@@ -43,7 +48,7 @@ def _offset(column, row, key, scale):
     bits = hash32(np.uint32(column & _LOW_WORD) ^ key)
     bits = hash32(bits ^ np.uint32(row & _LOW_WORD))
     bits = hash32(bits ^ np.uint32(((column >> 32) * 65599 + (row >> 32)) & _LOW_WORD))
-    return (np.float32(np.int32(bits >> _U8)) * _INV_2_24 - _HALF) * scale
+    return (np.float32(np.int32(bits >> FRACTION_SHIFT)) * INV_2_24 - HALF) * scale
 
 
 @njit(cache=True, nogil=True)
@@ -74,14 +79,14 @@ def _world_kernel(windows, shifts, scales, top_scale, key):
                 elif (row & 1) == 1 and (column & 1) == 1:  # diamond step: the centre of a coarse cell
                     up, left = (row >> 1) - coarse_row, (column >> 1) - coarse_column
                     fine[j, i] = ((coarse[up, left] + coarse[up, left + 1] + coarse[up + 1, left]
-                                   + coarse[up + 1, left + 1]) * _QUARTER
+                                   + coarse[up + 1, left + 1]) * QUARTER
                                   + _offset(column << shift, row << shift, key, scale))
         for j in range(1, fine.shape[0] - 1):  # square step: the midpoints of the coarse cells' edges
             row = first_row - 1 + j
             for i in range(1, fine.shape[1] - 1):
                 column = first_column - 1 + i
                 if ((row + column) & 1) == 1:
-                    fine[j, i] = ((fine[j - 1, i] + fine[j + 1, i] + fine[j, i - 1] + fine[j, i + 1]) * _QUARTER
+                    fine[j, i] = ((fine[j - 1, i] + fine[j + 1, i] + fine[j, i - 1] + fine[j, i + 1]) * QUARTER
                                   + _offset(column << shift, row << shift, key, scale))
         coarse = fine[1:-1, 1:-1].copy()
     return coarse

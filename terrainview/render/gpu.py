@@ -171,8 +171,8 @@ def _detail_octaves(channels: np.ndarray) -> np.ndarray:
 class HeightArrayPool:
     """Height texture arrays given back, kept for another map of the same size up to ``limit_bytes`` (0: none).
 
-    llvmpipe takes about 23 ms to allocate (and clear) a 34 MB array, half an iterations-12 region's map, while
-    writing 12 MiB into one takes 2.5 ms; a flight releases regions behind the eye at the sizes it needs ahead.
+    Allocating an array costs far more than writing it (``BANDS_PER_ARRAY``'s note), and a flight releases regions
+    behind the eye at the sizes it needs ahead.
     """
 
     def __init__(self, ctx: moderngl.Context, limit_bytes: int) -> None:

@@ -141,8 +141,8 @@ class TerrainApp(mglw.WindowConfig):
                 lit = settings.look is Look.NATURAL and settings.mode == "rendered"  # regions lit by their own maps
                 missing = self.renderer.world.cache.requests(self.renderer.world.wanted, lit)
                 self.world_feed.request(world, missing, lit)
-            else:
-                self.world_feed.forget()
+            elif self.drawn_settings is not None and World.of(self.drawn_settings) is not None:
+                self.world_feed.forget()  # the frame that leaves the endless world
             self.drawn_settings = settings
             self.status.drawn = self.frame_stats.summary()
             settled = self.feed.settled_seconds()
