@@ -76,11 +76,13 @@ void main() {
     vec3 mirrored = reflect(-view_direction, normal);
     mirrored.y = abs(mirrored.y);
     vec3 reflection = sky(mirrored) + sun_disc(mirrored) * 0.5;
-    // A tile's sea over ground above it lies under the land: it shows only past the tile's outer edge, looking
-    // in under the rim, and is drawn as the open sea there, so the edge meets one sea instead of a pale sheet of
-    // shallow water. The endless world has no such edge (its floor map covers the sea near the eye).
+    // A tile's sea over ground above it lies under the land: seen from outside the tiles, it shows past their
+    // outer edge, looking in under the rim, and is drawn as the open sea there, so the edge meets one sea
+    // instead of a pale sheet of shallow water. From within the land (or a repeated or endless one, which has
+    // no rim) it shows only at the shore, where a coarser mesh dips under the water: shore, not open sea.
     float ground = ground_below(world_position.xz);
-    float depth = !floor_map && ground > level ? 1.0 : max(level - ground, 0.0);
+    bool eye_beyond_the_land = any(greaterThan(abs(eye.xz - land_centre), land_extent));
+    float depth = eye_beyond_the_land && ground > level ? 1.0 : max(level - ground, 0.0);
     float opacity = 1.0 - exp(-depth * 45.0);
     vec3 body = lit(mix(vec3(0.03, 0.09, 0.08), vec3(0.005, 0.02, 0.035), opacity), 0.3 * max(sun_direction.y, 0.0), 1.0);
     float foam = (1.0 - smoothstep(0.0, 0.006, depth)) * 0.6;

@@ -185,6 +185,26 @@ def test_past_a_tiles_edge_the_sea_under_the_land_is_the_open_sea_not_a_pale_she
 
 
 @pytest.mark.gl
+def test_within_the_land_water_over_ground_above_it_is_shore_not_open_sea(renderer):
+    """The sea showing where the map's ground stands above it, seen from within the tile, is where a coarser
+    mesh dips under the water: shore foam, as pale as water at its edge, not the dark open sea drawn under the
+    rim. Here the eye hangs between the sea and a plateau above it (its top face culled), looking down at the water."""
+    from terrainview.render.offscreen import render_pixels
+
+    side = 16
+    scene = NATURAL.replace(tile=1, water_level=0.0, eye_x=0.0, eye_y=0.2, eye_z=0.0, pitch=80.0, yrot=0.0,
+                            sun_elevation=50.0)
+    renderer.update(scene)
+
+    def water_brightness(ground: float) -> float:
+        renderer.gpu.upload_surface(np.full((side + 1, side + 1), ground, dtype=np.float32))
+        return float(render_pixels(renderer, scene, SIZE).astype(float).mean())
+
+    shore, deep = water_brightness(0.3), water_brightness(-0.2)  # a plateau above the eye; a sea floor far below
+    assert shore > deep + 30
+
+
+@pytest.mark.gl
 def test_shallow_water_deepens_smoothly_across_the_maps_cells(renderer):
     """A 9 x 9 map sloping gently under the water from west to east, seen from above: the sea's colour follows
     the depth between the grid's points, with no step at each cell (its corner's depth over a whole cell made the
