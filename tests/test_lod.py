@@ -190,6 +190,29 @@ def test_the_budget_search_takes_the_finest_error_that_fits():
     assert chosen == pytest.approx(8.0 / 1.5 ** 3) and len(tried) <= 4  # 2.37 px; 1.58 px would draw 120k
 
 
+def test_the_budget_search_tries_no_error_twice():
+    """A count falling faster than 1 / error**2: the estimate overshoots, a coarser step fits, and the walk comes
+    back to the first step, which it has already tried."""
+    chosen, tried = budget_search(lambda error: 4e6 / error ** 4)  # 977 at the cap; 60k fits down to 2.86 px
+    assert chosen == pytest.approx(8.0 / 1.5 ** 2)  # 3.56 px; 2.37 px would draw 127k
+    assert len(tried) == len(set(tried)), tried
+
+
+def test_a_tiles_view_over_budget_at_its_coarsest_selects_each_ranges_once(monkeypatch):
+    """An eye low over a large surface, over the budget however coarse: past the ranges' floor (MAX_NODE_EXTENT)
+    coarser errors give the same ranges, and those are not selected again."""
+    monkeypatch.setattr(lod, "TRIANGLE_BUDGET", 500)  # below what the view draws at its coarsest
+    ranges_selected = []
+    select_nodes = lod.select_nodes
+    monkeypatch.setattr(lod, "select_nodes", lambda surface, roots, planes, eye, ranges:
+                        ranges_selected.append(tuple(ranges)) or select_nodes(surface, roots, planes, eye, ranges))
+    for error in (0.5, 40.0):  # coarsening from a fine cap to the floor; a cap past the floor
+        ranges_selected.clear()
+        select(SceneSettings(mode="rendered", iterations=12, tile=8, ytrans=-0.2, ztrans=-0.5, lod_error=error))
+        assert len(set(ranges_selected)) == len(ranges_selected), ranges_selected
+    assert len(ranges_selected) == 1, "the cap's ranges are the floor (else this test shows nothing)"
+
+
 def test_a_taller_output_image_selects_finer_nodes():
     settings = SceneSettings(mode="rendered", iterations=10, tile=3)
     small, large = select(settings, image_height=720), select(settings, image_height=2160)

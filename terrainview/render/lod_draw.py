@@ -7,6 +7,7 @@ exceed its budget; otherwise they draw the full mesh.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import TypeVar
@@ -72,18 +73,40 @@ class LodTerrain:
         image_planes = planes(image_projection if image_projection is not None else projection)
         limit = budget * max(1.0, (detail_height / lod.BUDGET_HEIGHT) ** 2)
 
-        def select(error: float) -> tuple[tuple[np.ndarray, lod.Selection], int]:
-            ranges = lod.lod_ranges(surface, detail_height, field_of_view_y, error)
+        def select(ranges: np.ndarray) -> tuple[lod.Selection, int]:
             selection = lod.select_nodes(surface, roots, image_planes, eye, ranges)
-            return (ranges, selection), selection.segments() if lines else selection.triangles()
+            return selection, selection.segments() if lines else selection.triangles()
 
-        ranges, selection = finest_within_budget(select, settings.lod_error, limit, lines)
+        ranges_of = functools.partial(lod.lod_ranges, surface, detail_height, field_of_view_y)
+        ranges, selection = finest_within_budget(once_per_ranges(ranges_of, select), settings.lod_error, limit,
+                                                 lines)
         if image_projection is None or image_projection == projection:
             return selection
         return lod.select_nodes(surface, roots, planes(projection), eye, ranges)
 
 
 Chosen = TypeVar("Chosen")
+
+
+def once_per_ranges(ranges_of: Callable[[float], np.ndarray], select: Callable[[np.ndarray], tuple[Chosen, int]]
+                    ) -> Callable[[float], tuple[tuple[np.ndarray, Chosen], int]]:
+    """``finest_within_budget``'s ``select`` from the ranges an error gives and a selection for ranges.
+
+    Each distinct ranges is selected once: past their floor (MAX_NODE_EXTENT in lod.grid_ranges) coarser errors
+    give the same ranges, and selecting is most of the search's cost.
+    """
+    tried: list[tuple[tuple[np.ndarray, Chosen], int]] = []
+
+    def select_at(error: float) -> tuple[tuple[np.ndarray, Chosen], int]:
+        ranges = ranges_of(error)
+        for earlier in tried:
+            if np.array_equal(earlier[0][0], ranges):
+                return earlier
+        chosen, count = select(ranges)
+        tried.append(((ranges, chosen), count))
+        return tried[-1]
+
+    return select_at
 
 
 def finest_within_budget(select: Callable[[float], tuple[Chosen, int]], cap: float, limit: float,
@@ -119,8 +142,11 @@ def finest_within_budget(select: Callable[[float], tuple[Chosen, int]], cap: flo
     estimate = max(finest, cap * math.sqrt(count / limit))
     step = min(finest_step, max(1, math.floor(math.log(cap / estimate) / math.log(ERROR_GROWTH))))
     fitting: tuple[int, Chosen] = (0, chosen)
+    tried: dict[int, tuple[Chosen, int]] = {}  # by step: the walk may come back to a step that did not fit
     while 0 < step <= finest_step:
-        finer, finer_count = select(cap / ERROR_GROWTH ** step)
+        if step not in tried:
+            tried[step] = select(cap / ERROR_GROWTH ** step)
+        finer, finer_count = tried[step]
         if finer_count <= limit:
             fitting = (step, finer)
             step += 1

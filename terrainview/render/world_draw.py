@@ -9,6 +9,7 @@ ranges and the slab of heights every region shares, so neighbours meet with the 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
@@ -19,7 +20,7 @@ from pyglm import glm
 
 from terrainview.kernels import lighting, lod
 from terrainview.render.gpu import GpuResources, HeightArrayPool, HeightBands, uniform
-from terrainview.render.lod_draw import finest_within_budget, lod_uniforms
+from terrainview.render.lod_draw import finest_within_budget, lod_uniforms, once_per_ranges
 from terrainview.scene import camera, world_regions
 from terrainview.scene.settings import SceneSettings
 from terrainview.scene.world_regions import RegionCache, RegionKey, World
@@ -255,19 +256,13 @@ class WorldTerrain:
         budget_scale = max(1.0, (detail_height / lod.BUDGET_HEIGHT) ** 2)
         limit = (lod.SEGMENT_BUDGET if lines else lod.TRIANGLE_BUDGET) * budget_scale
 
-        tried: list[tuple[tuple[np.ndarray, list[lod.Selection | None]], int]] = []
-
-        def select(error: float) -> tuple[tuple[np.ndarray, list[lod.Selection | None]], int]:
-            ranges = lod.grid_ranges(iterations, detail_height, field_of_view_y, error)
-            for earlier in tried:  # past their floor (MAX_NODE_EXTENT) coarser errors give the same ranges
-                if np.array_equal(earlier[0][0], ranges):
-                    return earlier
+        def select(ranges: np.ndarray) -> tuple[list[lod.Selection | None], int]:
             chosen = self._select(in_view, image_planes, eye, ranges, bottom, top)
-            tried.append(((ranges, chosen), sum(_count(selection, lines) for selection in chosen
-                                                if selection is not None)))
-            return tried[-1]
+            return chosen, sum(_count(selection, lines) for selection in chosen if selection is not None)
 
-        patch_ranges, selections = finest_within_budget(select, settings.lod_error, limit, lines)
+        ranges_of = functools.partial(lod.grid_ranges, iterations, detail_height, field_of_view_y)
+        patch_ranges, selections = finest_within_budget(once_per_ranges(ranges_of, select), settings.lod_error,
+                                                        limit, lines)
         if image_projection != projection:  # one tile of a larger image: the whole image's error, this tile's nodes
             selections = self._select(in_view, frame_planes, eye, patch_ranges, bottom, top)
 
