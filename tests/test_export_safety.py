@@ -267,11 +267,15 @@ def test_a_part_folder_of_a_killed_writer_is_removed_with_what_it_holds(tmp_path
 
 @pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGHUP])
 def test_sigterm_and_sighup_remove_a_part_folder_with_what_it_holds(tmp_path, signal_number):
-    script = ("import pathlib, time; from terrainview.base import atomic_files\n"
+    # The signal's default action, whatever the runner left ignored (an ignored one stays ignored, by design);
+    # short sleeps, so a handler that failed to end the process shows as a timeout, not as a long sleep's end.
+    script = ("import pathlib, signal, time; from terrainview.base import atomic_files\n"
+              f"signal.signal({int(signal_number)}, signal.SIG_DFL)\n"
               "with atomic_files.atomic_folder(pathlib.Path('frames'), False) as folder:\n"
               "    (folder / 'frame-00000.png').write_bytes(b'drawn')\n"
               "    print(folder.name, flush=True)\n"
-              "    time.sleep(60)\n")
+              "    for _ in range(600):\n"
+              "        time.sleep(0.1)\n")
     process = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, stdout=subprocess.PIPE, text=True)
     try:
         part = process.stdout.readline().strip()
