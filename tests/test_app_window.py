@@ -303,6 +303,9 @@ class TestKeysInProcess:
         tap(fresh, keys.ESCAPE)
         assert not fresh.panel.help_visible and closed == [], "Escape closed the help, not the window"
         fresh.kept_settings = fresh.settings
+        fresh.show_message("Saved scene-1.toml")
+        tap(fresh, keys.ESCAPE)
+        assert closed == [] and fresh.message[0] == "", "Escape dismissed the message, not the window"
         tap(fresh, keys.ESCAPE)
         assert closed == [True], "nothing unsaved: Escape quits at once"
         closed.clear()
@@ -321,6 +324,7 @@ class TestKeysInProcess:
         fresh.on_render(0.0, 1 / 60)
         job = fresh.screenshots.job
         assert 0.0 < job.progress < 0.05 and fresh.status.shot_progress == job.progress
+        fresh.message = ("", 0.0)  # no message on top of it
         tap(fresh, fresh.wnd.keys.ESCAPE)  # Escape cancels the shot, not the program
         assert fresh.screenshots.job is None and not fresh.wnd.is_closing
         assert "Cancelled" in fresh.message[0]
@@ -718,8 +722,12 @@ def test_viewer_end_to_end(xvfb_display, screen_grabber, tmp_path):
             pixels = np.asarray(image.convert("RGB"))
         assert (pixels[PANEL_AREA] == 255).all(axis=2).mean() > 0.95, "no panel in the shot"
 
+        key(display, window, "Escape")  # the shot's "Saved ..." message goes first
+        time.sleep(0.5)
+        assert process.poll() is None, "Escape dismissed the message, not the window"
         key(display, window, "Escape")  # the camera moved: the window asks, a second Escape quits
         time.sleep(0.5)
+        assert process.poll() is None, "the window asked first"
         key(display, window, "Escape")
         try:
             status = process.wait(timeout=10)

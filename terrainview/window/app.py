@@ -291,13 +291,12 @@ class TerrainApp(mglw.WindowConfig):
         self.settings = self.history.redo(self.settings)
 
     def escape(self) -> None:
-        """Escape closes what is on top first: a screenshot, an export or replay, a popup, the help.
+        """Escape closes what is on top first: a popup, the help, a message; then it stops a screenshot, an
+        export or a replay.
 
         Then it quits, at once when nothing would be lost; with changes nobody saved, the window says so and a
         second Escape within QUIT_CONFIRM_SECONDS quits.
         """
-        if self.screenshots.cancel() or self.flythrough.escape():
-            return
         if imgui.is_popup_open("", imgui.PopupFlags_.any_popup_id):
             return  # ImGui closes its own popup
         if self.panel.help_visible:
@@ -305,6 +304,11 @@ class TerrainApp(mglw.WindowConfig):
             return
         now = time.perf_counter()
         asked = self.quit_asked_at is not None and now - self.quit_asked_at <= QUIT_CONFIRM_SECONDS
+        if self.message[0] and now < self.message[1] and not asked:
+            self.message = ("", 0.0)
+            return
+        if self.screenshots.cancel() or self.flythrough.escape():
+            return
         if self.settings == self.kept_settings or asked:
             self.wnd.close()
             return
