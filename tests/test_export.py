@@ -14,6 +14,7 @@ from PIL import Image
 
 from terrainview.base.atomic_files import OutputError
 from terrainview.commands import export as export_command
+from terrainview.commands.stages import Stages
 from terrainview.kernels.fractal import diamond_square
 from terrainview.output import export_formats
 from terrainview.scene.scene_file import PNG_SCENE_KEY, load_scene
@@ -298,9 +299,11 @@ def on_a_terminal(command: list[str], folder) -> str:
 
 @pytest.mark.parametrize("command, stages", [
     (["render", "-o", "shot.png", "--size", "32x18", "--supersample", "2", "--mode", "rendered", "--iterations", "5",
-      "--erosion", "thermal"], ("generating the terrain", "drawing", "filtering 2x down", "writing")),
+      "--erosion", "thermal"], ("generating the terrain", "eroding", "drawing", "filtering 2x down", "writing")),
     (["export", "-o", "heights.png", "--iterations", "5", "--erosion", "hydraulic"],
-     ("generating the terrain", "writing heights.png")),
+     ("generating the terrain", "eroding", "writing heights.png")),
+    (["export", "-o", "mesh.obj", "--iterations", "3", "--tile", "2"],
+     ("generating the terrain", "writing mesh.obj (324 vertices, 512 triangles, 2x2 tiles)")),
 ])
 def test_render_and_export_show_their_stages_on_a_terminal_only(tmp_path, command, stages):
     """On a terminal each stage is named with its progress; captured by a script, only the summary line."""
@@ -309,8 +312,27 @@ def test_render_and_export_show_their_stages_on_a_terminal_only(tmp_path, comman
 
     command = [sys.executable, "-m", "terrainview", *command]
     piped = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert piped.returncode == 0 and piped.stderr == "" and piped.stdout.startswith("wrote ")
+    assert piped.returncode == 0 and piped.stderr == ""
+    assert all(line.startswith("wrote ") for line in piped.stdout.splitlines()), piped.stdout
     text = on_a_terminal([*command, "--force"], tmp_path)
     for stage in stages:
         assert f"terrainview: {stage}:   0%" in text and f"terrainview: {stage}: done in" in text, text
-    assert "generating the terrain:  50%" in text, "erosion reports its progress"
+    if "--erosion" in command:
+        assert "eroding:  50%" in text, "erosion reports its progress"
+
+
+def test_a_stage_of_several_tiles_shows_which_tile_it_draws():
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    with Stages(terminal) as stages:
+        drawing = stages.stage("drawing", tiles=3)
+        drawing(1 / 3)
+        drawing(1.0)
+    shown = terminal.getvalue()
+    assert "drawing tile 1 of 3:   0%" in shown and "drawing tile 2 of 3:  33%" in shown
+    assert "drawing 3 tiles: done in" in shown

@@ -301,6 +301,32 @@ def test_a_closed_stderr_does_not_lose_a_finished_export(tmp_path):
     assert (tmp_path / "out.npy").exists()
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_stdout_loses_no_export_and_says_its_lines_on_stderr(tmp_path):
+    import subprocess
+    import sys
+
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", "terrainview", "export", "-o", "mesh.obj", "--iterations", "2"],
+                                cwd=tmp_path, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["mesh-texture.png", "mesh.mtl", "mesh.obj"]
+    lines = result.stderr.splitlines()
+    assert len(lines) == 3 and all(line.startswith("terrainview: wrote mesh") for line in lines), lines
+    assert all(line.endswith("(not printed on stdout: No space left on device)") for line in lines)
+
+
+def test_a_reader_gone_away_loses_no_picture_and_no_error_is_printed(tmp_path):
+    import subprocess
+    import sys
+
+    command = f"{sys.executable} -m terrainview render -o shot.png --iterations 2 --size 16x9 | true; " \
+              "echo ${PIPESTATUS[0]}"
+    result = subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.stdout.strip() == "0" and result.stderr == "", result.stderr
+    assert (tmp_path / "shot.png").stat().st_size > 0
+
+
 @pytest.mark.parametrize("width, height", [(1, 67_108_864), (10_000, 10_000), (4097, 4097)])
 def test_a_seed_image_past_the_pixel_limit_is_one_line_before_decoding(tmp_path, call_main, usage_error, width,
                                                                        height):

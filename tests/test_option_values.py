@@ -107,7 +107,7 @@ def test_the_window_size_follows_the_picture_size_rule(text):
     except SettingsError as error:
         with pytest.raises(argparse.ArgumentTypeError) as caught:
             parse_window_size(text)
-        assert "size: " + str(caught.value) == str(error)
+        assert "--size: " + str(caught.value) == str(error)
     else:
         assert parse_window_size(text) == expected
 
@@ -163,7 +163,8 @@ def test_help_lists_the_window_options_apart(call_main):
     (["video", "-o", "x.mp4", "--flight", ""], "no flight file name given"),
     (["render", "-o", "x.png", "--tile", "ENDLESS"], "--tile"),
     (["render", "-o", "x.png", "--cloud-iterations", "13"], "--cloud-iterations: expected an integer from 1 to 12"),
-    (["export", "-o", "x.npy", "--erosion", "hydraulic", "--flow-map", "x.npy"], "--flow-map: x.npy is already"),
+    (["export", "-o", "x.npy", "--erosion", "hydraulic", "--flow-map", "x.npy"],
+     "--flow-map: x.npy is already the output; name another file"),
 ])
 def test_empty_and_misnamed_values_are_one_line_naming_the_option(tmp_path, call_main, usage_error, monkeypatch,
                                                                   arguments, fragment):

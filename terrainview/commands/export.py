@@ -6,8 +6,9 @@ import argparse
 from pathlib import Path
 
 from terrainview.base.atomic_files import atomic_outputs, check_free_space, check_output_path
+from terrainview.base.messages import report
 from terrainview.commands import Command
-from terrainview.commands.stages import Stages
+from terrainview.commands.stages import Stages, terrain_stages
 from terrainview.output.export_formats import (
     EXPORT_FORMATS,
     FLOW_MAP_FORMATS,
@@ -15,6 +16,7 @@ from terrainview.output.export_formats import (
     estimated_bytes,
     export_settings,
     write_flow_map,
+    writing_note,
 )
 from terrainview.output.world_export import WORLD_FORMATS, WorldRectangle, estimated_world_bytes
 from terrainview.scene import catalog
@@ -58,24 +60,24 @@ def export_command(args: argparse.Namespace) -> int:
         flow_path = check_output_path(args.flow_map, args.force, FLOW_MAP_FORMATS, f"the flow map of {path.name}")
         taken = {other.resolve(): role for other, role in paths.items()}
         if flow_path.resolve() in taken:
-            raise SettingsError(f"--flow-map: {flow_path} is already {taken[flow_path.resolve()]}; name another file")
+            role = taken[flow_path.resolve()] or "the output"
+            raise SettingsError(f"--flow-map: {flow_path} is already {role}; name another file")
         paths[flow_path] = f"the flow map of {path.name}"
     check_free_space(path, estimated_bytes(settings, extension))
     announce_compile(settings)
     with Stages() as stages:
-        generating = stages.stage("generating the terrain")
-        heights, maps = eroded_heights(settings, settings.iterations, settings.h,
-                                       lambda fraction: generating(fraction) or True)  # erosion reports its share
-        stages.stage(f"writing {path.name}")
+        progress = terrain_stages(stages)
+        heights, maps = eroded_heights(settings, settings.iterations, settings.h, progress)
+        stages.stage(f"writing {path.name}{writing_note(heights, settings, extension)}")
         with atomic_outputs(paths, args.force) as files:  # the output, its companions and the flow map: all or none
             if flow_path is not None and maps is not None:
                 write_flow_map(maps.flow, flow_path.suffix.lower(), files[flow_path])
             EXPORT_FORMATS[extension](heights, settings, {final: part for final, part in files.items()
                                                           if final != flow_path})
     shape = "x".join(str(side) for side in heights.shape)
-    print(f"wrote {path} ({path.stat().st_size} bytes, {shape} heights)")
+    report(f"wrote {path} ({path.stat().st_size} bytes, {shape} heights)")
     for companion in list(paths)[1:]:
-        print(f"wrote {companion} ({companion.stat().st_size} bytes)")
+        report(f"wrote {companion} ({companion.stat().st_size} bytes)")
     return 0
 
 
@@ -91,10 +93,10 @@ def _export_world(args: argparse.Namespace, settings: SceneSettings, path: Path,
     announce_compile(settings)
     with Stages() as stages, atomic_outputs(paths, args.force) as files:
         WORLD_FORMATS[extension](rectangle, settings, files, stages.stage(f"writing {path.name}"))
-    print(f"wrote {path} ({path.stat().st_size} bytes, {rectangle.rows}x{rectangle.columns} heights, "
+    report(f"wrote {path} ({path.stat().st_size} bytes, {rectangle.rows}x{rectangle.columns} heights, "
           f"{rectangle.describe()})")
     for companion in list(paths)[1:]:
-        print(f"wrote {companion} ({companion.stat().st_size} bytes)")
+        report(f"wrote {companion} ({companion.stat().st_size} bytes)")
     return 0
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 
 from terrainview.base.atomic_files import check_output_path
-from terrainview.base.messages import say
+from terrainview.base.messages import report, say
 from terrainview.base.parsing import argument_type, parse_integer
 from terrainview.commands import Command
-from terrainview.commands.stages import Stages
-from terrainview.render.offscreen import create_headless_context, reduce, render_pixels, save_png
+from terrainview.commands.stages import Stages, terrain_stages
+from terrainview.render.offscreen import create_headless_context, reduce, render_pixels, save_png, tile_count
 from terrainview.render.renderer import FrameStats, Renderer
 from terrainview.scene import camera, world_regions
 from terrainview.scene.arguments import scene_from_args
@@ -60,8 +60,7 @@ def render_command(args: argparse.Namespace) -> int:
     try:
         with Stages() as stages:
             announce_compile(settings)
-            generating = stages.stage("generating the terrain")
-            renderer.arrays.progress = lambda fraction: generating(fraction) or True  # erosion reports its share
+            renderer.arrays.progress = terrain_stages(stages)
             renderer.update(settings)
             ground = world_regions.ground(settings, renderer.surface_heights)
             settings, moved = camera.given_fly_eye_in_bounds(settings, ground)
@@ -69,7 +68,8 @@ def render_command(args: argparse.Namespace) -> int:
                 say(f"warning: {moved}")
             drawn: list[FrameStats] = []
             pixels = render_pixels(renderer, settings, size, supersample=supersample, stats=drawn,
-                                   progress=stages.stage("drawing"), filtered=False)
+                                   progress=stages.stage("drawing", tile_count(renderer.ctx, size, supersample)),
+                                   filtered=False)
             if supersample > 1:
                 stages.stage(f"filtering {supersample}x down")
                 pixels = reduce(pixels, size)
@@ -79,7 +79,7 @@ def render_command(args: argparse.Namespace) -> int:
         renderer.release()
         ctx.release()
     terrain = f", {drawn[0].terrain_summary()}" if drawn[0].terrain_full else ""
-    print(f"wrote {path} ({size[0]}x{size[1]}, {settings.mode} mode{terrain})")
+    report(f"wrote {path} ({size[0]}x{size[1]}, {settings.mode} mode{terrain})")
     return 0
 
 

@@ -1,7 +1,8 @@
 """The named stages of a slow command, shown on the terminal while they run (render and export).
 
-On a terminal each stage is a line that counts up to 100% and ends with the seconds it took, so a long wait
-shows what it waits for: generating, eroding, drawing the tiles, filtering, writing. When stderr is not a
+On a terminal each stage is a line that counts up to 100% (and a stage of several tiles, tile k of n) and ends
+with the seconds it took, so a long wait shows what it waits for: generating, eroding, drawing tile k of n,
+filtering, writing. When stderr is not a
 terminal (a script capturing the output) nothing is shown: the command's one summary line on stdout stays the
 whole output.
 """
@@ -26,25 +27,31 @@ class Stages:
         except (AttributeError, ValueError, OSError):  # a closed or absent stderr
             self.shown = False
         self._name: str | None = None
+        self._tiles = 1
         self._started = 0.0
         self._percent = -1
 
-    def stage(self, name: str) -> Callable[[float], None]:
-        """Begin stage ``name``; the returned callable takes the fraction done, 0 to 1."""
+    def stage(self, name: str, tiles: int = 1) -> Callable[[float], None]:
+        """Begin stage ``name`` (of ``tiles`` tiles); the returned callable takes the fraction done, 0 to 1."""
         self._finish()
-        self._name, self._started, self._percent = name, time.perf_counter(), -1
+        self._name, self._tiles, self._started, self._percent = name, tiles, time.perf_counter(), -1
         self._show(0.0)
         return self._show
 
     def _show(self, fraction: float) -> None:
-        percent = round(100 * min(max(fraction, 0.0), 1.0))
+        fraction = min(max(fraction, 0.0), 1.0)
+        percent = round(100 * fraction)
         if self.shown and self._name is not None and percent != self._percent:
             self._percent = percent
-            self._write(f"\rterrainview: {self._name}: {percent:3d}%")
+            tile = f" tile {min(int(fraction * self._tiles) + 1, self._tiles)} of {self._tiles}" \
+                if self._tiles > 1 else ""
+            self._write(f"\rterrainview: {self._name}{tile}: {percent:3d}%")
 
     def _finish(self) -> None:
         if self._name is not None:
-            self._write(f"\rterrainview: {self._name}: done in {time.perf_counter() - self._started:.1f} s\n")
+            tiles = f" {self._tiles} tiles" if self._tiles > 1 else ""
+            self._write(f"\rterrainview: {self._name}{tiles}: done in {time.perf_counter() - self._started:.1f} s"
+                        "\x1b[K\n")  # erasing what is left of the longer line it replaces
             self._name = None
 
     def _write(self, text: str) -> None:
@@ -63,3 +70,21 @@ class Stages:
         elif self._name is not None:  # a failure: end the line where it stopped, the error follows
             self._write("\n")
             self._name = None
+
+
+def terrain_stages(stages: Stages) -> Callable[[float], bool]:
+    """The progress callback of making the terrain: "generating the terrain", then "eroding".
+
+    Erosion reports its share of the work from 0 and the generation none, so its first report begins "eroding".
+    Always True: never cancelled.
+    """
+    stages.stage("generating the terrain")
+    eroding: list[Callable[[float], None]] = []
+
+    def progress(fraction: float) -> bool:
+        if not eroding:
+            eroding.append(stages.stage("eroding"))
+        eroding[0](fraction)
+        return True
+
+    return progress

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from terrainview.base.atomic_files import OutputError, check_output_parent, check_output_path
-from terrainview.base.messages import say
+from terrainview.base.messages import report, say
 from terrainview.base.parsing import argument_type, bounded_argument, parse_integer
 from terrainview.commands import Command
 from terrainview.output.video_encoding import VideoPlan, export
@@ -51,13 +51,13 @@ def video_command(args: argparse.Namespace) -> int:
     The options given on the command line are checked against the flight's start scene.
     """
     if getattr(args, "scene", None):
-        raise SettingsError("scene: video takes its scene from --flight; give single options to change it")
+        raise SettingsError("--scene: video takes its scene from --flight; give single options to change it")
     flight, warnings = load_flight(args.flight)
     settings = scene_from_args(args, flight.scene).settings
     size = parse_size(args.size)
     check_supersample(size, args.supersample)
     if args.output and Path(args.output).suffix.lower() == ".mp4" and (size[0] % 2 or size[1] % 2):
-        raise SettingsError(f"size: H.264 needs even sides, got {size[0]}x{size[1]}; "
+        raise SettingsError(f"--size: H.264 needs even sides, got {size[0]}x{size[1]}; "
                             f"try {size[0] + size[0] % 2}x{size[1] + size[1] % 2}")
     path = check_output_path(args.output, args.force, VIDEO_EXTENSIONS) if args.output else \
         _check_frames_folder(Path(args.frames), args.force)
@@ -70,12 +70,12 @@ def video_command(args: argparse.Namespace) -> int:
         say(f"warning: {warning}")
     plan = VideoPlan(flight, size, args.fps, args.supersample, args.speed)
     if (too_long := plan.too_long()) is not None:
-        raise SettingsError(f"speed: {too_long} (raise --speed)")
+        raise SettingsError(f"--speed: {too_long} (raise --speed)")
     count = plan.frame_count
     if args.output and path.suffix.lower() == ".gif" and count * size[0] * size[1] > MAX_GIF_PIXELS:
-        raise SettingsError(f"size: {count} frames of {size[0]}x{size[1]} is too much for a GIF; use .mp4")
+        raise SettingsError(f"--size: {count} frames of {size[0]}x{size[1]} is too much for a GIF; use .mp4")
     export(plan, path, force=args.force, frames=args.frames is not None, progress=args.progress)
-    print(f"wrote {path}: {count} frames of {size[0]}x{size[1]} at {args.fps} fps")
+    report(f"wrote {path}: {count} frames of {size[0]}x{size[1]} at {args.fps} fps")
     return 0
 
 

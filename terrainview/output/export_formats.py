@@ -97,14 +97,22 @@ def _write_obj(heights: np.ndarray, settings: SceneSettings, files: dict[Path, P
     from terrainview.output.obj_mesh import SurfaceGrid, write_obj
 
     obj, mtl, png = files
-    tiles = mesh_tiles(settings)
-    grid = SurfaceGrid(heights, tiles)
+    grid = SurfaceGrid(heights, mesh_tiles(settings))
     Image.fromarray(surface_texture_rgb(settings)).save(files[png], format="PNG",
                                                          pnginfo=png_text_chunks(settings))
-    print(f"terrainview export: writing {grid.vertex_count:,} vertices and {grid.face_count:,} triangles "
-          f"({tiles}x{tiles} tiles)...", flush=True)
     header = json.dumps(scene_document(settings), sort_keys=True)
     write_obj(grid, files[obj], mtl.name, png.name, files[mtl], header)
+
+
+def writing_note(heights: np.ndarray, settings: SceneSettings, extension: str) -> str:
+    """What the writer of ``extension`` makes of ``heights`` worth showing while it writes ("" if nothing)."""
+    if extension != ".obj":
+        return ""
+    from terrainview.output.obj_mesh import SurfaceGrid
+
+    tiles = mesh_tiles(settings)
+    grid = SurfaceGrid(heights, tiles)
+    return f" ({grid.vertex_count:,} vertices, {grid.face_count:,} triangles, {tiles}x{tiles} tiles)"
 
 
 # Extension (lower case, with the dot) -> writer. Add a format by adding an entry.

@@ -28,6 +28,7 @@ import numpy as np
 from PIL import Image
 
 from terrainview.base.atomic_files import CLEANUP_SIGNALS, OutputError, atomic_folder, atomic_output
+from terrainview.base.messages import report
 from terrainview.render.offscreen import create_headless_context, reduce, render_pixels, save_png
 from terrainview.render.renderer import Renderer
 from terrainview.scene.flythrough import VIDEO_FLIGHT_KEY, Flythrough, flight_text
@@ -348,7 +349,7 @@ def _progress(count: int, style: Progress) -> Iterator[Callable[[], None]]:
             elif callable(style):
                 style(done, count)
             elif style == "lines":
-                print(f"frame {done}/{count}", flush=True)
+                report(f"frame {done}/{count}", summary=False)
 
         yield advance
 

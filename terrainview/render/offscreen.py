@@ -65,6 +65,11 @@ def _tiles(width: int, height: int, side: int) -> Iterator[tuple[int, int, int, 
             yield x0, y0, min(side, width - x0), min(side, height - y0)
 
 
+def tile_count(ctx: moderngl.Context, size: tuple[int, int], supersample: int = 1) -> int:
+    """The tiles ``render_pixels`` draws an image of ``size`` in (supersampled), one after another."""
+    return len(list(_tiles(size[0] * supersample, size[1] * supersample, max_tile_side(ctx))))
+
+
 class TiledRender:
     """One image drawn tile by tile: ``step()`` draws the next tile.
 

@@ -75,6 +75,8 @@ def eroded(heights: np.ndarray, settings: SceneSettings,
         return None if progress is None else lambda fraction: progress(start + share * fraction)
 
     result = None
+    if progress is not None and (entry.hydraulic or entry.thermal):
+        progress(0.0)  # erosion begins
     if entry.hydraulic:
         result = erosion.hydraulic_erosion(
             heights, settings.seed, settings.erosion_droplets, settings.erosion_strength, settings.erosion_radius,

@@ -20,12 +20,12 @@ def parse_size(text: str) -> tuple[int, int]:
     """'WxH' -> (W, H), each 1..8192: a picture's, a video's and the window's size."""
     match = re.fullmatch(r"\s*([0-9]{1,9})\s*[xX×]\s*([0-9]{1,9})\s*", text)  # ASCII digits only
     if not match:
-        raise SettingsError(f"size: expected WIDTHxHEIGHT, each from 1 to {MAX_IMAGE_SIDE}, such as 1920x1080, "
+        raise SettingsError(f"--size: expected WIDTHxHEIGHT, each from 1 to {MAX_IMAGE_SIDE}, such as 1920x1080, "
                             f"got {text!r}")
     width, height = int(match[1]), int(match[2])
     for name, value in (("width", width), ("height", height)):
         if not 1 <= value <= MAX_IMAGE_SIDE:
-            raise SettingsError(f"size: {name} must be from 1 to {MAX_IMAGE_SIDE}, got {value}")
+            raise SettingsError(f"--size: {name} must be from 1 to {MAX_IMAGE_SIDE}, got {value}")
     return width, height
 
 
@@ -40,7 +40,7 @@ def window_shot_supersample(size: tuple[int, int]) -> int:
 def check_supersample(size: tuple[int, int], supersample: int) -> None:
     """Raise SettingsError unless ``supersample`` is 1, 2 or 4 and ``size`` times it stays within MAX_RENDER_SIDE."""
     if supersample not in SUPERSAMPLE_FACTORS:
-        raise SettingsError(f"supersample: expected one of 1, 2, 4, got {supersample!r}")
+        raise SettingsError(f"--supersample: expected one of 1, 2, 4, got {supersample!r}")
     if max(size) * supersample > MAX_RENDER_SIDE:
-        raise SettingsError(f"supersample: {supersample}x of {size[0]}x{size[1]} would draw "
+        raise SettingsError(f"--supersample: {supersample}x of {size[0]}x{size[1]} would draw "
                             f"{max(size) * supersample} px per side; the most is {MAX_RENDER_SIDE}")

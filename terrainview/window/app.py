@@ -291,8 +291,7 @@ class TerrainApp(mglw.WindowConfig):
         self.settings = self.history.redo(self.settings)
 
     def escape(self) -> None:
-        """Escape closes what is on top first: a popup, the help, a message; then it stops a screenshot, an
-        export or a replay.
+        """Escape closes what is on top: a popup, the help, a message; then stops a shot, an export or a replay.
 
         Then it quits, at once when nothing would be lost; with changes nobody saved, the window says so and a
         second Escape within QUIT_CONFIRM_SECONDS quits.

@@ -33,7 +33,7 @@ def parse_window_size(text: str) -> tuple[int, int]:
     try:
         return parse_size(text)
     except SettingsError as error:  # argparse names the option itself
-        raise argparse.ArgumentTypeError(str(error).removeprefix("size: ")) from None
+        raise argparse.ArgumentTypeError(str(error).removeprefix("--size: ")) from None
 
 
 parse_size_mult = bounded_argument(0.0, MAX_SIZE_MULT, low_exclusive=True)  # a window size multiplier
