@@ -142,3 +142,19 @@ def test_the_orbit_wheel_steps_along_z_like_up_and_down_even_with_shift_held():
     assert state.wheel(START, -0.2).ztrans == pytest.approx(START.ztrans - arrow_keys.MOVE_STEP), "at least one step"
     state.ground = lambda x, z: 1.0  # a plateau above the eye: the wheel keeps it over the ground, as keys do
     assert camera.eye_position(state.wheel(START, 1))[1] == pytest.approx(1.0 + camera.CLEARANCE)
+
+
+@pytest.mark.parametrize("camera_mode, shift", [("fly", False), ("fly", True), ("orbit", False), ("orbit", True)])
+def test_a_key_held_for_hours_stops_the_camera_at_the_edge_of_a_scene(camera_mode, shift):
+    """At the fly camera's top speed the eye reached 10,000 units (the most a scene holds) in 104 s, and the
+    next step made a scene that could not be: the window closed with a traceback."""
+    state = ArrowKeyCamera()
+    state.speed = arrow_keys.SPEED_RANGE[1]
+    state.shift = shift
+    settings = state.press(START.replace(camera=camera_mode), Key.UP)
+    settings = state.advance(settings, 4 * 3600.0)  # every step due in four hours, at once
+    settings = state.advance(settings, 1.0)
+    moved = {"fly": "eye_y" if shift else "eye_z", "orbit": "ytrans" if shift else "ztrans"}[camera_mode]
+    assert abs(getattr(settings, moved)) == 1e4
+    settings = state.press(settings.replace(yrot=0.0), Key.LEFT)
+    assert abs(state.advance(settings, 24 * 3600.0).yrot) == 1e6  # turning for a day

@@ -244,6 +244,17 @@ def base_type(spec: dataclasses.Field) -> str:
     return type(spec.default).__name__ if spec.default is not None else "float"
 
 
+def within_range(name: str, value: float) -> float:
+    """``value`` brought within the range of the number field ``name``.
+
+    A camera moved by keys or drags stops at the edge of what a scene can hold (10,000 units from the origin),
+    instead of making a scene that cannot be.
+    """
+    meta = SceneSettings.__dataclass_fields__[name].metadata
+    value = min(max(value, meta["low"]), meta["high"])
+    return 0.0 if 0 < abs(value) < FLOAT32_TINY else value
+
+
 def _expected(spec: dataclasses.Field) -> str:
     """What a number setting takes, in words: its range, and the words it takes if any."""
     meta = spec.metadata

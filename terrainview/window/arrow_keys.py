@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from terrainview.scene import camera
-from terrainview.scene.settings import CameraMode, SceneSettings
+from terrainview.scene.settings import CameraMode, SceneSettings, within_range
 
 YAW_STEP_DEGREES = 3.0
 MOVE_STEP = 0.05
@@ -40,29 +40,34 @@ def step(settings: SceneSettings, key: Key, shift: bool, count: int = 1, speed: 
     if settings.camera is CameraMode.FLY:
         return _fly_step(settings, key, shift, count, speed)
     if key is Key.LEFT:
-        return settings.replace(yrot=settings.yrot + YAW_STEP_DEGREES * count)
+        return _moved(settings, yrot=settings.yrot + YAW_STEP_DEGREES * count)
     if key is Key.RIGHT:
-        return settings.replace(yrot=settings.yrot - YAW_STEP_DEGREES * count)
+        return _moved(settings, yrot=settings.yrot - YAW_STEP_DEGREES * count)
     distance = MOVE_STEP * count * (1 if key is Key.UP else -1)
     if shift:
-        return settings.replace(ytrans=settings.ytrans + distance)
-    return settings.replace(ztrans=settings.ztrans + distance)
+        return _moved(settings, ytrans=settings.ytrans + distance)
+    return _moved(settings, ztrans=settings.ztrans + distance)
+
+
+def _moved(settings: SceneSettings, **camera_fields: float) -> SceneSettings:
+    """``settings`` with the camera fields changed, each kept within its range (held keys never end a session)."""
+    return settings.replace(**{name: within_range(name, value) for name, value in camera_fields.items()})
 
 
 def _fly_step(settings: SceneSettings, key: Key, shift: bool, count: int, speed: float) -> SceneSettings:
     if key in (Key.LEFT, Key.RIGHT):  # turn the eye about itself: left looks left
-        return settings.replace(yrot=settings.yrot + YAW_STEP_DEGREES * count * (-1 if key is Key.LEFT else 1))
+        return _moved(settings, yrot=settings.yrot + YAW_STEP_DEGREES * count * (-1 if key is Key.LEFT else 1))
     distance = MOVE_STEP * speed * count * (1 if key is Key.UP else -1)
     if shift:
-        return settings.replace(eye_y=settings.eye_y + distance)
+        return _moved(settings, eye_y=settings.eye_y + distance)
     x, z = camera.heading(settings)
-    return settings.replace(eye_x=settings.eye_x + distance * x, eye_z=settings.eye_z + distance * z)
+    return _moved(settings, eye_x=settings.eye_x + distance * x, eye_z=settings.eye_z + distance * z)
 
 
 def drag(settings: SceneSettings, dx: float, dy: float) -> SceneSettings:
     """Mouse drag: horizontal turns (yaw), vertical pitches within +-80 degrees."""
     pitch = min(MAX_PITCH_DEGREES, max(-MAX_PITCH_DEGREES, settings.pitch + dy * DRAG_DEGREES_PER_PIXEL))
-    return settings.replace(yrot=settings.yrot + dx * DRAG_DEGREES_PER_PIXEL, pitch=pitch)
+    return _moved(settings, yrot=settings.yrot + dx * DRAG_DEGREES_PER_PIXEL, pitch=pitch)
 
 
 @dataclass
