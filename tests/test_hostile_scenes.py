@@ -120,7 +120,7 @@ def test_a_compressed_text_chunk_is_read_and_a_text_bomb_is_not(tmp_path):
 def test_strings_may_hold_brackets_and_digits(tmp_path):
     """The pre-scan skips strings and comments: a seed image path full of brackets and digits is fine."""
     name = str(tmp_path / ("[[[[" * 20 + "9" * 60 + ".png"))
-    Path(name).write_bytes(b"")  # named by a scene, an image must be there when the scene is read
+    Path(name).write_bytes(png_bytes({}))  # named by a scene, an image must be there when the scene is read
     path = write(tmp_path / "ok.toml", f"# {'[' * 100}\nversion = 1\n[scene]\nseed_image = '{name}'\n"
                                        f'mode = "lines"\nseed = 12\n')
     settings, _ = load_scene(path)
@@ -327,7 +327,7 @@ def test_a_reader_gone_away_loses_no_picture_and_no_error_is_printed(tmp_path):
     assert (tmp_path / "shot.png").stat().st_size > 0
 
 
-@pytest.mark.parametrize("width, height", [(1, 67_108_864), (10_000, 10_000), (4097, 4097)])
+@pytest.mark.parametrize("width, height", [(1, 67_108_864), (10_000, 10_000), (4097, 4097), (65_535, 65_535)])
 def test_a_seed_image_past_the_pixel_limit_is_one_line_before_decoding(tmp_path, call_main, usage_error, width,
                                                                        height):
     """The size comes from the header: a PNG claiming 67 million pixels costs nothing, and Pillow's bomb
@@ -381,6 +381,31 @@ def test_messages_name_the_file_and_the_option(tmp_path, call_main, usage_error)
     status, _, err = call_main("video", "-o", tmp_path / "x.mp4", "--flight", tmp_path / "flight.toml")
     usage_error(status, err, "flight.toml: keyframe 2 (time 2): seed_image: gone.png: no such file")
     assert list(path.name for path in tmp_path.iterdir() if path.suffix in (".npy", ".mp4")) == []
+
+
+def test_a_seed_image_a_file_names_is_checked_when_the_file_is_read(tmp_path, call_main, usage_error, monkeypatch):
+    """A NUL in the name, an image too large, a file that is no image: one line naming the scene, or the flight
+    and keyframe, before anything is drawn (a keyframe's image too large failed frames into the video)."""
+    import struct
+    import zlib
+
+    from hostile import chunk
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "nul.toml").write_text('version = 1\n[scene]\nseed_image = "a\\u0000b.png"\n')
+    status, _, err = call_main("export", "-o", "x.npy", "--scene", "nul.toml")
+    usage_error(status, err, "nul.toml: seed_image: a\\x00b.png: not a file name (it holds a NUL character)")
+    header = struct.pack(">IIBBBBB", 10_000, 10_000, 8, 0, 0, 0, 0)  # claimed by the header, never decoded
+    (tmp_path / "big.png").write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+                                      + chunk(b"IDAT", zlib.compress(b"\0\0")) + chunk(b"IEND", b""))
+    (tmp_path / "text.png").write_text("not an image")
+    for image, problem in (("big.png", "10000 x 10000 pixels is too large"),
+                           ("text.png", "not an image file Pillow can read")):
+        (tmp_path / "flight.toml").write_text("version = 1\n[scene]\nmode = 'lines'\n[[keyframe]]\ntime = 1\n"
+                                              f"[[keyframe]]\ntime = 2\nseed_image = '{image}'\n")
+        status, _, err = call_main("video", "-o", "x.mp4", "--flight", "flight.toml", "--size", "16x16")
+        usage_error(status, err, f"flight.toml: keyframe 2 (time 2): seed_image: {image}: {problem}")
+    assert not (tmp_path / "x.mp4").exists() and not (tmp_path / "x.npy").exists()
 
 
 def test_a_scene_reads_images_only_under_its_folder_the_current_one_or_the_assets(tmp_path, monkeypatch, call_main,

@@ -19,6 +19,7 @@ from terrainview.base.resources import assets_dir
 from terrainview.kernels.lod import full_mesh_triangles
 from terrainview.scene import catalog
 from terrainview.scene.bounded_reader import SceneError, parse_json, parse_toml, read_scene_source
+from terrainview.scene.seed_image import header_problem
 from terrainview.scene.settings import ENDLESS, REPEAT, LevelOfDetail, SceneSettings, SettingsError, base_type
 
 __all__ = ["SceneError", "load_scene", "load_scene_with_extras", "png_text_chunks", "save_scene_toml",
@@ -165,6 +166,8 @@ def image_problem(source: Path, name: str) -> str | None:
     """
     if not name:
         return None
+    if "\0" in name:
+        return f"{name}: not a file name (it holds a NUL character)"
     image = Path(name)
     folders = (source.resolve().parent, Path.cwd().resolve(), assets_dir().resolve())
     if not any(image.resolve().is_relative_to(folder) for folder in folders):
@@ -172,7 +175,10 @@ def image_problem(source: Path, name: str) -> str | None:
                 "terrainview's assets (copy the image beside the scene)")
     if not image.exists():
         return f"{name}: no such file"
-    return None if image.is_file() else f"{name}: not a file"
+    if not image.is_file():
+        return f"{name}: not a file"
+    problem = header_problem(image)  # too large or no image: said now, not frames into a video
+    return None if problem is None else f"{name}: {problem}"
 
 
 # A file from someone else must not cost more than its user would choose: its ``lod = "off"`` is taken only while

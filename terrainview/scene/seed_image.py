@@ -10,6 +10,9 @@ import os
 import threading
 import warnings
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 
@@ -23,35 +26,50 @@ _decoded_lock = threading.Lock()
 _DECODED_KEEP = 4
 
 
-def _decode_grey(path: str) -> np.ndarray:
-    """The image as float32 grey values in [0, 1]; 16-bit grey images keep their 16 bits."""
+@contextmanager
+def _opened(path: str) -> Iterator[Any]:
+    """The image opened (its header read, nothing decoded), or ValueError saying why it cannot be a seed image."""
     from PIL import Image, UnidentifiedImageError
 
-    too_large = False
     try:
         with warnings.catch_warnings():
             # Pillow's warnings (a decompression bomb above its own limit, odd TIFF tags) would break the one-line
             # message: the size is checked here, from the header, before anything is decoded.
             warnings.simplefilter("ignore")
             with Image.open(path) as image:
-                too_large = image.width * image.height > MAX_SEED_IMAGE_PIXELS
-                size = f"{image.width} x {image.height}"
-                if too_large:
-                    grey = np.empty(0, dtype=np.float32)
-                elif image.mode.startswith("I;16") or image.mode == "I":
-                    grey = np.asarray(image.convert("I"), dtype=np.float32) * np.float32(1.0 / 65535.0)
-                elif image.mode == "F":
-                    grey = np.asarray(image, dtype=np.float32)
-                else:  # 1, L, LA, P, RGB, RGBA, CMYK, YCbCr...: ITU-R 601-2 luma
-                    grey = np.asarray(image.convert("L"), dtype=np.float32) * np.float32(1.0 / 255.0)
+                if image.width * image.height > MAX_SEED_IMAGE_PIXELS:
+                    raise ValueError(f"{image.width} x {image.height} pixels is too large (at most "
+                                     f"{MAX_SEED_IMAGE_PIXELS} pixels)")
+                yield image
     except UnidentifiedImageError:
-        raise ValueError(f"seed_image: {path}: not an image file Pillow can read") from None
-    except Image.DecompressionBombError as error:
+        raise ValueError("not an image file Pillow can read") from None
+    except Image.DecompressionBombError:  # past even Pillow's own limit, which it checks as it opens
+        raise ValueError(f"too large (at most {MAX_SEED_IMAGE_PIXELS} pixels)") from None
+    except (OSError, SyntaxError) as error:  # truncated or corrupt data
+        raise ValueError(f"cannot decode the image ({error})") from None
+
+
+def header_problem(path: str | os.PathLike) -> str | None:
+    """Why the image at ``path`` cannot be a seed image, from its header alone (None if it may be one)."""
+    try:
+        with _opened(os.fspath(path)):
+            return None
+    except ValueError as error:
+        return str(error)
+
+
+def _decode_grey(path: str) -> np.ndarray:
+    """The image as float32 grey values in [0, 1]; 16-bit grey images keep their 16 bits."""
+    try:
+        with _opened(path) as image:
+            if image.mode.startswith("I;16") or image.mode == "I":
+                grey = np.asarray(image.convert("I"), dtype=np.float32) * np.float32(1.0 / 65535.0)
+            elif image.mode == "F":
+                grey = np.asarray(image, dtype=np.float32)
+            else:  # 1, L, LA, P, RGB, RGBA, CMYK, YCbCr...: ITU-R 601-2 luma
+                grey = np.asarray(image.convert("L"), dtype=np.float32) * np.float32(1.0 / 255.0)
+    except ValueError as error:
         raise ValueError(f"seed_image: {path}: {error}") from None
-    except (OSError, ValueError, SyntaxError) as error:  # truncated or corrupt data
-        raise ValueError(f"seed_image: {path}: cannot decode the image ({error})") from None
-    if too_large:
-        raise ValueError(f"seed_image: {path}: {size} pixels is too large (at most {MAX_SEED_IMAGE_PIXELS} pixels)")
     if grey.ndim != 2 or grey.size == 0:
         raise ValueError(f"seed_image: {path}: not a 2D image")
     return np.clip(np.nan_to_num(grey), 0.0, 1.0).astype(np.float32, copy=False)
