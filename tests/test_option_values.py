@@ -163,6 +163,8 @@ def test_help_lists_the_window_options_apart(call_main):
     (["video", "-o", "x.mp4", "--flight", ""], "no flight file name given"),
     (["render", "-o", "x.png", "--tile", "ENDLESS"], "--tile"),
     (["render", "-o", "x.png", "--cloud-iterations", "13"], "--cloud-iterations: expected an integer from 1 to 12"),
+    (["render", "-o", "x.png", "--look", "weird"], "(choose from 'original', 'natural')"),
+    (["render", "-o", "x.png", "--camera", "weird"], "(choose from 'orbit', 'fly')"),
     (["export", "-o", "x.npy", "--erosion", "hydraulic", "--flow-map", "x.npy"],
      "--flow-map: x.npy is already the output; name another file"),
 ])

@@ -214,8 +214,8 @@ class SceneSettings:
             flag = "--" + spec.name.replace("_", "-")
             kwargs: dict[str, Any] = {"dest": spec.name, "default": argparse.SUPPRESS,
                                       "help": f"{meta['help']} (default: {spec.default})"}
-            if meta["choices"]:
-                kwargs["choices"] = meta["choices"]
+            if meta["choices"]:  # as text: argparse shows its choices by repr, an enum member's is <Look.NATURAL: ...>
+                kwargs["choices"] = [str(choice) for choice in meta["choices"]]
             else:
                 kwargs["type"] = _argument_type(spec)
                 kwargs["metavar"] = meta.get("metavar", spec.name.split("_")[-1].upper())
