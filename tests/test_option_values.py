@@ -176,6 +176,17 @@ def test_empty_and_misnamed_values_are_one_line_naming_the_option(tmp_path, call
     assert not any(tmp_path.iterdir()), "nothing written"
 
 
+def test_a_gif_longer_than_its_delays_can_hold_is_refused_before_drawing(tmp_path, call_main):
+    """A still flight of 700 s at 1 fps: Pillow merges the unchanging frames into one delay past GIF's 16 bits,
+    which failed with an OverflowError once every frame was drawn."""
+    flight = tmp_path / "still.toml"
+    flight.write_text("version = 1\n[scene]\nmode = 'lines'\n[[keyframe]]\ntime = 700\n")
+    status, _, err = call_main("video", "-o", tmp_path / "x.gif", "--flight", flight, "--fps", "1", "--size", "8x8")
+    assert status == 2 and err.count("\n") == 1, err
+    assert "--speed: 700 s is too long for a GIF (at most 655.35 s); use .mp4 or raise --speed" in err
+    assert not (tmp_path / "x.gif").exists()
+
+
 def test_a_toml_scene_with_a_byte_order_mark_loads(tmp_path):
     from terrainview.scene.scene_file import load_scene
 

@@ -20,6 +20,9 @@ VIDEO_EXTENSIONS = (".mp4", ".gif")
 MAX_FPS = 120
 MAX_SPEED = 100.0
 MAX_GIF_PIXELS = 400_000_000  # a GIF is assembled in memory (one byte a pixel): at most this much in all
+# GIF keeps a frame's delay in 16 bits of 1/100 s, and Pillow merges unchanging frames into one: a still picture
+# for longer than this cannot be written (it failed once every frame was drawn).
+MAX_GIF_SECONDS = 655.35
 
 
 def add_video_arguments(parser: argparse.ArgumentParser) -> None:
@@ -72,8 +75,12 @@ def video_command(args: argparse.Namespace) -> int:
     if (too_long := plan.too_long()) is not None:
         raise SettingsError(f"--speed: {too_long} (raise --speed)")
     count = plan.frame_count
-    if args.output and path.suffix.lower() == ".gif" and count * size[0] * size[1] > MAX_GIF_PIXELS:
-        raise SettingsError(f"--size: {count} frames of {size[0]}x{size[1]} is too much for a GIF; use .mp4")
+    if args.output and path.suffix.lower() == ".gif":
+        if count * size[0] * size[1] > MAX_GIF_PIXELS:
+            raise SettingsError(f"--size: {count} frames of {size[0]}x{size[1]} is too much for a GIF; use .mp4")
+        if (count - 1) / args.fps > MAX_GIF_SECONDS:
+            raise SettingsError(f"--speed: {(count - 1) / args.fps:.0f} s is too long for a GIF (at most "
+                                f"{MAX_GIF_SECONDS:g} s); use .mp4 or raise --speed")
     export(plan, path, force=args.force, frames=args.frames is not None, progress=args.progress)
     report(f"wrote {path}: {count} frames of {size[0]}x{size[1]} at {args.fps} fps")
     return 0
