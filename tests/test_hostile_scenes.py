@@ -346,6 +346,30 @@ def test_a_seed_image_past_the_pixel_limit_is_one_line_before_decoding(tmp_path,
     assert "Warning" not in err
 
 
+def test_a_file_cannot_ask_for_erosion_that_would_take_minutes(tmp_path):
+    """A million droplets per unit area at iterations 12 (hours here): drawn without erosion, and said; a scene's
+    usual erosion stays; the user's own --erosion insists. A flight's keyframe cannot ask for it either."""
+    from terrainview.scene.arguments import add_scene_arguments, scene_from_args
+    from terrainview.scene.flythrough import load_flight
+
+    usual = "version = 1\n[scene]\nmode = 'rendered'\niterations = 12\nerosion = 'both'\n"
+    (tmp_path / "usual.toml").write_text(usual)
+    assert load_scene(tmp_path / "usual.toml") == (SceneSettings(mode="rendered", iterations=12, erosion="both"), [])
+    costly = usual + "erosion_droplets = 1000000\n"
+    (tmp_path / "costly.toml").write_text(costly)
+    settings, warnings = load_scene(tmp_path / "costly.toml")
+    assert settings.erosion == "none" and settings.erosion_droplets == 1e6
+    assert len(warnings) == 1 and "drawn without it (give --erosion both to insist)" in warnings[0], warnings
+    parser = argparse.ArgumentParser()
+    add_scene_arguments(parser)
+    insisted = scene_from_args(parser.parse_args(["--scene", str(tmp_path / "costly.toml"), "--erosion", "both"]))
+    assert insisted.settings.erosion == "both"
+    (tmp_path / "flight.toml").write_text("version = 1\n[scene]\niterations = 12\nerosion_droplets = 1000000\n"
+                                          "[[keyframe]]\ntime = 0\n[[keyframe]]\ntime = 1\nerosion = 'hydraulic'\n")
+    flight, warnings = load_flight(tmp_path / "flight.toml")
+    assert flight.at(1.0).erosion == "none" and len(warnings) == 1
+
+
 def test_a_file_cannot_ask_for_a_full_mesh_too_large_to_draw(tmp_path, call_main):
     """lod = off over 8 x 8 tiles of iterations 12 (2 billion triangles): drawn with level of detail instead, and
     said; the user's own --lod off still insists."""

@@ -486,6 +486,18 @@ _THERMAL_APPLY = row_kernels(_thermal_apply_rows)
 _THERMAL_NS_PER_CELL = 6.0  # both halves of a pass, one thread (bench/erosion.py)
 
 
+def estimated_seconds(size: int, droplets: float, radius: float, passes: int) -> tuple[float, float]:
+    """About how long hydraulic and thermal erosion of a map ``size`` cells across take on one core.
+
+    From the kernels' own work estimates (each droplet's steps and brush weights; each thermal pass's cells), made
+    before the work: a scene from someone else must not cost more than its user would choose.
+    """
+    droplet_steps = droplet_count(droplets) * LIFETIME
+    brush_weights = brush(size, radius)[2].shape[0]
+    hydraulic = droplet_steps * (_NS_PER_STEP + _NS_PER_BRUSH_WEIGHT * brush_weights) * 1e-9
+    return hydraulic, passes * size * size * _THERMAL_NS_PER_CELL * 1e-9
+
+
 def _thermal_passes(padded: np.ndarray, out: np.ndarray, share: np.ndarray, loss: np.ndarray, passes: int,
                     limits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Run ``passes`` thermal passes over the torus held in ``padded``; returns (the result, the other buffer).

@@ -24,13 +24,16 @@ import tomli_w
 from terrainview.base.atomic_files import atomic_output, check_output_path, timestamped_path
 from terrainview.scene.bounded_reader import SceneError, gif_comment, parse_toml, read_scene_source
 from terrainview.scene.scene_file import (
+    FILE_EROSION_SECONDS,
     SETTING_FIELDS,
     costs_too_much,
+    erosion_seconds,
     file_value,
     image_problem,
     scene_document,
     scene_from_document,
     too_costly_warning,
+    too_long_erosion_warning,
 )
 from terrainview.scene.settings import ENDLESS, REPEAT, LevelOfDetail, SceneSettings, SettingsError, base_type
 
@@ -309,10 +312,19 @@ def flight_from_document(path: Path, document: dict[str, Any]) -> tuple[Flythrou
             raise FlightError(f"{path}: keyframe {number} (time {keyframe.time:g}): seed_image: {problem}")
     if any(costs_too_much(state) for state in (flight.scene, *(flight.at(k.time) for k in flight.keyframes))):
         warnings.append(too_costly_warning(path))  # every frame drawn with level of detail, as a scene would be
-        flight = Flythrough(flight.scene.replace(lod=LevelOfDetail.ON),
-                            tuple(Keyframe(k.time, {n: v for n, v in k.values.items() if n != "lod"})
-                                  for k in flight.keyframes))
+        flight = _without(flight, "lod", LevelOfDetail.ON)
+    slowest = max((flight.at(k.time) for k in flight.keyframes), key=erosion_seconds)
+    if (seconds := erosion_seconds(slowest)) > FILE_EROSION_SECONDS:
+        warnings.append(too_long_erosion_warning(path, slowest, seconds))  # every frame drawn without, as a scene
+        flight = _without(flight, "erosion", "none")
     return flight, warnings
+
+
+def _without(flight: Flythrough, name: str, value: Any) -> Flythrough:
+    """``flight`` with setting ``name`` at ``value`` throughout: the scene's, and no keyframe changing it."""
+    return Flythrough(flight.scene.replace(**{name: value}),
+                      tuple(Keyframe(k.time, {n: v for n, v in k.values.items() if n != name})
+                            for k in flight.keyframes))
 
 
 def _keyframe_value(spec: dataclasses.Field, value: Any) -> Any:

@@ -16,6 +16,7 @@ from PIL import PngImagePlugin
 
 from terrainview import __version__
 from terrainview.base.resources import assets_dir
+from terrainview.kernels import erosion as erosion_kernels
 from terrainview.kernels.lod import full_mesh_triangles
 from terrainview.scene import catalog
 from terrainview.scene.bounded_reader import SceneError, parse_json, parse_toml, read_scene_source
@@ -151,6 +152,9 @@ def _settings_from_document(path: Path, document: dict[str, Any],
     if costs_too_much(settings):
         warnings.append(too_costly_warning(path))
         settings = settings.replace(lod=LevelOfDetail.ON)
+    if (seconds := erosion_seconds(settings)) > FILE_EROSION_SECONDS:
+        warnings.append(too_long_erosion_warning(path, settings, seconds))
+        settings = settings.replace(erosion="none")
     problem = image_problem(path, settings.seed_image)
     if problem:
         raise SceneError(f"{path}: seed_image: {problem}")
@@ -194,6 +198,27 @@ def costs_too_much(settings: SceneSettings) -> bool:
     if not isinstance(settings.tile, int):
         return True  # endless: a ring of tiles around the eye, each the full mesh
     return full_mesh_triangles(settings.iterations, settings.tile) > FILE_FULL_MESH_TRIANGLES
+
+
+# Likewise its erosion: taken only while it would take about this long on one core (the default hydraulic
+# erosion at iterations 12 takes some 10 s); --erosion on the command line insists.
+FILE_EROSION_SECONDS = 60.0
+
+
+def erosion_seconds(settings: SceneSettings) -> float:
+    """About how long the erosion ``settings`` ask for would take on one core (0 without erosion)."""
+    choice = catalog.erosion(settings)
+    if not (choice.hydraulic or choice.thermal) or catalog.render_type(settings).dimensions == 1:
+        return 0.0
+    hydraulic, thermal = erosion_kernels.estimated_seconds(1 << settings.iterations, settings.erosion_droplets,
+                                                           settings.erosion_radius, settings.thermal_passes)
+    return hydraulic * choice.hydraulic + thermal * choice.thermal
+
+
+def too_long_erosion_warning(path: Path, settings: SceneSettings, seconds: float) -> str:
+    """What the user is told when a file's erosion is left out."""
+    return (f"{path}: asks for erosion that would take about {seconds / 60:.0f} min here; drawn without it (give "
+            f"--erosion {settings.erosion} to insist)")
 
 
 def too_costly_warning(path: Path) -> str:
