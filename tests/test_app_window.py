@@ -330,6 +330,24 @@ class TestKeysInProcess:
         assert "Cancelled" in fresh.message[0]
         assert not (tmp_path / "screenshots").exists() or not any((tmp_path / "screenshots").iterdir())
 
+    def test_the_panels_camera_fields_keep_the_eye_above_the_ground(self, fresh, monkeypatch):
+        """Dragging the orbit camera's Y in the panel took the eye under the land (its underside showed)."""
+        from terrainview.scene import camera
+        from terrainview.window.panel import PanelActions
+
+        start = fresh.settings
+        fresh.settings = start.replace(mode="rendered", tile=3)
+        settle(fresh)
+        under = fresh.settings.replace(ytrans=0.3, ztrans=-0.5)  # the eye at y = -0.3, over the middle tile
+        monkeypatch.setattr(fresh.panel, "draw", lambda settings, status, history=None: (under, PanelActions()))
+        fresh.on_render(0.0, 1 / 60)
+        monkeypatch.undo()
+        x, y, z = camera.eye_position(fresh.settings)
+        assert y >= camera.floor_under(fresh.flight.ground, x, z) - 1e-6 and y > -0.3
+        assert fresh.settings.ztrans == -0.5, "only raised"
+        fresh.settings = start
+        settle(fresh)
+
     def test_a_preset_chosen_in_the_panel_becomes_the_scene(self, fresh, monkeypatch):
         from terrainview.window.panel import PanelActions
 

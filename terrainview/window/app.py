@@ -190,7 +190,13 @@ class TerrainApp(mglw.WindowConfig):
         self.imgui_input.new_frame(frame_time)
         self.style_scale.apply(self.panel.ui_scale)
         imgui.new_frame()
+        before = self.settings
         self.settings, actions = self.panel.draw(self.settings, self.status, self.history)
+        moved = any(getattr(self.settings, name) != getattr(before, name) for name in camera.CAMERA_FIELDS)
+        if moved and self.flythrough.player is None:
+            # The panel's camera fields move the eye as keys and drags do: kept above the ground, so the
+            # surface's missing underside never shows (dragging Y could take an orbit eye under the land).
+            self.settings = camera.keep_above_ground(self.settings, self.flight.ground)
         if actions.undo:
             self.undo()
         if actions.redo:
