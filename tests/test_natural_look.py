@@ -10,7 +10,7 @@ import pytest
 from terrainview.kernels import lighting
 from terrainview.kernels.fractal import diamond_square
 from terrainview.kernels.lighting import compass_directions, horizon_map, light_maps, sky_view
-from terrainview.scene.flythrough import Flythrough, Keyframe
+from terrainview.scene.flythrough import Flythrough, Keyframe, flight_text, load_flight
 from terrainview.scene.scene_file import load_scene, save_scene_toml
 from terrainview.scene.settings import SceneSettings
 
@@ -103,6 +103,25 @@ def test_look_settings_round_trip_through_toml_and_flights(tmp_path):
     middle = sunrise.at(1.0)
     assert middle.sun_azimuth in (pytest.approx(0.0, abs=1.0), pytest.approx(360.0, abs=1.0)), "the short way"
     assert -4.0 < middle.sun_elevation < 30.0
+    (tmp_path / "sunrise.toml").write_text(flight_text(sunrise))  # a flight file, as the window saves them
+    assert load_flight(tmp_path / "sunrise.toml")[0].at(1.0) == middle
+
+
+def test_a_natural_picture_is_the_same_file_twice_and_its_scene_brings_it_back(tmp_path, call_main):
+    """Two renders write identical files; the PNG's scene (look, sun) renders the same picture again."""
+    scene = ("render", "--mode", "rendered", "--look", "natural", "--iterations", "6", "--tile", "3", "--camera",
+             "fly", "--eye-y", "0.6", "--pitch", "10", "--sun-azimuth", "250", "--sun-elevation", "9",
+             "--water-level", "0", "--size", "64x36")
+    for name in ("a.png", "b.png"):
+        assert call_main(*scene, "-o", tmp_path / name)[0] == 0
+    assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
+    settings, _ = load_scene(tmp_path / "a.png")
+    assert (settings.look, settings.sun_azimuth, settings.sun_elevation) == ("natural", 250.0, 9.0)
+    assert call_main("render", "--scene", tmp_path / "a.png", "-o", tmp_path / "c.png")[0] == 0
+    from PIL import Image
+
+    with Image.open(tmp_path / "a.png") as first, Image.open(tmp_path / "c.png") as again:
+        assert np.array_equal(np.asarray(first), np.asarray(again))
 
 
 # --- frames ------------------------------------------------------------------------------------------------------
