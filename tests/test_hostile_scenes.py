@@ -407,26 +407,6 @@ def test_messages_name_the_file_and_the_option(tmp_path, call_main, usage_error)
     assert list(path.name for path in tmp_path.iterdir() if path.suffix in (".npy", ".mp4")) == []
 
 
-def test_a_shared_scene_finds_its_sketch_beside_it_from_any_folder(tmp_path, call_main, monkeypatch):
-    """The README's advice (put the image beside the scene) held only when run from the scene's own folder."""
-    from PIL import Image
-
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    Image.new("L", (9, 9), 200).save(shared / "sketch.png")
-    (shared / "island.toml").write_text("version = 1\n[scene]\nseed_image = 'sketch.png'\niterations = 3\n")
-    (shared / "flight.toml").write_text("version = 1\n[scene]\niterations = 3\nmode = 'lines'\n[[keyframe]]\n"
-                                        "time = 0\nseed_image = 'sketch.png'\n[[keyframe]]\ntime = 0.1\n")
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    monkeypatch.chdir(elsewhere)
-    status, _, err = call_main("export", "-o", "island.npy", "--scene", shared / "island.toml")
-    assert status == 0, err
-    assert load_scene(shared / "island.toml")[0].seed_image == str(shared / "sketch.png")
-    status, _, err = call_main("video", "-o", "flight.gif", "--flight", shared / "flight.toml", "--size", "8x8")
-    assert status == 0, err
-
-
 def test_a_seed_image_a_file_names_is_checked_when_the_file_is_read(tmp_path, call_main, usage_error, monkeypatch):
     """A NUL in the name, an image too large, a file that is no image: one line naming the scene, or the flight
     and keyframe, before anything is drawn (a keyframe's image too large failed frames into the video)."""

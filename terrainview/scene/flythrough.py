@@ -32,7 +32,6 @@ from terrainview.scene.scene_file import (
     image_problem,
     scene_document,
     scene_from_document,
-    seed_image_found,
     too_costly_warning,
     too_long_erosion_warning,
 )
@@ -299,8 +298,6 @@ def flight_from_document(path: Path, document: dict[str, Any]) -> tuple[Flythrou
                     values[name] = REPEAT  # as for the scene: version 1's endless was the surface repeated
             elif name != "time":
                 unknown.setdefault(name, []).append(number)
-        if values.get("seed_image"):
-            values["seed_image"] = seed_image_found(Path(path), values["seed_image"])
         keyframes.append(Keyframe(float(time) if type(time) is int else time, values))
     for name, numbers in unknown.items():  # one warning per name, however many keyframes repeat it
         more = f" (and in {len(numbers) - 1:,} more keyframes)" if len(numbers) > 1 else ""

@@ -155,24 +155,10 @@ def _settings_from_document(path: Path, document: dict[str, Any],
     if (seconds := erosion_seconds(settings)) > FILE_EROSION_SECONDS:
         warnings.append(too_long_erosion_warning(path, settings, seconds))
         settings = settings.replace(erosion="none")
-    if (found := seed_image_found(path, settings.seed_image)) != settings.seed_image:
-        settings = settings.replace(seed_image=found)
     problem = image_problem(path, settings.seed_image)
     if problem:
         raise SceneError(f"{path}: seed_image: {problem}")
     return settings, warnings
-
-
-def seed_image_found(source: Path, name: str) -> str:
-    """The seed image a file names, as it will be opened.
-
-    A relative name is taken from the current folder, as ever, or else from beside the file (where a shared scene
-    keeps its sketch).
-    """
-    if not name or "\0" in name or Path(name).is_absolute() or Path(name).exists():
-        return name
-    beside = Path(source).parent / name
-    return str(beside) if beside.exists() else name
 
 
 def image_problem(source: Path, name: str) -> str | None:
