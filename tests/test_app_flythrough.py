@@ -73,9 +73,7 @@ class TestRecordingInTheWindow:
         assert app.flythrough.player.time == pytest.approx(elapsed - 3 * flythrough.STEP_SECONDS)
         assert camera(app.settings) == camera(flight.at(app.flythrough.player.time))
         assert "Saved flight" in app.message[0]
-        tap(app, keys.ESCAPE)  # the message on top goes first ...
-        assert app.message[0] == "" and app.flythrough.player is not None
-        tap(app, keys.ESCAPE)  # ... then the replay stops
+        tap(app, keys.ESCAPE)  # the replay stops, though a message shows
         assert app.flythrough.player is None and not app.wnd.is_closing
         stopped = app.settings.yrot
         tap(app, keys.LEFT)

@@ -324,7 +324,7 @@ class TestKeysInProcess:
         fresh.on_render(0.0, 1 / 60)
         job = fresh.screenshots.job
         assert 0.0 < job.progress < 0.05 and fresh.status.shot_progress == job.progress
-        fresh.message = ("", 0.0)  # no message on top of it
+        fresh.show_message("Saved scene-1.toml")  # a message showing too: the shot is what Escape stops
         tap(fresh, fresh.wnd.keys.ESCAPE)  # Escape cancels the shot, not the program
         assert fresh.screenshots.job is None and not fresh.wnd.is_closing
         assert "Cancelled" in fresh.message[0]

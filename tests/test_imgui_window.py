@@ -66,6 +66,8 @@ def test_ui_scale_2_and_ctrl_click_typing_in_the_real_window(private_display, sc
                 break
         assert iterations[-1] == 5, f"Ctrl+click, 5, Enter set the Iterations slider (shots: {iterations})"
 
+        key(display, window, "Escape")  # the shot's "Saved ..." message goes first
+        time.sleep(0.5)
         key(display, window, "Escape")  # iterations changed: the window asks, a second Escape quits
         time.sleep(0.5)
         key(display, window, "Escape")

@@ -297,7 +297,7 @@ class TerrainApp(mglw.WindowConfig):
         self.settings = self.history.redo(self.settings)
 
     def escape(self) -> None:
-        """Escape closes what is on top: a popup, the help, a message; then stops a shot, an export or a replay.
+        """Escape closes what is on top: a popup, the help; stops a shot, an export or a replay; closes a message.
 
         Then it quits, at once when nothing would be lost; with changes nobody saved, the window says so and a
         second Escape within QUIT_CONFIRM_SECONDS quits.
@@ -307,12 +307,12 @@ class TerrainApp(mglw.WindowConfig):
         if self.panel.help_visible:
             self.panel.help_visible = False
             return
+        if self.screenshots.cancel() or self.flythrough.escape():
+            return  # its own message says "Escape cancels" or "Escape stops"
         now = time.perf_counter()
         asked = self.quit_asked_at is not None and now - self.quit_asked_at <= QUIT_CONFIRM_SECONDS
         if self.message[0] and now < self.message[1] and not asked:
-            self.message = ("", 0.0)
-            return
-        if self.screenshots.cancel() or self.flythrough.escape():
+            self.message = ("", 0.0)  # never quit under a message: it goes first
             return
         if self.settings == self.kept_settings or asked:
             self.wnd.close()

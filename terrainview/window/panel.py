@@ -43,8 +43,8 @@ SHORTCUTS = (
     ("Ctrl-Z, Ctrl-Shift-Z / Ctrl-Y", "undo, redo a change of the scene (camera moves are not undone)"),
     ("F1", "show / hide this help"),
     ("F2", "show / hide the status line (frame rate, what is drawn), also with the panel hidden"),
-    ("Escape", "close what is on top (this help, a message), stop a shot, an export or a replay, else quit (twice "
-               "with unsaved changes)"),
+    ("Escape", "close this help, stop a shot, an export or a replay, close a message, else quit (twice with "
+               "unsaved changes)"),
 )
 
 
