@@ -364,6 +364,9 @@ def test_a_file_cannot_ask_for_erosion_that_would_take_minutes(tmp_path):
     add_scene_arguments(parser)
     insisted = scene_from_args(parser.parse_args(["--scene", str(tmp_path / "costly.toml"), "--erosion", "both"]))
     assert insisted.settings.erosion == "both"
+    (tmp_path / "teximage.toml").write_text("version = 1\n[scene]\nmode = '1d'\nteximage_iterations = 12\n"
+                                            "erosion = 'both'\nerosion_droplets = 1000000\n")
+    assert load_scene(tmp_path / "teximage.toml")[0].erosion == "none", "the teximage's map is eroded too, in 1D"
     (tmp_path / "flight.toml").write_text("version = 1\n[scene]\niterations = 12\nerosion_droplets = 1000000\n"
                                           "[[keyframe]]\ntime = 0\n[[keyframe]]\ntime = 1\nerosion = 'hydraulic'\n")
     flight, warnings = load_flight(tmp_path / "flight.toml")

@@ -176,14 +176,18 @@ def test_empty_and_misnamed_values_are_one_line_naming_the_option(tmp_path, call
     assert not any(tmp_path.iterdir()), "nothing written"
 
 
-def test_a_gif_longer_than_its_delays_can_hold_is_refused_before_drawing(tmp_path, call_main):
-    """A still flight of 700 s at 1 fps: Pillow merges the unchanging frames into one delay past GIF's 16 bits,
-    which failed with an OverflowError once every frame was drawn."""
+@pytest.mark.parametrize("seconds, fps, frames, delay", [(655, 1, 656, 1000), (655, 7, 4586, 143)])
+def test_a_gif_longer_than_its_delays_can_hold_is_refused_before_drawing(tmp_path, call_main, seconds, fps, frames,
+                                                                         delay):
+    """A still flight: Pillow merges the unchanging frames into one delay (frames x round(1000 / fps) ms) past GIF's
+    16 bits of 1/100 s, which failed with an OverflowError once every frame was drawn. 655 s at 1 fps is 656
+    frames; at 7 fps each frame's 142.9 ms is stored as 143."""
     flight = tmp_path / "still.toml"
-    flight.write_text("version = 1\n[scene]\nmode = 'lines'\n[[keyframe]]\ntime = 700\n")
-    status, _, err = call_main("video", "-o", tmp_path / "x.gif", "--flight", flight, "--fps", "1", "--size", "8x8")
+    flight.write_text(f"version = 1\n[scene]\nmode = 'lines'\n[[keyframe]]\ntime = {seconds}\n")
+    status, _, err = call_main("video", "-o", tmp_path / "x.gif", "--flight", flight, "--fps", str(fps), "--size",
+                               "8x8")
     assert status == 2 and err.count("\n") == 1, err
-    assert "--speed: 700 s is too long for a GIF (at most 655.35 s); use .mp4 or raise --speed" in err
+    assert f"--speed: {frames} frames of {delay} ms are too long for a GIF (at most 655.35 s)" in err
     assert not (tmp_path / "x.gif").exists()
 
 

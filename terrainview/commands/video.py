@@ -20,9 +20,11 @@ VIDEO_EXTENSIONS = (".mp4", ".gif")
 MAX_FPS = 120
 MAX_SPEED = 100.0
 MAX_GIF_PIXELS = 400_000_000  # a GIF is assembled in memory (one byte a pixel): at most this much in all
-# GIF keeps a frame's delay in 16 bits of 1/100 s, and Pillow merges unchanging frames into one: a still picture
-# for longer than this cannot be written (it failed once every frame was drawn).
-MAX_GIF_SECONDS = 655.35
+# GIF keeps a frame's delay in 16 bits of 1/100 s, and Pillow merges unchanging frames into one, adding their
+# delays (each a whole number of milliseconds): a still picture longer than this cannot be written (it failed
+# once every frame was drawn). Whether frames will be still is not known before they are drawn: a GIF is held
+# to it whole.
+MAX_GIF_CENTISECONDS = 65535
 
 
 def add_video_arguments(parser: argparse.ArgumentParser) -> None:
@@ -78,9 +80,9 @@ def video_command(args: argparse.Namespace) -> int:
     if args.output and path.suffix.lower() == ".gif":
         if count * size[0] * size[1] > MAX_GIF_PIXELS:
             raise SettingsError(f"--size: {count} frames of {size[0]}x{size[1]} is too much for a GIF; use .mp4")
-        if (count - 1) / args.fps > MAX_GIF_SECONDS:
-            raise SettingsError(f"--speed: {(count - 1) / args.fps:.0f} s is too long for a GIF (at most "
-                                f"{MAX_GIF_SECONDS:g} s); use .mp4 or raise --speed")
+        if count * round(1000 / args.fps) // 10 > MAX_GIF_CENTISECONDS:  # Pillow's sum, in GIF's unit
+            raise SettingsError(f"--speed: {count} frames of {round(1000 / args.fps)} ms are too long for a GIF "
+                                f"(at most {MAX_GIF_CENTISECONDS / 100:g} s); use .mp4 or raise --speed")
     export(plan, path, force=args.force, frames=args.frames is not None, progress=args.progress)
     report(f"wrote {path}: {count} frames of {size[0]}x{size[1]} at {args.fps} fps")
     return 0

@@ -206,13 +206,23 @@ FILE_EROSION_SECONDS = 60.0
 
 
 def erosion_seconds(settings: SceneSettings) -> float:
-    """About how long the erosion ``settings`` ask for would take on one core (0 without erosion)."""
+    """About how long the erosion ``settings`` ask for would take on one core (0 without erosion).
+
+    Every map made is eroded: the teximage's at its own iterations, in every mode, and the 2D surface's when it is
+    another map (other iterations or roughness).
+    """
     choice = catalog.erosion(settings)
-    if not (choice.hydraulic or choice.thermal) or catalog.render_type(settings).dimensions == 1:
+    if not (choice.hydraulic or choice.thermal):
         return 0.0
-    hydraulic, thermal = erosion_kernels.estimated_seconds(1 << settings.iterations, settings.erosion_droplets,
-                                                           settings.erosion_radius, settings.thermal_passes)
-    return hydraulic * choice.hydraulic + thermal * choice.thermal
+    maps = {(settings.teximage_iterations, settings.teximage_h)}
+    if catalog.render_type(settings).dimensions == 2:
+        maps.add((settings.iterations, settings.h))
+    seconds = 0.0
+    for iterations, _ in maps:
+        hydraulic, thermal = erosion_kernels.estimated_seconds(1 << iterations, settings.erosion_droplets,
+                                                               settings.erosion_radius, settings.thermal_passes)
+        seconds += hydraulic * choice.hydraulic + thermal * choice.thermal
+    return seconds
 
 
 def too_long_erosion_warning(path: Path, settings: SceneSettings, seconds: float) -> str:
