@@ -248,9 +248,11 @@ def within_range(name: str, value: float) -> float:
     """``value`` brought within the range of the number field ``name``.
 
     A camera moved by keys or drags stops at the edge of what a scene can hold (10,000 units from the origin),
-    instead of making a scene that cannot be.
+    instead of making a scene that cannot be; an angle past its range turns on, brought back by whole turns.
     """
     meta = SceneSettings.__dataclass_fields__[name].metadata
+    if meta.get("angle") and not meta["low"] <= value <= meta["high"]:
+        value = math.remainder(value, 360.0)
     value = min(max(value, meta["low"]), meta["high"])
     return 0.0 if 0 < abs(value) < FLOAT32_TINY else value
 
