@@ -14,6 +14,13 @@ def chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
 
 
+def png_claiming(width: int, height: int) -> bytes:
+    """A grey PNG whose header claims width x height pixels, with two bytes of data: costs nothing to write."""
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0\0"))
+            + chunk(b"IEND", b""))
+
+
 def png_bytes(texts: dict[str, str], width: int = 1, height: int = 1, bit_depth: int = 8,
               compressed_keys: tuple[str, ...] = ()) -> bytes:
     """A grey PNG of zeros with the given text chunks (zTXt for ``compressed_keys``) before its pixels."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import stat
@@ -14,7 +15,7 @@ from PIL import Image
 
 from terrainview.base.atomic_files import OutputError
 from terrainview.commands import export as export_command
-from terrainview.commands.stages import Stages
+from terrainview.commands.stages import Stages, terrain_stages
 from terrainview.kernels.fractal import diamond_square
 from terrainview.output import export_formats
 from terrainview.scene.scene_file import PNG_SCENE_KEY, load_scene
@@ -321,18 +322,28 @@ def test_render_and_export_show_their_stages_on_a_terminal_only(tmp_path, comman
         assert "eroding:  50%" in text, "erosion reports its progress"
 
 
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
 def test_a_stage_of_several_tiles_shows_which_tile_it_draws():
-    import io
-
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
     terminal = Terminal()
     with Stages(terminal) as stages:
-        drawing = stages.stage("drawing", tiles=3)
-        drawing(1 / 3)
+        drawing = stages.stage("drawing", tiles=23)
+        drawing(13 / 23)  # (13 / 23) * 23 is a hair under 13
         drawing(1.0)
     shown = terminal.getvalue()
-    assert "drawing tile 1 of 3:   0%" in shown and "drawing tile 2 of 3:  33%" in shown
-    assert "drawing 3 tiles: done in" in shown
+    assert "drawing tile 1 of 23:   0%" in shown and "drawing tile 14 of 23:  57%" in shown
+    assert "drawing 23 tiles: done in" in shown
+
+
+def test_a_second_maps_erosion_is_a_stage_of_its_own():
+    terminal = Terminal()
+    with Stages(terminal) as stages:
+        progress = terrain_stages(stages)
+        for fraction in (0.0, 0.5, 1.0, 0.0, 1.0):  # the surface's map, then the teximage's
+            assert progress(fraction)
+    shown = terminal.getvalue()
+    for stage in ("generating the terrain", "eroding", "eroding the teximage's map"):
+        assert f"terrainview: {stage}: done in" in shown, shown

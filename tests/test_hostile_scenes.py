@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers import names, window_load
-from hostile import nested_json, png_bytes, scene_png, valid_json, write
+from hostile import nested_json, png_bytes, png_claiming, scene_png, valid_json, write
 
 from terrainview.scene import bounded_reader
 from terrainview.scene.scene_file import load_scene, load_scene_with_extras
@@ -316,6 +316,16 @@ def test_a_full_stdout_loses_no_export_and_says_its_lines_on_stderr(tmp_path):
     assert all(line.endswith("(not printed on stdout: No space left on device)") for line in lines)
 
 
+def test_a_closed_stdout_loses_no_export_and_its_line_is_said_on_stderr(tmp_path):
+    import subprocess
+    import sys
+
+    result = subprocess.run(f"{sys.executable} -m terrainview export -o out.npy --iterations 2 >&-", shell=True,
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and (tmp_path / "out.npy").exists()
+    assert result.stderr.startswith("terrainview: wrote") and "(not printed on stdout: closed)" in result.stderr
+
+
 def test_a_reader_gone_away_loses_no_picture_and_no_error_is_printed(tmp_path):
     import subprocess
     import sys
@@ -332,15 +342,7 @@ def test_a_seed_image_past_the_pixel_limit_is_one_line_before_decoding(tmp_path,
                                                                        height):
     """The size comes from the header: a PNG claiming 67 million pixels costs nothing, and Pillow's bomb
     warning never shows above the message."""
-    import struct
-    import zlib
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)  # 8-bit grey
-    (tmp_path / "claims.png").write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
-                                          + chunk(b"IDAT", zlib.compress(b"\0\0")) + chunk(b"IEND", b""))
+    (tmp_path / "claims.png").write_bytes(png_claiming(width, height))
     status, _, err = call_main("export", "-o", tmp_path / "x.npy", "--seed-image", tmp_path / "claims.png")
     usage_error(status, err, "claims.png", "too large", "16777216")
     assert "Warning" not in err
@@ -413,21 +415,17 @@ def test_messages_name_the_file_and_the_option(tmp_path, call_main, usage_error)
 def test_a_seed_image_a_file_names_is_checked_when_the_file_is_read(tmp_path, call_main, usage_error, monkeypatch):
     """A NUL in the name, an image too large, a file that is no image: one line naming the scene, or the flight
     and keyframe, before anything is drawn (a keyframe's image too large failed frames into the video)."""
-    import struct
-    import zlib
-
-    from hostile import chunk
-
     monkeypatch.chdir(tmp_path)
     (tmp_path / "nul.toml").write_text('version = 1\n[scene]\nseed_image = "a\\u0000b.png"\n')
     status, _, err = call_main("export", "-o", "x.npy", "--scene", "nul.toml")
     usage_error(status, err, "nul.toml: seed_image: a\\x00b.png: not a file name (it holds a NUL character)")
-    header = struct.pack(">IIBBBBB", 10_000, 10_000, 8, 0, 0, 0, 0)  # claimed by the header, never decoded
-    (tmp_path / "big.png").write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
-                                      + chunk(b"IDAT", zlib.compress(b"\0\0")) + chunk(b"IEND", b""))
+    (tmp_path / "big.png").write_bytes(png_claiming(10_000, 10_000))  # claimed by the header, never decoded
     (tmp_path / "text.png").write_text("not an image")
     for image, problem in (("big.png", "10000 x 10000 pixels is too large"),
                            ("text.png", "not an image file Pillow can read")):
+        (tmp_path / "scene.toml").write_text(f"version = 1\n[scene]\nseed_image = '{image}'\n")
+        status, _, err = call_main("export", "-o", "x.npy", "--scene", "scene.toml")
+        usage_error(status, err, f"scene.toml: seed_image: {image}: {problem}")
         (tmp_path / "flight.toml").write_text("version = 1\n[scene]\nmode = 'lines'\n[[keyframe]]\ntime = 1\n"
                                               f"[[keyframe]]\ntime = 2\nseed_image = '{image}'\n")
         status, _, err = call_main("video", "-o", "x.mp4", "--flight", "flight.toml", "--size", "16x16")

@@ -33,11 +33,13 @@ def say(text: str) -> None:
 def report(text: str, summary: bool = True) -> None:
     """Print a command's summary line (``wrote FILE ...``), or a progress line, on stdout, escaped.
 
-    A full stdout (> /dev/full) loses only the lines: stderr says the summary lines instead, from the first that
-    failed, and what they report stays written. A reader gone away (a broken pipe, ``| head``) wanted no more,
-    and is not told.
+    A full or closed stdout (> /dev/full, 1>&-) loses only the lines: stderr says the summary lines instead, from
+    the first that failed, and what they report stays written. A reader gone away (a broken pipe, ``| head``)
+    wanted no more, and is not told.
     """
     global _stdout_lost
+    if _stdout_lost is None and sys.stdout is None:  # closed before we started (1>&-): print would say nothing
+        _stdout_lost = "closed"
     if _stdout_lost is None:
         try:
             print(printable(text), flush=True)

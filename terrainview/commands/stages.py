@@ -43,8 +43,8 @@ class Stages:
         percent = round(100 * fraction)
         if self.shown and self._name is not None and percent != self._percent:
             self._percent = percent
-            tile = f" tile {min(int(fraction * self._tiles) + 1, self._tiles)} of {self._tiles}" \
-                if self._tiles > 1 else ""
+            drawn = round(fraction * self._tiles)  # the fraction is drawn / tiles: round, not floor, recovers it
+            tile = f" tile {min(drawn + 1, self._tiles)} of {self._tiles}" if self._tiles > 1 else ""
             self._write(f"\rterrainview: {self._name}{tile}: {percent:3d}%")
 
     def _finish(self) -> None:
@@ -75,16 +75,19 @@ class Stages:
 def terrain_stages(stages: Stages) -> Callable[[float], bool]:
     """The progress callback of making the terrain: "generating the terrain", then "eroding".
 
-    Erosion reports its share of the work from 0 and the generation none, so its first report begins "eroding".
+    Erosion reports its share of the work from 0 and the generation none, so its first report begins "eroding";
+    a second map's erosion (the teximage's, when it is another map than the surface's) begins again from 0.
     Always True: never cancelled.
     """
     stages.stage("generating the terrain")
     eroding: list[Callable[[float], None]] = []
+    last = [0.0]
 
     def progress(fraction: float) -> bool:
-        if not eroding:
-            eroding.append(stages.stage("eroding"))
-        eroding[0](fraction)
+        if not eroding or (fraction == 0.0 and last[0] > 0.0):
+            eroding.append(stages.stage("eroding" if not eroding else "eroding the teximage's map"))
+        eroding[-1](fraction)
+        last[0] = fraction
         return True
 
     return progress

@@ -555,7 +555,7 @@ class GpuResources:
             self._color_texture("texture:surface_image", rgb[::-1])
 
     def upload_light_maps(self, maps: np.ndarray | None) -> None:
-        """The natural look's horizons and sky view (``lighting.light_maps``); None drops them."""
+        """The natural look's horizons, sky view and broad slope (``lighting.light_maps``); None drops them."""
         if maps is None:
             self._drop("texture:light_maps")
             return

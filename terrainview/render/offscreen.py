@@ -65,9 +65,15 @@ def _tiles(width: int, height: int, side: int) -> Iterator[tuple[int, int, int, 
             yield x0, y0, min(side, width - x0), min(side, height - y0)
 
 
+def _tile_rectangles(ctx: moderngl.Context, width: int, height: int,
+                     tile_side: int | None = None) -> list[tuple[int, int, int, int]]:
+    """The tiles an image of width x height is drawn in: at most ``tile_side`` (and the context's limit) a side."""
+    return list(_tiles(width, height, min(tile_side or max_tile_side(ctx), max_tile_side(ctx))))
+
+
 def tile_count(ctx: moderngl.Context, size: tuple[int, int], supersample: int = 1) -> int:
     """The tiles ``render_pixels`` draws an image of ``size`` in (supersampled), one after another."""
-    return len(list(_tiles(size[0] * supersample, size[1] * supersample, max_tile_side(ctx))))
+    return len(_tile_rectangles(ctx, size[0] * supersample, size[1] * supersample))
 
 
 class TiledRender:
@@ -89,14 +95,13 @@ class TiledRender:
         ctx = renderer.ctx
         self.full_size = (size[0] * supersample, size[1] * supersample)
         width, height = self.full_size
-        side = min(tile_side or max_tile_side(ctx), max_tile_side(ctx))
         self.line_scale = (line_scale or line_scale_for(size[1])) * supersample
         self.pixels = np.empty((height, width, 3), dtype=np.uint8)
-        self.tiles = list(_tiles(width, height, side))
+        self.tiles = _tile_rectangles(ctx, width, height, tile_side)
         self.done_tiles = 0
         # What the tiles drew, summed; the full mesh is the whole image's, the same whatever the tiling.
         self.stats = FrameStats(0, "")
-        color = ctx.renderbuffer((min(side, width), min(side, height)), 4)
+        color = ctx.renderbuffer(self.tiles[0][2:], 4)  # the first tile is a whole one: the largest
         depth = ctx.depth_renderbuffer(color.size)
         self._gl_objects = (ctx.framebuffer([color], depth), depth, color)
 

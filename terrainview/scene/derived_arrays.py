@@ -323,7 +323,7 @@ class DerivedArrays:
         return make(heights, teximage_size(settings.teximage_iterations), flow, deposit)
 
     def _make_light(self, settings: SceneSettings) -> np.ndarray | None:
-        """The natural look's horizons and sky view of the surface (``lighting.light_maps``), None otherwise."""
+        """The natural look's horizons, sky view and broad slope of the surface (``lighting.light_maps``), or None."""
         if light_key(settings) == ("none",):
             return None
         if self.surface.value is None:
