@@ -108,11 +108,10 @@ def writing_note(heights: np.ndarray, settings: SceneSettings, extension: str) -
     """What the writer of ``extension`` makes of ``heights`` worth showing while it writes ("" if nothing)."""
     if extension != ".obj":
         return ""
-    from terrainview.output.obj_mesh import SurfaceGrid
+    from terrainview.output.obj_mesh import face_count, vertex_count
 
-    tiles = mesh_tiles(settings)
-    grid = SurfaceGrid(heights, tiles)
-    return f" ({grid.vertex_count:,} vertices, {grid.face_count:,} triangles, {tiles}x{tiles} tiles)"
+    side, tiles = heights.shape[0], mesh_tiles(settings)
+    return f" ({vertex_count(side, tiles):,} vertices, {face_count(side, tiles):,} triangles, {tiles}x{tiles} tiles)"
 
 
 # Extension (lower case, with the dot) -> writer. Add a format by adding an entry.
