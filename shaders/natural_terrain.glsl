@@ -5,7 +5,7 @@
 // changes the mesh but not the shading. Values below are placeholders; terrainview/render/gpu.py passes the
 // real ones as defines.
 #define LOD 0                 // 1: level-of-detail patches (lod.glsl) instead of the full grid
-#define HORIZON_DIRECTIONS 16 // light map layers of horizons; then the sky view's, then the broad slope's
+#define HORIZON_DIRECTIONS 16 // light map layers of horizons; then the sky view's, then the broad slope's two
 #define PENUMBRA 0.05         // the sun's soft edge, radians of elevation
 
 #if defined VERTEX_SHADER
@@ -67,6 +67,12 @@ float detail(vec2 p, float distance) {
     return 1.75 * (texture(noise, mat2(0.8, 0.6, -0.6, 0.8) * p * 4.0).a - 0.5) * fade;
 }
 
+// A slope stored as the horizons' tangents are, s / (1 + |s|) from 0 to 1 (lighting.py), back to the slope.
+float unsquashed(float stored) {
+    float squashed = 2.0 * stored - 1.0;
+    return squashed / max(1.0 - abs(squashed), 1e-3);
+}
+
 // How much of the sun's disc stands above the terrain's horizon toward it (soft, interpolated between the
 // two traced directions nearest the sun's bearing).
 float sunlit(vec2 uv, float sun_elevation) {
@@ -76,18 +82,24 @@ float sunlit(vec2 uv, float sun_elevation) {
     int b = int(mod(first + 1.0, float(HORIZON_DIRECTIONS)));
     float horizon_a = texture(light_maps, vec3(uv, float(a))).r;
     float horizon_b = texture(light_maps, vec3(uv, float(b))).r;
-    float squashed = 2.0 * mix(horizon_a, horizon_b, position - first) - 1.0;  // t / (1 + |t|), lighting.py
-    float horizon = atan(squashed / max(1.0 - abs(squashed), 1e-3));
+    float horizon = atan(unsquashed(mix(horizon_a, horizon_b, position - first)));
     return smoothstep(-PENUMBRA, PENUMBRA, sun_elevation - horizon);
 }
 
 void main() {
     vec3 sampled = height_and_gradient(grid_coordinate);
-    vec3 normal = normalize(vec3(-sampled.y, 1.0, -sampled.z));
     float distance = length(world_position - eye);
     vec2 uv = grid_coordinate / float(grid_size - 1);
     if (apron > 0) uv = (uv * float(light_texels - 1) + 0.5) / float(light_texels);  // a region's own points
     float sky_view = texture(light_maps, vec3(uv, float(HORIZON_DIRECTIONS))).r;
+    // The broad slope (lighting.py): snow lies by it; and where a pixel spans several cells it shades the land,
+    // as a pixel's own facet there would be a random one of them (a speckle, not a slope).
+    vec2 broad_gradient = vec2(unsquashed(texture(light_maps, vec3(uv, float(HORIZON_DIRECTIONS + 1))).r),
+                               unsquashed(texture(light_maps, vec3(uv, float(HORIZON_DIRECTIONS + 2))).r));
+    vec3 broad_normal = normalize(vec3(-broad_gradient.x, 1.0, -broad_gradient.y));
+    float cells_per_pixel = max(length(dFdx(grid_coordinate)), length(dFdy(grid_coordinate))) * float(1 << cell_shift);
+    vec3 normal = normalize(mix(normalize(vec3(-sampled.y, 1.0, -sampled.z)), broad_normal,
+                                smoothstep(1.0, 4.0, cells_per_pixel)));
 
     // Materials: grass on gentle slopes, soil between, rock on steep ones, snow high up where it can lie
     // (less on slopes facing the sun, none on broadly steep faces), sand along the shore. Noise breaks every
@@ -98,9 +110,7 @@ void main() {
     vec4 patches = texture(noise, world_position.xz * 0.027);  // broad variation: four independent channels
     float broad = patches.r - 0.5;
     float steep = 1.0 - normal.y + 0.25 * broad + 0.3 * grain;
-    // Snow lies by the slope over a few cells (lighting.py's broad slope), so a rugged peak holds fields of it.
-    float broad_up = texture(light_maps, vec3(uv, float(HORIZON_DIRECTIONS + 1))).r;
-    float snow_steep = 1.0 - broad_up + 0.25 * broad + 0.3 * grain;
+    float snow_steep = 1.0 - broad_normal.y + 0.25 * broad + 0.3 * grain;
     vec3 grass = mix(vec3(0.06, 0.10, 0.03), vec3(0.11, 0.13, 0.05), patches.g);
     vec3 soil = vec3(0.20, 0.15, 0.10);
     vec3 rock = mix(vec3(0.13, 0.11, 0.09), vec3(0.24, 0.21, 0.18), patches.b);

@@ -253,25 +253,26 @@ def test_the_natural_look_is_deterministic(renderer):
 
 
 def reference_broad_slope(heights: np.ndarray, radius: int) -> np.ndarray:
-    """Plain numpy: the normal's up component from central differences ``radius`` cells either side, wrapping."""
+    """Plain numpy: the slopes along x and z from central differences ``radius`` cells either side, wrapping, as
+    light_maps stores them: (s / (1 + |s|) + 1) / 2 as 0 to 255."""
     torus = heights[:-1, :-1].astype(np.float64)
     span = 2 * radius * 2.0 / torus.shape[0]
     along_x = (np.roll(torus, -radius, axis=1) - np.roll(torus, radius, axis=1)) / span
     along_z = (np.roll(torus, -radius, axis=0) - np.roll(torus, radius, axis=0)) / span
-    return 1.0 / np.sqrt(1.0 + along_x ** 2 + along_z ** 2)
+    return np.rint((np.stack([along_x, along_z]) / (1.0 + np.abs(np.stack([along_x, along_z]))) * 0.5 + 0.5) * 255)
 
 
 def test_light_maps_encode_the_horizons_the_sky_view_and_the_broad_slope():
     heights = diamond_square(9, 4, 0.7)
     horizons = horizon_map(heights)
     maps = light_maps(heights)
-    assert maps.shape == (lighting.HORIZON_DIRECTIONS + 2, 512, 512)
+    assert maps.shape == (lighting.HORIZON_DIRECTIONS + 3, 512, 512)
     expected = np.rint((horizons / (1.0 + np.abs(horizons)) * 0.5 + 0.5) * 255.0)
-    assert np.abs(maps[:-2].astype(int) - expected).max() <= 1
-    assert np.abs(maps[-2].astype(int) - np.rint(sky_view(horizons) * 255.0)).max() <= 1
+    assert np.abs(maps[:-3].astype(int) - expected).max() <= 1
+    assert np.abs(maps[-3].astype(int) - np.rint(sky_view(horizons) * 255.0)).max() <= 1
     # BROAD_SLOPE_RADIUS is two cells of a 512-cell map: the slope over four cells, not each facet's.
-    assert np.abs(maps[-1].astype(int) - np.rint(reference_broad_slope(heights, 2) * 255.0)).max() <= 1
-    assert not np.array_equal(maps[-1], np.rint(reference_broad_slope(heights, 1) * 255.0).astype(np.uint8))
+    assert np.abs(maps[-2:].astype(int) - reference_broad_slope(heights, 2)).max() <= 1
+    assert not np.array_equal(maps[-2:], reference_broad_slope(heights, 1).astype(np.uint8))
 
 
 def test_the_broad_slope_is_taken_over_the_same_distance_on_a_coarser_map():
@@ -279,8 +280,8 @@ def test_the_broad_slope_is_taken_over_the_same_distance_on_a_coarser_map():
     coarse = np.ascontiguousarray(heights[::4, ::4])  # iterations 8: the same land, every fourth point
     fine_slope = lighting.broad_slope(heights)  # four cells of 1024 either side
     coarse_slope = lighting.broad_slope(coarse)  # one cell of 256
-    np.testing.assert_array_equal(coarse_slope, np.rint(reference_broad_slope(coarse, 1) * 255.0))
-    assert np.abs(fine_slope[::4, ::4].astype(int) - coarse_slope).max() <= 1
+    np.testing.assert_array_equal(coarse_slope, reference_broad_slope(coarse, 1))
+    assert np.abs(fine_slope[:, ::4, ::4].astype(int) - coarse_slope).max() <= 1
 
 
 @pytest.mark.gl
@@ -296,11 +297,23 @@ def test_snow_lies_in_fields_on_a_rugged_peak_not_by_each_facet(renderer):
 
     assert snowy(frame_of(renderer, above, plateau)) > 0.95
     maps = light_maps(plateau)
-    maps[-1] = 0  # the same ribs as a broad cliff: rock
+    maps[-2] = 255  # the same ribs as a broad cliff along x: rock
     renderer.gpu.upload_light_maps(maps)
     from terrainview.render.offscreen import render_pixels
 
     assert snowy(render_pixels(renderer, above, SIZE).astype(np.float64)) < 0.05
+
+
+@pytest.mark.gl
+def test_far_land_is_shaded_by_its_broad_slope_not_a_speckle_of_facets(renderer):
+    """Ribs every cell seen from so high that a pixel spans four cells: each pixel's own facet would be a random
+    one of them (a speckle: brightness varied by 56 levels); shaded by the slope over a few cells, 32."""
+    side = 256
+    ribs = seamless(np.tile(np.where(np.arange(side) % 2 == 0, 0.0, 0.03), (side, 1)))
+    above = NATURAL.replace(tile=1, eye_x=0.0, eye_y=1.6, eye_z=0.0, pitch=80.0, yrot=0.0, sun_elevation=40.0,
+                            sun_azimuth=90.0)
+    brightness = frame_of(renderer, above, ribs).mean(axis=2)[16:48, 24:72]
+    assert brightness.std() < 42.0
 
 
 # --- the erosion's water in the materials -----------------------------------------------------------------------

@@ -174,7 +174,7 @@ def test_neighbouring_regions_cast_the_same_shadows_along_their_shared_edge():
     world_ = World(5, 0.7, 1.0, 2)
     centre = world_regions.region_light(world_, RegionKey(0, 0, 8))
     east, south = (world_regions.region_light(world_, RegionKey(x, z, 8)) for x, z in ((1, 0), (0, 1)))
-    assert centre.shape == (18, 65, 65)  # 16 horizons, the sky view, the broad slope
+    assert centre.shape == (19, 65, 65)  # 16 horizons, the sky view, the broad slope along x and z
     np.testing.assert_array_equal(centre[:, :, -1], east[:, :, 0])
     np.testing.assert_array_equal(centre[:, -1, :], south[:, 0, :])
     assert 0 < np.count_nonzero(centre[:16] > 128) < centre[:16].size, "some horizons above the plane, not all"

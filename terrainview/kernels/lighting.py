@@ -28,8 +28,9 @@ HORIZON_DIRECTIONS = 16  # compass directions traced per cell; the sun between t
 MAX_HORIZON_CELLS = 1024  # cells per side the horizons are traced at, at most
 REACH = 0.5  # how far a horizon is looked for, as a fraction of the map's side (1 unit on a 2-unit map)
 STEP_GROWTH = 1.18  # each sample along a direction is this much farther than the last (dense near, sparse far)
-# The slope snow lies by is the surface's over this many units either side, so snow settles in fields on a rugged
-# peak instead of on every facet that happens to face up (four cells of an iterations-10 surface).
+# The broad slope is the surface's over this many units either side (four cells of an iterations-10 surface): snow
+# settles by it in fields on a rugged peak instead of on every facet that happens to face up, and far land, where
+# a pixel spans several cells, is shaded by it instead of by whichever facet the pixel's centre falls on.
 BROAD_SLOPE_RADIUS = 4 * SURFACE_SIZE / 1024
 
 
@@ -145,10 +146,10 @@ _ENCODE = row_kernels(_encode_rows)
 
 
 def _broad_slope_rows(torus, radius, inverse_span, out):
-    """Fill out[row, :] with the up component of the normal over ``radius`` cells either side (rows in prange).
+    """Fill out[0 and 1, row, :] with the slope along x and z over ``radius`` cells either side (rows in prange).
 
-    Central differences over 2 * radius cells, wrapping; ``inverse_span`` is one over that span in units; the
-    component 0 to 1 is stored as 0 to 255.
+    Central differences over 2 * radius cells, wrapping; ``inverse_span`` is one over that span in units; each
+    slope s is stored as the horizons are, (s / (1 + |s|) + 1) / 2 as 0 to 255.
     """
     side = torus.shape[0]
     mask = side - 1
@@ -157,8 +158,8 @@ def _broad_slope_rows(torus, radius, inverse_span, out):
         for column in range(side):
             along_x = (here[(column + radius) & mask] - here[(column - radius) & mask]) * inverse_span
             along_z = (front[column] - back[column]) * inverse_span
-            up = 1.0 / math.sqrt(1.0 + along_x * along_x + along_z * along_z)
-            out[row, column] = np.uint8(int(up * 255.0 + 0.5))
+            out[0, row, column] = np.uint8(int((along_x / (1.0 + abs(along_x)) * 0.5 + 0.5) * 255.0 + 0.5))
+            out[1, row, column] = np.uint8(int((along_z / (1.0 + abs(along_z)) * 0.5 + 0.5) * 255.0 + 0.5))
     return out
 
 
@@ -167,30 +168,30 @@ _BROAD_SLOPE = row_kernels(_broad_slope_rows)
 
 def broad_slope(heights: np.ndarray, max_cells: int = MAX_HORIZON_CELLS, span: float = SURFACE_SIZE,
                 radius: float = BROAD_SLOPE_RADIUS) -> np.ndarray:
-    """The up component of the surface's normal over ``radius`` units either side: uint8 (cells, cells).
+    """The surface's slope along x and along z over ``radius`` units either side: uint8 (2, cells, cells).
 
-    At the cells ``horizon_map`` traces; 0 to 1 as 0 to 255 (a flat plain 255, a cliff near 0).
+    At the cells ``horizon_map`` traces; each slope s as (s / (1 + |s|) + 1) / 2, 0 to 255 (flat: 128).
     """
     torus = _torus(heights, max_cells)
     side = torus.shape[0]
     cell = check_real("span", span, 0.0, 1e6, low_inclusive=False) / side
     cells = max(1, min(round(check_real("radius", radius, 0.0, 1e6) / cell), side // 2))
-    out = np.empty((side, side), dtype=np.uint8)
+    out = np.empty((2, side, side), dtype=np.uint8)
     return run_rows(_BROAD_SLOPE, side, torus.size, torus, cells, np.float32(1.0 / (2 * cells * cell)), out)
 
 
 def light_maps(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
                max_cells: int = MAX_HORIZON_CELLS, span: float = SURFACE_SIZE,
                reach: float = REACH * SURFACE_SIZE) -> np.ndarray:
-    """What the GPU lights and covers a surface with: uint8 of shape (directions + 2, cells, cells).
+    """What the GPU lights and covers a surface with: uint8 of shape (directions + 3, cells, cells).
 
     Layers 0 .. directions - 1 hold each direction's horizon tangent t as (t / (1 + |t|) + 1) / 2, 0 to 255 (the
     GPU turns it back into an elevation); layer ``directions`` holds the sky view (``sky_view``), 0 to 1 as 0 to
-    255, and the last the broad slope snow lies by (``broad_slope``).
+    255, and the last two the broad slope along x and z (``broad_slope``).
     """
     horizons = horizon_map(heights, directions, max_cells, span, reach)
     side = horizons.shape[1]
-    maps = np.empty((directions + 2, side, side), dtype=np.uint8)
+    maps = np.empty((directions + 3, side, side), dtype=np.uint8)
     run_rows(_ENCODE, side, horizons.size, horizons, maps)
-    maps[directions + 1] = broad_slope(heights, max_cells, span)
+    maps[directions + 1:] = broad_slope(heights, max_cells, span)
     return maps

@@ -204,10 +204,11 @@ class WorldTerrain:
         return texture
 
     def _unlit_texture(self) -> moderngl.TextureArray:
-        """Open sky on a plain everywhere: no horizon above it (0), all of the sky in view and flat (255)."""
+        """Open sky on a plain everywhere: no horizon above it (0), all of the sky in view (255), flat (128)."""
         if self._unlit is None:
-            maps = np.zeros((lighting.HORIZON_DIRECTIONS + 2, 1, 1), dtype=np.uint8)
-            maps[lighting.HORIZON_DIRECTIONS:] = 255
+            maps = np.zeros((lighting.HORIZON_DIRECTIONS + 3, 1, 1), dtype=np.uint8)
+            maps[lighting.HORIZON_DIRECTIONS] = 255
+            maps[lighting.HORIZON_DIRECTIONS + 1:] = 128
             self._unlit = self._light_texture(maps)
         return self._unlit
 
