@@ -52,6 +52,14 @@ vec3 height_and_gradient(vec2 place) {
     return vec3(mix(mix(h00, h10, f.x), mix(h01, h11, f.x), f.y), dx, dz);
 }
 
+#if defined FRAGMENT_SHADER
+// How many of the map's own cells a pixel spans at a grid place (a fragment's), from its screen derivatives: a
+// region held coarser has cells 2**cell_shift grid points wide.
+float map_cells_per_pixel(vec2 place) {
+    return max(length(dFdx(place)), length(dFdy(place))) / float(1 << cell_shift);
+}
+#endif
+
 vec2 tile_offset(int tile_index) {
     ivec2 tile = ivec2(tile_index % tiles, tile_index / tiles);
     return 2.0 * (vec2(tile) - 0.5 * float(tiles - 1)) + tile_origin;

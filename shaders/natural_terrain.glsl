@@ -97,9 +97,8 @@ void main() {
     vec2 broad_gradient = vec2(unsquashed(texture(light_maps, vec3(uv, float(HORIZON_DIRECTIONS + 1))).r),
                                unsquashed(texture(light_maps, vec3(uv, float(HORIZON_DIRECTIONS + 2))).r));
     vec3 broad_normal = normalize(vec3(-broad_gradient.x, 1.0, -broad_gradient.y));
-    float cells_per_pixel = max(length(dFdx(grid_coordinate)), length(dFdy(grid_coordinate))) / float(1 << cell_shift);
     vec3 normal = normalize(mix(normalize(vec3(-sampled.y, 1.0, -sampled.z)), broad_normal,
-                                smoothstep(0.5, 2.5, cells_per_pixel)));
+                                smoothstep(0.5, 2.5, map_cells_per_pixel(grid_coordinate))));
 
     // Materials: grass on gentle slopes, soil between, rock on steep ones, snow high up where it can lie
     // (less on slopes facing the sun, none on broadly steep faces), sand along the shore. Noise breaks every

@@ -434,3 +434,32 @@ def test_the_shaders_srgb_curve_is_the_standards_within_a_quarter_level(gl_ctx):
         finally:
             for gl_object in (triangle, framebuffer, texture, program):
                 gl_object.release()
+
+
+@pytest.mark.parametrize("cell_shift, cells", [(0, 3.0), (2, 0.75)])
+def test_a_pixel_spans_the_maps_own_cells_coarser_in_a_region_held_coarser(gl_ctx, cell_shift, cells):
+    """grid.glsl's map_cells_per_pixel, which decides how far the far-land blend goes: grid places 3 apart from
+    pixel to pixel are 3 cells of a full map, and 3 / 4 of a region's map held two levels coarser."""
+    from pathlib import Path
+
+    source = (Path(__file__).parents[1] / "shaders" / "grid.glsl").read_text()
+    start = source.index("float map_cells_per_pixel(vec2 place)")
+    function = source[start:source.index("\n}\n", start) + 3]
+    with gl_ctx:  # another test may have made its own context current
+        program = gl_ctx.program(
+            vertex_shader="#version 330\nvoid main() { vec2 p = vec2(gl_VertexID % 2, gl_VertexID / 2) * 4.0 - 1.0;"
+                          " gl_Position = vec4(p, 0.0, 1.0); }",
+            fragment_shader="#version 330\nout vec4 color;\nuniform int cell_shift;\n" + function +
+                            "void main() { color = vec4(map_cells_per_pixel(gl_FragCoord.xy * 3.0), 0.0, 0.0, 1.0); }")
+        program["cell_shift"].value = cell_shift
+        texture = gl_ctx.texture((8, 8), 4, dtype="f4")
+        framebuffer = gl_ctx.framebuffer([texture])
+        triangle = gl_ctx.vertex_array(program, [])
+        try:
+            with gl_ctx.scope(framebuffer):
+                triangle.render(mode=4, vertices=3)
+            got = np.frombuffer(texture.read(), dtype=np.float32).reshape(8, 8, 4)[..., 0]
+            np.testing.assert_allclose(got, cells, rtol=1e-5)
+        finally:
+            for gl_object in (triangle, framebuffer, texture, program):
+                gl_object.release()
