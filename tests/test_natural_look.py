@@ -408,58 +408,55 @@ def test_the_detail_noise_is_three_octaves_in_one_tiling_channel():
     assert np.all(np.abs(flat.astype(int) - 128) <= 1)  # no octave: no detail
 
 
-@pytest.mark.gl
-def test_the_shaders_srgb_curve_is_the_standards_within_a_quarter_level(gl_ctx):
-    """sky_view.glsl's srgb() (square roots, no pow) against the sRGB formula over 0..1, on this GL."""
+def shader_part(file: str, first: str, end: str) -> str:
+    """The text of shaders/FILE from the line starting ``first`` up to ``end`` (excluded)."""
     from pathlib import Path
 
-    source = (Path(__file__).parents[1] / "shaders" / "sky_view.glsl").read_text()
-    function = source[source.index("vec3 srgb(vec3 linear)"):source.index("// Linear light to the displayed")]
+    source = (Path(__file__).parents[1] / "shaders" / file).read_text()
+    start = source.index(first)
+    return source[start:source.index(end, start)]
+
+
+def fragment_values(gl_ctx, declarations: str, colour: str, size: tuple[int, int],
+                    **uniforms: int) -> np.ndarray:
+    """Each pixel's red of one triangle covering a float image of ``size``: ``colour`` (a GLSL vec4 expression of
+    gl_FragCoord) after ``declarations``, on this GL; rows bottom first."""
     with gl_ctx:  # another test may have made its own context current
         program = gl_ctx.program(
             vertex_shader="#version 330\nvoid main() { vec2 p = vec2(gl_VertexID % 2, gl_VertexID / 2) * 4.0 - 1.0;"
                           " gl_Position = vec4(p, 0.0, 1.0); }",
-            fragment_shader="#version 330\nout vec4 color;\n" + function +
-                            "void main() { color = vec4(srgb(vec3((gl_FragCoord.x - 0.5) / 4095.0)), 1.0); }")
-        texture = gl_ctx.texture((4096, 1), 4, dtype="f4")
+            fragment_shader=f"#version 330\nout vec4 color;\n{declarations}\nvoid main() {{ color = {colour}; }}")
+        for name, value in uniforms.items():
+            program[name].value = value
+        texture = gl_ctx.texture(size, 4, dtype="f4")
         framebuffer = gl_ctx.framebuffer([texture])
         triangle = gl_ctx.vertex_array(program, [])
         try:
             with gl_ctx.scope(framebuffer):  # the framebuffer bound before is bound again after
-                triangle.render(mode=4, vertices=3)  # one triangle covering the image
-            got = np.frombuffer(texture.read(), dtype=np.float32).reshape(4096, 4)[:, 0]
-            x = np.arange(4096) / 4095.0
-            expected = np.where(x <= 0.0031308, 12.92 * x, 1.055 * x ** (1 / 2.4) - 0.055)
-            assert np.abs(got - expected).max() * 255 < 0.3
+                triangle.render(mode=4, vertices=3)
+            return np.frombuffer(texture.read(), dtype=np.float32).reshape(size[1], size[0], 4)[..., 0]
         finally:
             for gl_object in (triangle, framebuffer, texture, program):
                 gl_object.release()
 
 
+@pytest.mark.gl
+def test_the_shaders_srgb_curve_is_the_standards_within_a_quarter_level(gl_ctx):
+    """sky_view.glsl's srgb() (square roots, no pow) against the sRGB formula over 0..1, on this GL."""
+    function = shader_part("sky_view.glsl", "vec3 srgb(vec3 linear)", "// Linear light to the displayed")
+    got = fragment_values(gl_ctx, function, "vec4(srgb(vec3((gl_FragCoord.x - 0.5) / 4095.0)), 1.0)", (4096, 1))[0]
+    x = np.arange(4096) / 4095.0
+    expected = np.where(x <= 0.0031308, 12.92 * x, 1.055 * x ** (1 / 2.4) - 0.055)
+    assert np.abs(got - expected).max() * 255 < 0.3
+
+
+@pytest.mark.gl
 @pytest.mark.parametrize("cell_shift, cells", [(0, 3.0), (2, 0.75)])
 def test_a_pixel_spans_the_maps_own_cells_coarser_in_a_region_held_coarser(gl_ctx, cell_shift, cells):
     """grid.glsl's map_cells_per_pixel, which decides how far the far-land blend goes: grid places 3 apart from
     pixel to pixel are 3 cells of a full map, and 3 / 4 of a region's map held two levels coarser."""
-    from pathlib import Path
-
-    source = (Path(__file__).parents[1] / "shaders" / "grid.glsl").read_text()
-    start = source.index("float map_cells_per_pixel(vec2 place)")
-    function = source[start:source.index("\n}\n", start) + 3]
-    with gl_ctx:  # another test may have made its own context current
-        program = gl_ctx.program(
-            vertex_shader="#version 330\nvoid main() { vec2 p = vec2(gl_VertexID % 2, gl_VertexID / 2) * 4.0 - 1.0;"
-                          " gl_Position = vec4(p, 0.0, 1.0); }",
-            fragment_shader="#version 330\nout vec4 color;\nuniform int cell_shift;\n" + function +
-                            "void main() { color = vec4(map_cells_per_pixel(gl_FragCoord.xy * 3.0), 0.0, 0.0, 1.0); }")
-        program["cell_shift"].value = cell_shift
-        texture = gl_ctx.texture((8, 8), 4, dtype="f4")
-        framebuffer = gl_ctx.framebuffer([texture])
-        triangle = gl_ctx.vertex_array(program, [])
-        try:
-            with gl_ctx.scope(framebuffer):
-                triangle.render(mode=4, vertices=3)
-            got = np.frombuffer(texture.read(), dtype=np.float32).reshape(8, 8, 4)[..., 0]
-            np.testing.assert_allclose(got, cells, rtol=1e-5)
-        finally:
-            for gl_object in (triangle, framebuffer, texture, program):
-                gl_object.release()
+    function = shader_part("grid.glsl", "float map_cells_per_pixel(vec2 place)", "#endif")
+    got = fragment_values(gl_ctx, "uniform int cell_shift;\n" + function,
+                          "vec4(map_cells_per_pixel(gl_FragCoord.xy * 3.0), 0.0, 0.0, 1.0)", (8, 8),
+                          cell_shift=cell_shift)
+    np.testing.assert_allclose(got, cells, rtol=1e-5)
