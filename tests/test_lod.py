@@ -190,12 +190,19 @@ def test_the_budget_search_takes_the_finest_error_that_fits():
     assert chosen == pytest.approx(8.0 / 1.5 ** 3) and len(tried) <= 4  # 2.37 px; 1.58 px would draw 120k
 
 
-def test_the_budget_search_tries_no_error_twice():
+def test_the_budget_search_through_once_per_ranges_selects_no_error_twice():
     """A count falling faster than 1 / error**2: the estimate overshoots, a coarser step fits, and the walk comes
-    back to the first step, which it has already tried."""
-    chosen, tried = budget_search(lambda error: 4e6 / error ** 4)  # 977 at the cap; 60k fits down to 2.86 px
+    back to the first step, which once_per_ranges answers from memory."""
+    selected = []
+
+    def select(ranges):
+        selected.append(float(ranges[0]))
+        return float(ranges[0]), 4e6 / float(ranges[0]) ** 4  # 977 at the cap; 60k fits down to 2.86 px
+
+    chosen = lod_draw.finest_within_budget(lod_draw.once_per_ranges(lambda error: np.array([error]), select), 8.0,
+                                           60_000, False)[1]
     assert chosen == pytest.approx(8.0 / 1.5 ** 2)  # 3.56 px; 2.37 px would draw 127k
-    assert len(tried) == len(set(tried)), tried
+    assert len(selected) == len(set(selected)) == 5, selected  # the cap, then steps 5, 4, 3 and 2 (3 again: memory)
 
 
 def test_a_tiles_view_over_budget_at_its_coarsest_selects_each_ranges_once(monkeypatch):

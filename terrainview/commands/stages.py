@@ -80,14 +80,17 @@ def terrain_stages(stages: Stages) -> Callable[[float], bool]:
     Always True: never cancelled.
     """
     stages.stage("generating the terrain")
-    eroding: list[Callable[[float], None]] = []
-    last = [0.0]
+    eroding: Callable[[float], None] | None = None
+    last = 0.0
 
     def progress(fraction: float) -> bool:
-        if not eroding or (fraction == 0.0 and last[0] > 0.0):
-            eroding.append(stages.stage("eroding" if not eroding else "eroding the teximage's map"))
-        eroding[-1](fraction)
-        last[0] = fraction
+        nonlocal eroding, last
+        if eroding is None:
+            eroding = stages.stage("eroding")
+        elif fraction == 0.0 and last > 0.0:
+            eroding = stages.stage("eroding the teximage's map")
+        eroding(fraction)
+        last = fraction
         return True
 
     return progress

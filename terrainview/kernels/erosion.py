@@ -54,6 +54,7 @@ droplets (or passes); a False return raises ``Cancelled`` and leaves the input u
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -486,6 +487,7 @@ _THERMAL_APPLY = row_kernels(_thermal_apply_rows)
 _THERMAL_NS_PER_CELL = 6.0  # both halves of a pass, one thread (bench/erosion.py)
 
 
+@functools.lru_cache(maxsize=64)  # a flight asks for every keyframe: the brush is made once per size and radius
 def estimated_seconds(size: int, droplets: float, radius: float, passes: int) -> tuple[float, float]:
     """About how long hydraulic and thermal erosion of a map ``size`` cells across take on one core.
 

@@ -115,7 +115,8 @@ def finest_within_budget(select: Callable[[float], tuple[Chosen, int]], cap: flo
 
     From FINEST_ERROR_PIXELS (FINEST_LINES_ERROR_PIXELS for ``lines``) up to ``cap`` (--lod-error); past the cap
     only while even the cap is over the budget and a coarser error draws less.
-    ``select`` returns its choice and what it draws. The drawn count goes about as 1 / error**2, so one try at the
+    ``select`` returns its choice and what it draws, and may be asked again for an error it has answered (wrap it in
+    ``once_per_ranges``, which answers from memory). The drawn count goes about as 1 / error**2, so one try at the
     cap says how much finer to try; errors are whole steps of ERROR_GROWTH below the cap, so a moving eye does
     not change the error every frame.
     """
@@ -142,11 +143,8 @@ def finest_within_budget(select: Callable[[float], tuple[Chosen, int]], cap: flo
     estimate = max(finest, cap * math.sqrt(count / limit))
     step = min(finest_step, max(1, math.floor(math.log(cap / estimate) / math.log(ERROR_GROWTH))))
     fitting: tuple[int, Chosen] = (0, chosen)
-    tried: dict[int, tuple[Chosen, int]] = {}  # by step: the walk may come back to a step that did not fit
-    while 0 < step <= finest_step:
-        if step not in tried:
-            tried[step] = select(cap / ERROR_GROWTH ** step)
-        finer, finer_count = tried[step]
+    while 0 < step <= finest_step:  # it may come back to a step that did not fit: once_per_ranges answers again
+        finer, finer_count = select(cap / ERROR_GROWTH ** step)
         if finer_count <= limit:
             fitting = (step, finer)
             step += 1

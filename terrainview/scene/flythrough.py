@@ -306,14 +306,18 @@ def flight_from_document(path: Path, document: dict[str, Any]) -> tuple[Flythrou
         flight = Flythrough(scene, tuple(keyframes))
     except SettingsError as error:
         raise FlightError(f"{path}: {error}") from None
+    problems: dict[str, str | None] = {}  # by image name: a recording may name the same one in every keyframe
     for number, keyframe in enumerate(keyframes, 1):
-        problem = image_problem(Path(path), keyframe.values.get("seed_image") or "")
-        if problem:
-            raise FlightError(f"{path}: keyframe {number} (time {keyframe.time:g}): seed_image: {problem}")
-    if any(costs_too_much(state) for state in (flight.scene, *(flight.at(k.time) for k in flight.keyframes))):
+        name = keyframe.values.get("seed_image") or ""
+        if name not in problems:
+            problems[name] = image_problem(Path(path), name)
+        if problems[name]:
+            raise FlightError(f"{path}: keyframe {number} (time {keyframe.time:g}): seed_image: {problems[name]}")
+    states = [flight.scene, *(flight.at(k.time) for k in flight.keyframes)]  # what each keyframe draws
+    if any(costs_too_much(state) for state in states):
         warnings.append(too_costly_warning(path))  # every frame drawn with level of detail, as a scene would be
         flight = _without(flight, "lod", LevelOfDetail.ON)
-    slowest = max((flight.at(k.time) for k in flight.keyframes), key=erosion_seconds)
+    slowest = max(states, key=erosion_seconds)  # level of detail does not change what erosion costs
     if (seconds := erosion_seconds(slowest)) > FILE_EROSION_SECONDS:
         warnings.append(too_long_erosion_warning(path, slowest, seconds))  # every frame drawn without, as a scene
         flight = _without(flight, "erosion", "none")
