@@ -29,27 +29,62 @@ float grid_height(int column, int row) {
     return band < BANDS_PER_ARRAY ? first : second;
 }
 
-// The height at a fractional grid place (bilinear, wrapping) and its gradient over the surface as drawn. A region
-// of the endless world held coarser is read between its own points (every 2**cell_shift-th), not wrapped.
-vec3 height_and_gradient(vec2 place) {
+// The cell of the map holding a fractional grid place: its first corner in the map's own points (every
+// 2**cell_shift-th grid point for a region of the endless world held coarser), the place within it (0 to 1) and
+// its width in world units. The tiled map wraps; a region's place stays in its map, the apron around it.
+struct MapCell {
+    ivec2 corner;
+    vec2 within;
+    float size;
+};
+
+MapCell map_cell(vec2 place) {
     int step = 1 << cell_shift;
     int last = (grid_size - 1) / step;
     place /= float(step);
-    vec2 base = floor(place), f = place - base;
-    int c0 = int(base.x), r0 = int(base.y);
-    if (apron == 0) {
-        c0 = c0 % last;
-        r0 = r0 % last;
-        c0 = c0 < 0 ? c0 + last : c0;
-        r0 = r0 < 0 ? r0 + last : r0;
-    }
-    int c1 = c0 + 1, r1 = r0 + 1;
-    float h00 = grid_height(c0 * step, r0 * step), h10 = grid_height(c1 * step, r0 * step);
-    float h01 = grid_height(c0 * step, r1 * step), h11 = grid_height(c1 * step, r1 * step);
-    float cell = 2.0 * float(step) / float(grid_size - 1);
-    float dx = mix(h10 - h00, h11 - h01, f.y) / cell;
-    float dz = mix(h01 - h00, h11 - h10, f.x) / cell;
-    return vec3(mix(mix(h00, h10, f.x), mix(h01, h11, f.x), f.y), dx, dz);
+    vec2 base = floor(place);
+    float size = 2.0 * float(step) / float(grid_size - 1);
+    if (apron == 0) return MapCell(ivec2(mod(base, float(last))), place - base, size);
+    ivec2 corner = min(ivec2(base), ivec2(last - 1));  // the far edge belongs to the last cell
+    return MapCell(corner, place - vec2(corner), size);
+}
+
+// The height of the map point (column, row) points from a cell's corner (one point beyond the cell at most).
+float cell_height(MapCell cell, int column, int row) {
+    ivec2 point = cell.corner + ivec2(column, row);
+    int last = (grid_size - 1) >> cell_shift;
+    // Across the seamless map's edges: compared, not %, as integer division is slow on a CPU rasterizer.
+    if (apron == 0) point += last * (ivec2(lessThan(point, ivec2(0))) - ivec2(greaterThanEqual(point, ivec2(last))));
+    return grid_height(point.x << cell_shift, point.y << cell_shift);
+}
+
+// The height at a fractional grid place, between its cell's corners as the surface runs.
+float map_height(vec2 place) {
+    MapCell cell = map_cell(place);
+    return mix(mix(cell_height(cell, 0, 0), cell_height(cell, 1, 0), cell.within.x),
+               mix(cell_height(cell, 0, 1), cell_height(cell, 1, 1), cell.within.x), cell.within.y);
+}
+
+// The height at a fractional grid place and a slope that runs on smoothly from cell to cell. The bilinear
+// patch's own slope jumps at every cell border, which shades land whose cells span several pixels as a grid of
+// blocks. Here each slope along x is the differences between neighbouring points (taken at the midpoints
+// between them) interpolated bilinearly, and along z likewise: two more points each way than the cell's four.
+vec3 height_and_gradient(vec2 place) {
+    MapCell cell = map_cell(place);
+    vec2 f = cell.within;
+    float h00 = cell_height(cell, 0, 0), h10 = cell_height(cell, 1, 0);
+    float h01 = cell_height(cell, 0, 1), h11 = cell_height(cell, 1, 1);
+    // The midpoints around the place: the cell's own and the one on the nearer side (the point beyond it).
+    ivec2 beyond = ivec2(f.x < 0.5 ? -1 : 2, f.y < 0.5 ? -1 : 2);
+    vec2 toward = f - 0.5;  // the part of the way from the cell's midpoint to the one beyond
+    vec2 side = sign(vec2(beyond) - 0.5);
+    float x0 = (cell_height(cell, beyond.x, 0) - (beyond.x < 0 ? h00 : h10)) * side.x;
+    float x1 = (cell_height(cell, beyond.x, 1) - (beyond.x < 0 ? h01 : h11)) * side.x;
+    float z0 = (cell_height(cell, 0, beyond.y) - (beyond.y < 0 ? h00 : h01)) * side.y;
+    float z1 = (cell_height(cell, 1, beyond.y) - (beyond.y < 0 ? h10 : h11)) * side.y;
+    float dx = mix(mix(h10 - h00, x0, abs(toward.x)), mix(h11 - h01, x1, abs(toward.x)), f.y);
+    float dz = mix(mix(h01 - h00, z0, abs(toward.y)), mix(h11 - h10, z1, abs(toward.y)), f.x);
+    return vec3(mix(mix(h00, h10, f.x), mix(h01, h11, f.x), f.y), vec2(dx, dz) / cell.size);
 }
 
 #if defined FRAGMENT_SHADER

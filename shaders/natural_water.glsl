@@ -57,7 +57,7 @@ float ground_below(vec2 xz) {
     if (abs(local.x) > land_extent.x || abs(local.y) > land_extent.y) return level - 1.0;  // open sea
     // Between the cell's corners, as the land's surface runs (one corner's height for the whole cell made the
     // shallows a pattern of squares along the grid).
-    return height_and_gradient(fract((xz + 1.0) * 0.5) * float(grid_size - 1)).x;
+    return map_height(fract((xz + 1.0) * 0.5) * float(grid_size - 1));
 }
 
 void main() {

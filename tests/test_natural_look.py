@@ -418,7 +418,7 @@ def shader_part(file: str, first: str, end: str) -> str:
 
 
 def fragment_values(gl_ctx, declarations: str, colour: str, size: tuple[int, int],
-                    **uniforms: int) -> np.ndarray:
+                    **uniforms: object) -> np.ndarray:
     """Each pixel's red of one triangle covering a float image of ``size``: ``colour`` (a GLSL vec4 expression of
     gl_FragCoord) after ``declarations``, on this GL; rows bottom first."""
     with gl_ctx:  # another test may have made its own context current
@@ -460,3 +460,64 @@ def test_a_pixel_spans_the_maps_own_cells_coarser_in_a_region_held_coarser(gl_ct
                           "vec4(map_cells_per_pixel(gl_FragCoord.xy * 3.0), 0.0, 0.0, 1.0)", (8, 8),
                           cell_shift=cell_shift)
     np.testing.assert_allclose(got, cells, rtol=1e-5)
+
+
+def reference_height_and_slope(torus: np.ndarray, places: np.ndarray) -> np.ndarray:
+    """Height and slope (x, z) at fractional places of a wrapping map (column, row): the slope along x is the
+    difference of neighbouring points, held at the midpoint between them and interpolated bilinearly between
+    those midpoints; along z likewise. Height is bilinear. Cells are 2 / side units wide."""
+    side = torus.shape[0]
+
+    def at(column: np.ndarray, row: np.ndarray) -> np.ndarray:
+        return torus[row % side, column % side].astype(np.float64)
+
+    def bilinear(values, x: np.ndarray, z: np.ndarray) -> np.ndarray:  # values(column, row) on whole points
+        c, r = np.floor(x).astype(int), np.floor(z).astype(int)
+        fx, fz = x - c, z - r
+        return ((values(c, r) * (1 - fx) + values(c + 1, r) * fx) * (1 - fz)
+                + (values(c, r + 1) * (1 - fx) + values(c + 1, r + 1) * fx) * fz)
+
+    x, z = places[..., 0], places[..., 1]
+    height = bilinear(at, x, z)
+    # Midpoint k + 1/2 of the differences sits at whole place k once shifted by half a point.
+    slope_x = bilinear(lambda c, r: at(c + 1, r) - at(c, r), x - 0.5, z)
+    slope_z = bilinear(lambda c, r: at(c, r + 1) - at(c, r), x, z - 0.5)
+    return np.stack([height, slope_x * side / 2, slope_z * side / 2])
+
+
+@pytest.mark.gl
+@pytest.mark.parametrize("apron, cell_shift", [(0, 0), (1, 1)])
+def test_the_terrains_slope_runs_on_smoothly_across_cell_borders(gl_ctx, apron, cell_shift):
+    """grid.glsl's height_and_gradient, which shades the natural look's land, against a plain reference, for the
+    wrapping map of tiles and a region of the world held one level coarser (reading its apron): the slope is
+    continuous across every cell border, where the bilinear patch's own slope jumps (a grid of blocks on land
+    whose cells span several pixels)."""
+    torus = np.random.default_rng(3).random((16, 16)).astype(np.float32)
+    side = 16 << cell_shift  # grid points across the map
+    points = np.arange(-apron, 17 + apron) % 16  # the map's points 0..16 and its apron
+    stored = torus[np.ix_(points, points)]
+    places = np.stack(np.meshgrid(np.arange(256) * 18 / 256 - 1, np.arange(4) * 4.3 + 0.7), axis=-1)
+    if apron:  # a region's places stay on its own map
+        places = np.clip(places, 0.0, 16.0)
+    expected = reference_height_and_slope(torus, places)
+    with gl_ctx:  # another test may have made its own context current
+        array = gl_ctx.texture_array((stored.shape[1], stored.shape[0], 1), 1, dtype="f4")
+        array.write(np.ascontiguousarray(stored))
+        array.use(1)
+    function = shader_part("grid.glsl", "#define HEIGHT_BAND_ROWS", "#if defined FRAGMENT_SHADER")
+    place = "vec2(gl_FragCoord.x - 0.5, gl_FragCoord.y - 0.5) * vec2(18.0 / 256.0, 4.3) + vec2(-1.0, 0.7)"
+    if apron:
+        place = f"clamp({place}, 0.0, 16.0)"
+    try:
+        for component in range(3):
+            got = fragment_values(gl_ctx, function, f"vec4(height_and_gradient({place} * {1 << cell_shift}.0)"
+                                  f"[{component}], 0.0, 0.0, 1.0)", (256, 4), heights=[1, 1], height_bands=1,
+                                  grid_size=side + 1, apron=apron, cell_shift=cell_shift)
+            np.testing.assert_allclose(got, expected[component], atol=2e-5 * (1 if component == 0 else 16))
+    finally:
+        array.release()
+    # The reference itself runs on across every border (so the shader, equal to it, does too).
+    on_column_borders = np.stack([np.arange(1.0, 16.0), np.full(15, 5.3)], axis=-1)
+    for borders, step in ((on_column_borders, (1e-4, 0.0)), (on_column_borders[:, ::-1], (0.0, 1e-4))):
+        jump = reference_height_and_slope(torus, borders + step) - reference_height_and_slope(torus, borders - step)
+        assert np.abs(jump[1:]).max() < 0.01
