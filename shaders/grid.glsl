@@ -19,14 +19,18 @@ uniform vec2 tile_origin;    // world x, z of the middle tile's centre (0, 0 but
 uniform int cell_shift;
 uniform int apron;
 
-float grid_height(int column, int row) {
-    column = (column >> cell_shift) + apron;
-    row = (row >> cell_shift) + apron;
-    int band = min(row / HEIGHT_BAND_ROWS, height_bands - 1);
-    ivec3 texel = ivec3(column, row - band * HEIGHT_BAND_ROWS, band % BANDS_PER_ARRAY);
+// The height at one of the map's own points (every 2**cell_shift-th grid point), the apron around them.
+float map_point_height(ivec2 point) {
+    point += apron;
+    int band = min(point.y / HEIGHT_BAND_ROWS, height_bands - 1);
+    ivec3 texel = ivec3(point.x, point.y - band * HEIGHT_BAND_ROWS, band % BANDS_PER_ARRAY);
     // GLSL 3.30 indexes sampler arrays with constants only: fetch from both, keep the band's.
     float first = texelFetch(heights[0], texel, 0).r, second = texelFetch(heights[1], texel, 0).r;
     return band < BANDS_PER_ARRAY ? first : second;
+}
+
+float grid_height(int column, int row) {
+    return map_point_height(ivec2(column, row) >> cell_shift);
 }
 
 // The cell of the map holding a fractional grid place: its first corner in the map's own points (every
@@ -38,24 +42,28 @@ struct MapCell {
     float size;
 };
 
+// The map's last point (its points run 0 to this, the apron beyond).
+int map_last() {
+    return (grid_size - 1) >> cell_shift;
+}
+
 MapCell map_cell(vec2 place) {
-    int step = 1 << cell_shift;
-    int last = (grid_size - 1) / step;
-    place /= float(step);
+    float step = float(1 << cell_shift);
+    place /= step;
     vec2 base = floor(place);
-    float size = 2.0 * float(step) / float(grid_size - 1);
-    if (apron == 0) return MapCell(ivec2(mod(base, float(last))), place - base, size);
-    ivec2 corner = min(ivec2(base), ivec2(last - 1));  // the far edge belongs to the last cell
+    float size = 2.0 * step / float(grid_size - 1);
+    if (apron == 0) return MapCell(ivec2(mod(base, float(map_last()))), place - base, size);
+    ivec2 corner = min(ivec2(base), ivec2(map_last() - 1));  // the far edge belongs to the last cell
     return MapCell(corner, place - vec2(corner), size);
 }
 
 // The height of the map point (column, row) points from a cell's corner (one point beyond the cell at most).
 float cell_height(MapCell cell, int column, int row) {
     ivec2 point = cell.corner + ivec2(column, row);
-    int last = (grid_size - 1) >> cell_shift;
+    int last = map_last();
     // Across the seamless map's edges: compared, not %, as integer division is slow on a CPU rasterizer.
     if (apron == 0) point += last * (ivec2(lessThan(point, ivec2(0))) - ivec2(greaterThanEqual(point, ivec2(last))));
-    return grid_height(point.x << cell_shift, point.y << cell_shift);
+    return map_point_height(point);
 }
 
 // The height at a fractional grid place, between its cell's corners as the surface runs.
@@ -74,16 +82,18 @@ vec3 height_and_gradient(vec2 place) {
     vec2 f = cell.within;
     float h00 = cell_height(cell, 0, 0), h10 = cell_height(cell, 1, 0);
     float h01 = cell_height(cell, 0, 1), h11 = cell_height(cell, 1, 1);
-    // The midpoints around the place: the cell's own and the one on the nearer side (the point beyond it).
-    ivec2 beyond = ivec2(f.x < 0.5 ? -1 : 2, f.y < 0.5 ? -1 : 2);
-    vec2 toward = f - 0.5;  // the part of the way from the cell's midpoint to the one beyond
-    vec2 side = sign(vec2(beyond) - 0.5);
-    float x0 = (cell_height(cell, beyond.x, 0) - (beyond.x < 0 ? h00 : h10)) * side.x;
-    float x1 = (cell_height(cell, beyond.x, 1) - (beyond.x < 0 ? h01 : h11)) * side.x;
-    float z0 = (cell_height(cell, 0, beyond.y) - (beyond.y < 0 ? h00 : h01)) * side.y;
-    float z1 = (cell_height(cell, 1, beyond.y) - (beyond.y < 0 ? h10 : h11)) * side.y;
-    float dx = mix(mix(h10 - h00, x0, abs(toward.x)), mix(h11 - h01, x1, abs(toward.x)), f.y);
-    float dz = mix(mix(h01 - h00, z0, abs(toward.y)), mix(h11 - h10, z1, abs(toward.y)), f.x);
+    // The slope runs from the difference at the cell's own midpoint toward the next midpoint's on the place's
+    // side, whose outer point lies one before the cell or one past it (read by index: a choice between two reads
+    // would make a CPU rasterizer do both).
+    ivec2 outer = ivec2(f.x < 0.5 ? -1 : 2, f.y < 0.5 ? -1 : 2);
+    vec2 side = vec2(outer.x < 0 ? -1.0 : 1.0, outer.y < 0 ? -1.0 : 1.0);
+    vec2 along = abs(f - 0.5);  // the part of the way from the own midpoint to that one
+    float x0 = side.x * (cell_height(cell, outer.x, 0) - (outer.x < 0 ? h00 : h10));
+    float x1 = side.x * (cell_height(cell, outer.x, 1) - (outer.x < 0 ? h01 : h11));
+    float z0 = side.y * (cell_height(cell, 0, outer.y) - (outer.y < 0 ? h00 : h01));
+    float z1 = side.y * (cell_height(cell, 1, outer.y) - (outer.y < 0 ? h10 : h11));
+    float dx = mix(mix(h10 - h00, x0, along.x), mix(h11 - h01, x1, along.x), f.y);
+    float dz = mix(mix(h01 - h00, z0, along.y), mix(h11 - h10, z1, along.y), f.x);
     return vec3(mix(mix(h00, h10, f.x), mix(h01, h11, f.x), f.y), vec2(dx, dz) / cell.size);
 }
 

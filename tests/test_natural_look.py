@@ -462,15 +462,11 @@ def test_a_pixel_spans_the_maps_own_cells_coarser_in_a_region_held_coarser(gl_ct
     np.testing.assert_allclose(got, cells, rtol=1e-5)
 
 
-def reference_height_and_slope(torus: np.ndarray, places: np.ndarray) -> np.ndarray:
-    """Height and slope (x, z) at fractional places of a wrapping map (column, row): the slope along x is the
-    difference of neighbouring points, held at the midpoint between them and interpolated bilinearly between
-    those midpoints; along z likewise. Height is bilinear. Cells are 2 / side units wide."""
-    side = torus.shape[0]
-
-    def at(column: np.ndarray, row: np.ndarray) -> np.ndarray:
-        return torus[row % side, column % side].astype(np.float64)
-
+def reference_height_and_slope(at, places: np.ndarray, side: int = 16) -> np.ndarray:
+    """Height and slope (x, z) at fractional places (column, row) of a map whose point heights ``at(columns,
+    rows)`` gives: the slope along x is the difference of neighbouring points, held at the midpoint between them
+    and interpolated bilinearly between those midpoints; along z likewise. Height is bilinear. Cells are 2 / side
+    units wide."""
     def bilinear(values, x: np.ndarray, z: np.ndarray) -> np.ndarray:  # values(column, row) on whole points
         c, r = np.floor(x).astype(int), np.floor(z).astype(int)
         fx, fz = x - c, z - r
@@ -488,36 +484,46 @@ def reference_height_and_slope(torus: np.ndarray, places: np.ndarray) -> np.ndar
 @pytest.mark.gl
 @pytest.mark.parametrize("apron, cell_shift", [(0, 0), (1, 1)])
 def test_the_terrains_slope_runs_on_smoothly_across_cell_borders(gl_ctx, apron, cell_shift):
-    """grid.glsl's height_and_gradient, which shades the natural look's land, against a plain reference, for the
-    wrapping map of tiles and a region of the world held one level coarser (reading its apron): the slope is
-    continuous across every cell border, where the bilinear patch's own slope jumps (a grid of blocks on land
-    whose cells span several pixels)."""
-    torus = np.random.default_rng(3).random((16, 16)).astype(np.float32)
-    side = 16 << cell_shift  # grid points across the map
-    points = np.arange(-apron, 17 + apron) % 16  # the map's points 0..16 and its apron
-    stored = torus[np.ix_(points, points)]
-    places = np.stack(np.meshgrid(np.arange(256) * 18 / 256 - 1, np.arange(4) * 4.3 + 0.7), axis=-1)
+    """grid.glsl's height_and_gradient, which shades the natural look's land, against a plain reference, over
+    places from a point before the map to one past it: the tiles' map wraps; a region of the world held one level
+    coarser keeps to its own map (its 16 cells, read with the apron of points around them, which does not
+    repeat). The slope is continuous across every cell border, where the surface's own slope between a cell's
+    corners jumps (a grid of blocks on land whose cells span several pixels)."""
+    rng = np.random.default_rng(3)
+    if apron:
+        stored = rng.random((19, 19)).astype(np.float32)  # points -1..17
+
+        def at(column, row):
+            return stored[row + 1, column + 1].astype(np.float64)
+    else:
+        torus = rng.random((16, 16)).astype(np.float32)
+        stored = seamless(torus)
+
+        def at(column, row):
+            return torus[row % 16, column % 16].astype(np.float64)
+    size = (256, 8)
+    places = np.stack(np.meshgrid(np.arange(size[0]) * 18 / size[0] - 1, np.arange(size[1]) * 18 / size[1] - 1),
+                      axis=-1)
+    place = (f"(gl_FragCoord.xy - 0.5) * vec2({18 / size[0]}, {18 / size[1]}) - 1.0")
     if apron:  # a region's places stay on its own map
         places = np.clip(places, 0.0, 16.0)
-    expected = reference_height_and_slope(torus, places)
+        place = f"clamp({place}, 0.0, 16.0)"
+    expected = reference_height_and_slope(at, places)
     with gl_ctx:  # another test may have made its own context current
         array = gl_ctx.texture_array((stored.shape[1], stored.shape[0], 1), 1, dtype="f4")
         array.write(np.ascontiguousarray(stored))
         array.use(1)
     function = shader_part("grid.glsl", "#define HEIGHT_BAND_ROWS", "#if defined FRAGMENT_SHADER")
-    place = "vec2(gl_FragCoord.x - 0.5, gl_FragCoord.y - 0.5) * vec2(18.0 / 256.0, 4.3) + vec2(-1.0, 0.7)"
-    if apron:
-        place = f"clamp({place}, 0.0, 16.0)"
     try:
         for component in range(3):
             got = fragment_values(gl_ctx, function, f"vec4(height_and_gradient({place} * {1 << cell_shift}.0)"
-                                  f"[{component}], 0.0, 0.0, 1.0)", (256, 4), heights=[1, 1], height_bands=1,
-                                  grid_size=side + 1, apron=apron, cell_shift=cell_shift)
+                                  f"[{component}], 0.0, 0.0, 1.0)", size, heights=[1, 1], height_bands=1,
+                                  grid_size=(16 << cell_shift) + 1, apron=apron, cell_shift=cell_shift)
             np.testing.assert_allclose(got, expected[component], atol=2e-5 * (1 if component == 0 else 16))
     finally:
         array.release()
     # The reference itself runs on across every border (so the shader, equal to it, does too).
     on_column_borders = np.stack([np.arange(1.0, 16.0), np.full(15, 5.3)], axis=-1)
     for borders, step in ((on_column_borders, (1e-4, 0.0)), (on_column_borders[:, ::-1], (0.0, 1e-4))):
-        jump = reference_height_and_slope(torus, borders + step) - reference_height_and_slope(torus, borders - step)
+        jump = reference_height_and_slope(at, borders + step) - reference_height_and_slope(at, borders - step)
         assert np.abs(jump[1:]).max() < 0.01
