@@ -203,11 +203,16 @@ def test_the_level_of_detail_programs_are_sized_by_pythons_max_lod_levels(gl_ctx
                 resources.release()
 
 
-def test_leaving_the_endless_world_frees_its_maps_and_textures(renderer, gl_names):
+def test_leaving_the_endless_world_frees_its_maps_and_textures(renderer, gl_names, monkeypatch):
     """Regions, their textures and the spare height arrays are let go once the view shows tiles again (at
-    iterations 12 they hold several hundred MiB), and coming back streams them again."""
+    iterations 12 they hold several hundred MiB), their pages handed back to the system, and coming back streams
+    them again."""
     from gl_fixtures import render_frame
 
+    from terrainview.render import world_draw
+
+    given_back = []
+    monkeypatch.setattr(world_draw, "give_back_freed_memory", lambda: given_back.append(True))
     tiles = SceneSettings(mode="rendered", iterations=6, tile=3)
     endless = tiles.replace(tile="endless", camera="fly", eye_y=3.0, pitch=80.0)
     render_frame(renderer, tiles, (64, 36))
@@ -218,6 +223,8 @@ def test_leaving_the_endless_world_frees_its_maps_and_textures(renderer, gl_name
     render_frame(renderer, tiles, (64, 36))
     # (its few small instance and index buffers stay, for the next visit)
     assert gl_names.live()["Texture"] == before["Texture"] and renderer.world.cache.bytes == 0
+    render_frame(renderer, tiles, (64, 36))
+    assert given_back == [True], "once, on leaving (not on every frame of tiles)"
     back = render_frame(renderer, endless, (64, 36))
     assert renderer.world.missing == 0 and back.std() > 5, "the world comes back"
 

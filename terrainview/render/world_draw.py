@@ -18,6 +18,7 @@ import moderngl
 import numpy as np
 from pyglm import glm
 
+from terrainview.base.heap import give_back_freed_memory
 from terrainview.kernels import lighting, lod
 from terrainview.render.gpu import GpuResources, HeightArrayPool, HeightBands, uniform
 from terrainview.render.lod_draw import finest_within_budget, lod_uniforms, once_per_ranges
@@ -103,6 +104,7 @@ class WorldTerrain:
         self.release()
         self.cache.adopt(None)
         self.wanted = []
+        give_back_freed_memory()  # else the process keeps the pages they were in
 
     def _forget(self) -> None:
         """Let go of every region's textures (their height arrays to the pool, for the next world's regions)."""

@@ -1,0 +1,30 @@
+"""Handing freed memory back to the system."""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+from collections.abc import Callable
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """The C library's malloc_trim (glibc's), or None where it has none (musl, macOS, Windows)."""
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+def give_back_freed_memory() -> None:
+    """Return the C heap's free pages to the system, where the C library can.
+
+    Large maps and textures freed by the renderer's driver and the worker threads leave their pages in the heap
+    (glibc serves blocks of a size it has seen freed from the heap, not from pages of their own): leaving the
+    endless world after a minute's flight at iterations 10 kept about 280 MiB of the process that it no longer
+    used.
+    """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
