@@ -33,68 +33,17 @@ float grid_height(int column, int row) {
     return map_point_height(ivec2(column, row) >> cell_shift);
 }
 
-// The cell of the map holding a fractional grid place: its first corner in the map's own points (every
-// 2**cell_shift-th grid point for a region of the endless world held coarser), the place within it (0 to 1) and
-// its width in world units. The tiled map wraps; a region's place stays in its map, the apron around it.
-struct MapCell {
-    ivec2 corner;
-    vec2 within;
-    float size;
-};
-
-// The map's last point (its points run 0 to this, the apron beyond).
-int map_last() {
-    return (grid_size - 1) >> cell_shift;
-}
-
-MapCell map_cell(vec2 place) {
-    float step = float(1 << cell_shift);
-    place /= step;
-    vec2 base = floor(place);
-    float size = 2.0 * step / float(grid_size - 1);
-    if (apron == 0) return MapCell(ivec2(mod(base, float(map_last()))), place - base, size);
-    ivec2 corner = min(ivec2(base), ivec2(map_last() - 1));  // the far edge belongs to the last cell
-    return MapCell(corner, place - vec2(corner), size);
-}
-
-// The height of the map point (column, row) points from a cell's corner (one point beyond the cell at most).
-float cell_height(MapCell cell, int column, int row) {
-    ivec2 point = cell.corner + ivec2(column, row);
-    int last = map_last();
-    // Across the seamless map's edges: compared, not %, as integer division is slow on a CPU rasterizer.
-    if (apron == 0) point += last * (ivec2(lessThan(point, ivec2(0))) - ivec2(greaterThanEqual(point, ivec2(last))));
-    return map_point_height(point);
-}
-
-// The height at a fractional grid place, between its cell's corners as the surface runs.
+// The height at a fractional grid place, between its cell's corners as the surface runs: the tiled map wraps (its
+// last point is its first); a region's place stays in its map.
 float map_height(vec2 place) {
-    MapCell cell = map_cell(place);
-    return mix(mix(cell_height(cell, 0, 0), cell_height(cell, 1, 0), cell.within.x),
-               mix(cell_height(cell, 0, 1), cell_height(cell, 1, 1), cell.within.x), cell.within.y);
-}
-
-// The height at a fractional grid place and a slope that runs on smoothly from cell to cell. The bilinear
-// patch's own slope jumps at every cell border, which shades land whose cells span several pixels as a grid of
-// blocks. Here each slope along x is the differences between neighbouring points (taken at the midpoints
-// between them) interpolated bilinearly, and along z likewise: two more points each way than the cell's four.
-vec3 height_and_gradient(vec2 place) {
-    MapCell cell = map_cell(place);
-    vec2 f = cell.within;
-    float h00 = cell_height(cell, 0, 0), h10 = cell_height(cell, 1, 0);
-    float h01 = cell_height(cell, 0, 1), h11 = cell_height(cell, 1, 1);
-    // The slope runs from the difference at the cell's own midpoint toward the next midpoint's on the place's
-    // side, whose outer point lies one before the cell or one past it (read by index: a choice between two reads
-    // would make a CPU rasterizer do both).
-    ivec2 outer = ivec2(f.x < 0.5 ? -1 : 2, f.y < 0.5 ? -1 : 2);
-    vec2 side = vec2(outer.x < 0 ? -1.0 : 1.0, outer.y < 0 ? -1.0 : 1.0);
-    vec2 along = abs(f - 0.5);  // the part of the way from the own midpoint to that one
-    float x0 = side.x * (cell_height(cell, outer.x, 0) - (outer.x < 0 ? h00 : h10));
-    float x1 = side.x * (cell_height(cell, outer.x, 1) - (outer.x < 0 ? h01 : h11));
-    float z0 = side.y * (cell_height(cell, 0, outer.y) - (outer.y < 0 ? h00 : h01));
-    float z1 = side.y * (cell_height(cell, 1, outer.y) - (outer.y < 0 ? h10 : h11));
-    float dx = mix(mix(h10 - h00, x0, along.x), mix(h11 - h01, x1, along.x), f.y);
-    float dz = mix(mix(h01 - h00, z0, along.y), mix(h11 - h10, z1, along.y), f.x);
-    return vec3(mix(mix(h00, h10, f.x), mix(h01, h11, f.x), f.y), vec2(dx, dz) / cell.size);
+    place /= float(1 << cell_shift);
+    int last = (grid_size - 1) >> cell_shift;
+    vec2 base = floor(place);
+    ivec2 corner = apron == 0 ? ivec2(mod(base, float(last))) : min(ivec2(base), ivec2(last - 1));
+    vec2 f = place - (apron == 0 ? base : vec2(corner));
+    float h00 = map_point_height(corner), h10 = map_point_height(corner + ivec2(1, 0));
+    float h01 = map_point_height(corner + ivec2(0, 1)), h11 = map_point_height(corner + ivec2(1, 1));
+    return mix(mix(h00, h10, f.x), mix(h01, h11, f.x), f.y);
 }
 
 #if defined FRAGMENT_SHADER

@@ -53,6 +53,8 @@ uniform sampler2DArray light_maps;
 uniform int light_texels;   // a region of the endless world: the points per side of its light maps
 uniform bool eroded;        // the surface's hydraulic erosion ran: water_maps holds where
 uniform sampler2D water_maps;  // wetness (r) and deposit (g), 0 to 1, wrapping like the light maps
+uniform sampler2D slopes;      // the map's slopes from each point to the next along x and z (slope_map.glsl) ...
+uniform float fine_slopes;     // ... when 1; 0 while they are still being worked out: the broad slope meanwhile
 in vec3 world_position;
 in vec2 grid_coordinate;
 out vec4 fragment_color;
@@ -65,6 +67,16 @@ float detail(vec2 p, float distance) {
     float fade = 1.0 - smoothstep(0.5, 6.0, distance);
     // The three octaves are summed in the noise's alpha (gpu.py), its finest at the texels' own frequency.
     return 1.75 * (texture(noise, mat2(0.8, 0.6, -0.6, 0.8) * p * 4.0).a - 0.5) * fade;
+}
+
+// The land's slope along x and z at a grid place: the slopes between neighbouring points, which belong to the
+// midpoints between them, interpolated (the surface's own slope between a cell's corners jumps at every cell
+// border, which shaded land whose cells span several pixels as a grid of blocks). Texel c of the map holds the
+// slope to point c + 1 along x: at place x it is read from x - 1/2 texels, texture coordinate x.
+vec2 map_slope(vec2 place) {
+    vec2 point = place / float(1 << cell_shift) + float(apron);  // in the stored map's texels
+    vec2 size = vec2(textureSize(slopes, 0));
+    return vec2(texture(slopes, (point + vec2(0.0, 0.5)) / size).r, texture(slopes, (point + vec2(0.5, 0.0)) / size).g);
 }
 
 // A slope stored as the horizons' tangents are, s / (1 + |s|) from 0 to 1 (lighting.py), back to the slope.
@@ -87,7 +99,6 @@ float sunlit(vec2 uv, float sun_elevation) {
 }
 
 void main() {
-    vec3 sampled = height_and_gradient(grid_coordinate);
     float distance = length(world_position - eye);
     vec2 uv = grid_coordinate / float(grid_size - 1);
     if (apron > 0) uv = (uv * float(light_texels - 1) + 0.5) / float(light_texels);  // a region's own points
@@ -97,7 +108,8 @@ void main() {
     vec2 broad_gradient = vec2(unsquashed(texture(light_maps, vec3(uv, float(HORIZON_DIRECTIONS + 1))).r),
                                unsquashed(texture(light_maps, vec3(uv, float(HORIZON_DIRECTIONS + 2))).r));
     vec3 broad_normal = normalize(vec3(-broad_gradient.x, 1.0, -broad_gradient.y));
-    vec3 normal = normalize(mix(normalize(vec3(-sampled.y, 1.0, -sampled.z)), broad_normal,
+    vec2 slope = mix(broad_gradient, map_slope(grid_coordinate), fine_slopes);
+    vec3 normal = normalize(mix(normalize(vec3(-slope.x, 1.0, -slope.y)), broad_normal,
                                 smoothstep(0.5, 2.5, map_cells_per_pixel(grid_coordinate))));
 
     // Materials: grass on gentle slopes, soil between, rock on steep ones, snow high up where it can lie

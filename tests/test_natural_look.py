@@ -463,10 +463,10 @@ def test_a_pixel_spans_the_maps_own_cells_coarser_in_a_region_held_coarser(gl_ct
 
 
 def reference_height_and_slope(at, places: np.ndarray, side: int = 16) -> np.ndarray:
-    """Height and slope (x, z) at fractional places (column, row) of a map whose point heights ``at(columns,
-    rows)`` gives: the slope along x is the difference of neighbouring points, held at the midpoint between them
-    and interpolated bilinearly between those midpoints; along z likewise. Height is bilinear. Cells are 2 / side
-    units wide."""
+    """Height and slope (x, z) at fractional places (column, row) of a map of ``side`` cells whose point heights
+    ``at(columns, rows)`` gives: the slope along x is the difference of neighbouring points, held at the midpoint
+    between them and interpolated bilinearly between those midpoints; along z likewise. Height is bilinear.
+    Cells are 2 / side units wide."""
     def bilinear(values, x: np.ndarray, z: np.ndarray) -> np.ndarray:  # values(column, row) on whole points
         c, r = np.floor(x).astype(int), np.floor(z).astype(int)
         fx, fz = x - c, z - r
@@ -481,49 +481,104 @@ def reference_height_and_slope(at, places: np.ndarray, side: int = 16) -> np.nda
     return np.stack([height, slope_x * side / 2, slope_z * side / 2])
 
 
-@pytest.mark.gl
-@pytest.mark.parametrize("apron, cell_shift", [(0, 0), (1, 1)])
-def test_the_terrains_slope_runs_on_smoothly_across_cell_borders(gl_ctx, apron, cell_shift):
-    """grid.glsl's height_and_gradient, which shades the natural look's land, against a plain reference, over
-    places from a point before the map to one past it: the tiles' map wraps; a region of the world held one level
-    coarser keeps to its own map (its 16 cells, read with the apron of points around them, which does not
-    repeat). The slope is continuous across every cell border, where the surface's own slope between a cell's
-    corners jumps (a grid of blocks on land whose cells span several pixels)."""
+def made_up_map(apron: int):
+    """Random heights of 16 cells, and their reader at any point: a tiles' map wrapping (17 x 17, its last point
+    its first), or a region's with a one-point apron that does not repeat (19 x 19)."""
     rng = np.random.default_rng(3)
     if apron:
         stored = rng.random((19, 19)).astype(np.float32)  # points -1..17
+        return stored, lambda column, row: stored[row + 1, column + 1].astype(np.float64)
+    torus = rng.random((16, 16)).astype(np.float32)
+    return seamless(torus), lambda column, row: torus[row % 16, column % 16].astype(np.float64)
 
-        def at(column, row):
-            return stored[row + 1, column + 1].astype(np.float64)
-    else:
-        torus = rng.random((16, 16)).astype(np.float32)
-        stored = seamless(torus)
 
-        def at(column, row):
-            return torus[row % 16, column % 16].astype(np.float64)
+@pytest.mark.gl
+@pytest.mark.parametrize("apron, cell_shift", [(0, 0), (1, 1)])
+def test_the_lands_slope_runs_on_smoothly_across_cell_borders(renderer, gl_ctx, apron, cell_shift):
+    """The natural look's slope (gpu.advance_slopes's map, natural_terrain.glsl's map_slope) against a plain
+    reference, over places from a point before the map to one past it: the tiles' map wraps; a region of the
+    world held one level coarser keeps to its own map and its apron. The slope is continuous across every cell
+    border, where the surface's own slope between a cell's corners jumps (a grid of blocks on land whose cells
+    span several pixels), and keeps ridges a point wide (which slopes at the points themselves would lose)."""
+    from terrainview.render.gpu import SLOPE_UNIT, HeightBands
+
+    stored, at = made_up_map(apron)
+    heights = HeightBands(renderer.ctx, stored.shape[1], stored.shape[0])
+    heights.write(stored)
+    renderer.gpu.advance_slopes(heights, apron, 1 << 20)
+    assert heights.slopes is not None
+    heights.slopes.use(SLOPE_UNIT)
     size = (256, 8)
     places = np.stack(np.meshgrid(np.arange(size[0]) * 18 / size[0] - 1, np.arange(size[1]) * 18 / size[1] - 1),
                       axis=-1)
-    place = (f"(gl_FragCoord.xy - 0.5) * vec2({18 / size[0]}, {18 / size[1]}) - 1.0")
+    place = f"(gl_FragCoord.xy - 0.5) * vec2({18 / size[0]}, {18 / size[1]}) - 1.0"
     if apron:  # a region's places stay on its own map
         places = np.clip(places, 0.0, 16.0)
         place = f"clamp({place}, 0.0, 16.0)"
     expected = reference_height_and_slope(at, places)
-    with gl_ctx:  # another test may have made its own context current
-        array = gl_ctx.texture_array((stored.shape[1], stored.shape[0], 1), 1, dtype="f4")
-        array.write(np.ascontiguousarray(stored))
-        array.use(1)
-    function = shader_part("grid.glsl", "#define HEIGHT_BAND_ROWS", "#if defined FRAGMENT_SHADER")
+    function = shader_part("natural_terrain.glsl", "vec2 map_slope(vec2 place)", "// A slope stored as")
     try:
-        for component in range(3):
-            got = fragment_values(gl_ctx, function, f"vec4(height_and_gradient({place} * {1 << cell_shift}.0)"
-                                  f"[{component}], 0.0, 0.0, 1.0)", size, heights=[1, 1], height_bands=1,
-                                  grid_size=(16 << cell_shift) + 1, apron=apron, cell_shift=cell_shift)
-            np.testing.assert_allclose(got, expected[component], atol=2e-5 * (1 if component == 0 else 16))
+        for component in range(2):
+            got = fragment_values(gl_ctx, "uniform int cell_shift;\nuniform int apron;\nuniform sampler2D slopes;\n"
+                                  + function, f"vec4(map_slope({place} * {1 << cell_shift}.0)[{component}], 0.0, 0.0,"
+                                  " 1.0)", size, slopes=SLOPE_UNIT, apron=apron, cell_shift=cell_shift)
+            np.testing.assert_allclose(got, expected[1 + component], atol=0.02)  # half floats, up to 16
     finally:
-        array.release()
+        heights.release()
     # The reference itself runs on across every border (so the shader, equal to it, does too).
     on_column_borders = np.stack([np.arange(1.0, 16.0), np.full(15, 5.3)], axis=-1)
     for borders, step in ((on_column_borders, (1e-4, 0.0)), (on_column_borders[:, ::-1], (0.0, 1e-4))):
         jump = reference_height_and_slope(at, borders + step) - reference_height_and_slope(at, borders - step)
         assert np.abs(jump[1:]).max() < 0.01
+
+
+@pytest.mark.gl
+def test_slope_maps_are_worked_out_a_share_at_a_time_and_again_for_new_heights(renderer):
+    """advance_slopes works out a few rows a call, the program told (bind_slopes) to shade by the broad slope until
+    the map is whole; new heights start it again; releasing the heights releases it."""
+    from terrainview.render.gpu import HeightBands
+
+    stored, _ = made_up_map(0)
+    heights = HeightBands(renderer.ctx, 17, 17)
+    program = renderer.gpu.programs["natural_terrain"]
+    try:
+        heights.write(stored)
+        worked, ready = [], []
+        while heights.slope_rows < 16:  # one period of the wrapping map
+            worked.append(renderer.gpu.advance_slopes(heights, 0, 5 * 16))
+            renderer.gpu.bind_slopes(program, heights)
+            ready.append(program["fine_slopes"].value)
+        assert worked == [5 * 16] * 3 + [16] and ready == [0.0] * 3 + [1.0]
+        assert renderer.gpu.advance_slopes(heights, 0, 5 * 16) == 0, "whole: kept"
+        heights.write(stored[:1], 0)
+        assert heights.slope_rows == 0, "new heights: their slopes are worked out again"
+    finally:
+        heights.release()
+    assert heights.slopes is None
+
+
+@pytest.mark.gl
+def test_a_window_frame_never_waits_for_a_whole_slope_map_and_a_render_does(renderer, monkeypatch):
+    """In the window (streaming) a frame works out a share of a new map's slopes and shades by the broad slope
+    until they are whole; a render works them all out first, as do the frames after the window's share is done."""
+    from terrainview.render import world_draw
+    from terrainview.render.offscreen import render_pixels
+
+    settings = NATURAL.replace(tile=1, iterations=8, eye_x=0.2, eye_y=0.5, eye_z=0.6, pitch=30.0, sun_elevation=20.0)
+    renderer.update(settings)
+    exact = render_pixels(renderer, settings, SIZE)
+    heights = renderer.gpu.get("heights:surface")
+    assert heights.slope_rows == 256  # one period of the wrapping map
+    heights.slope_rows = 0  # as new heights would be
+    monkeypatch.setattr(world_draw, "SLOPE_POINTS_PER_FRAME", 256 * 100)
+    renderer.world.streaming = True
+    try:
+        first = render_pixels(renderer, settings, SIZE)
+        assert heights.slope_rows == 100 and np.abs(first.astype(int) - exact).mean() > 1.0
+        frames = 1
+        while heights.slope_rows < 256:
+            last = render_pixels(renderer, settings, SIZE)
+            frames += 1
+        assert frames == 3 and np.array_equal(last, exact)
+    finally:
+        renderer.world.streaming = False

@@ -121,6 +121,38 @@ def test_the_natural_look_lights_each_region_with_its_own_shadows(renderer):
     np.testing.assert_array_equal(_frame(renderer, natural.replace(sun_azimuth=90.0)), morning)
 
 
+def test_a_finer_region_map_takes_over_only_once_its_slopes_are_worked_out(renderer, monkeypatch):
+    """In the window, a region's finer map is staged while the coarser one keeps drawing, and in the natural look
+    takes its place only once its slope map is whole (else its land would be shaded by the broad slope
+    meanwhile); a frame works out no more of the slope maps than its share."""
+    from terrainview.render import world_draw
+    from terrainview.scene.world_regions import RegionKey, World
+
+    natural = ABOVE.replace(look="natural", pitch=40.0, eye_y=2.5)
+    world = renderer.world
+    world.streaming = True
+    try:
+        _frame(renderer, natural)  # nothing held yet: the regions it wants
+        finer = [key for key in world.wanted if key.detail >= 2]
+        coarser = [RegionKey(key.x, key.z, key.detail - 2) for key in finer]
+        world_ = World.of(natural)
+        world.fill(world_, coarser, light=True)
+        _frame(renderer, natural)
+        stand_ins = {(key.x, key.z): key for key in coarser}
+        assert all(world._resident[place].key == key for place, key in stand_ins.items())
+        monkeypatch.setattr(world_draw, "SLOPE_POINTS_PER_FRAME", 0)
+        world.fill(world_, finer, light=True)
+        for _ in range(3):  # their heights are staged within the upload budget; no slopes worked out
+            _frame(renderer, natural)
+        assert world._staging and all(world._resident[place].key == key for place, key in stand_ins.items())
+        monkeypatch.setattr(world_draw, "SLOPE_POINTS_PER_FRAME", 1 << 30)
+        _frame(renderer, natural)
+        assert not world._staging and all(world._resident[(key.x, key.z)].key == key for key in finer)
+        assert all(world._resident[(key.x, key.z)].heights.slopes_ready for key in finer)
+    finally:
+        world.streaming = False
+
+
 def test_a_picture_of_the_world_brings_back_the_same_place(tmp_path, call_main):
     from PIL import Image
 

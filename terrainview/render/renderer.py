@@ -496,6 +496,9 @@ class Renderer:
             program_name = "natural_terrain" if selection is None else "natural_terrain_lod"
             program = gpu.programs[program_name]
             setup(program)
+            surface = gpu.get("heights:surface")
+            gpu.advance_slopes(surface, 0, self.world.slope_points_per_frame())
+            gpu.bind_slopes(program, surface)
             self._bind_tiles(program, gpu.get("heights:surface"), size, layout, selection)
             if selection is None:
                 gpu.get("vao:natural_terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,

@@ -20,7 +20,7 @@ from pyglm import glm
 
 from terrainview.base.heap import give_back_freed_memory
 from terrainview.kernels import lighting, lod
-from terrainview.render.gpu import GpuResources, HeightArrayPool, HeightBands, uniform
+from terrainview.render.gpu import SLOPE_POINTS_PER_FRAME, GpuResources, HeightArrayPool, HeightBands, uniform
 from terrainview.render.lod_draw import finest_within_budget, lod_uniforms, once_per_ranges
 from terrainview.scene import camera, world_regions
 from terrainview.scene.settings import SceneSettings
@@ -117,6 +117,13 @@ class WorldTerrain:
         self._sea_floor_key = None
         self._slab = (np.inf, -np.inf)
 
+    def slope_points_per_frame(self) -> int:
+        """How many points of the natural look's slope maps a frame works out.
+
+        A share in the window (streaming), so that no frame waits; all of them for a render, which must be exact.
+        """
+        return SLOPE_POINTS_PER_FRAME if self.streaming else 1 << 62
+
     def _adopt(self, settings: SceneSettings) -> World:
         world_ = World.of(settings)
         assert world_ is not None
@@ -145,7 +152,7 @@ class WorldTerrain:
             heights = None if key in self.cache else world_regions.region_map(world_, key)
             self.cache.put(world_, key, heights, world_regions.region_light(world_, key) if light else None)
 
-    def _resident_for(self, key: RegionKey, iterations: int, budget: list[int], lit: bool) -> _Resident | None:
+    def _resident_for(self, key: RegionKey, iterations: int, budget: _FrameBudget, lit: bool) -> _Resident | None:
         """The region's map on the GPU: the finest held up to ``key.detail``, uploaded while the budget lasts."""
         resident = self._resident.get((key.x, key.z))
         if resident is not None and resident.key == key and (resident.light is not None or not lit):
@@ -155,13 +162,13 @@ class WorldTerrain:
             return resident
         best_key, maps = best
         if resident is not None and resident.key == best_key:
-            if resident.light is None and maps.light is not None and budget[0] > 0:
-                budget[0] -= maps.light.nbytes
+            if resident.light is None and maps.light is not None and budget.upload_bytes > 0:
+                budget.upload_bytes -= maps.light.nbytes
                 resident.light = self._light_texture(maps.light)
             return resident
         place = (key.x, key.z)
         if resident is None:  # nothing drawn there yet: up it goes whole, now (a first map is a small stand-in)
-            budget[0] -= maps.nbytes
+            budget.upload_bytes -= maps.nbytes
             bands = HeightBands(self.gpu.ctx, maps.heights.shape[1], maps.heights.shape[0], self._arrays)
             bands.write(maps.heights)
             return self._make_resident(place, best_key, maps, bands, iterations)
@@ -174,13 +181,17 @@ class WorldTerrain:
             bands = HeightBands(self.gpu.ctx, columns, rows, self._arrays)
             staging = self._staging[place] = _Staging(best_key, bands)
         row_bytes = maps.heights.shape[1] * maps.heights.itemsize
-        rows_now = min(max(budget[0], 0) // row_bytes, maps.heights.shape[0] - staging.next_row)
+        rows_now = min(max(budget.upload_bytes, 0) // row_bytes, maps.heights.shape[0] - staging.next_row)
         if rows_now > 0:
             staging.bands.write(maps.heights[staging.next_row:staging.next_row + rows_now], staging.next_row)
             staging.next_row += rows_now
-            budget[0] -= rows_now * row_bytes
+            budget.upload_bytes -= rows_now * row_bytes
         if staging.next_row < maps.heights.shape[0]:
             return resident
+        if lit:  # its slopes too, before it takes the place of the one drawn (else the shading softens meanwhile)
+            budget.slope_points -= self.gpu.advance_slopes(staging.bands, world_regions.APRON, budget.slope_points)
+            if not staging.bands.slopes_ready:
+                return resident
         del self._staging[place]
         resident.release()
         return self._make_resident(place, best_key, maps, staging.bands, iterations)
@@ -233,7 +244,7 @@ class WorldTerrain:
             return lod.frustum_planes(np.array(matrix * view, dtype=np.float64), None if lines else reach, view_rows)
 
         image_planes, frame_planes = planes(image_projection), planes(projection)
-        budget = [MAX_UPLOAD_BYTES if self.streaming else 1 << 62]
+        budget = _FrameBudget(MAX_UPLOAD_BYTES if self.streaming else 1 << 62, self.slope_points_per_frame())
         bottom, top = self._slab if self._slab[0] <= self._slab[1] else (-1e3, 1e3)  # no map yet: any height
         out_of_view_flags = _outside(frame_planes, self.wanted, bottom, top)
         residents, drawable, self.missing = [], [], 0
@@ -287,6 +298,9 @@ class WorldTerrain:
                 light = resident.light or self._unlit_texture()
                 light.use(LIGHT_UNIT)
                 uniform(program, "light_texels").value = light.size[0]
+                budget.slope_points -= self.gpu.advance_slopes(resident.heights, world_regions.APRON,
+                                                               budget.slope_points)
+                self.gpu.bind_slopes(program, resident.heights)
             if selection is None:  # a tiny world: each region's full grid
                 uniform(program, "grid_size").value = resident.heights.size[0] - 2 * world_regions.APRON
                 uniform(program, "cell_shift").value = 0
@@ -332,6 +346,14 @@ class WorldTerrain:
             roots = np.array([world_regions.region_centre(key.x, key.z)])
             selections.append(lod.select_nodes(surface, roots, planes, eye, ranges, outer_edges=0))
         return selections
+
+
+@dataclass
+class _FrameBudget:
+    """What one frame may still do for the regions: bytes of maps to upload, points of slope maps to work out."""
+
+    upload_bytes: int
+    slope_points: int
 
 
 @dataclass(frozen=True)
