@@ -27,6 +27,7 @@ uniform float haze_density;
 uniform float level;
 uniform vec2 land_extent;   // half the land's side in world units (a large value for endless land)
 uniform vec2 land_centre;
+#define SHALLOWS_FADE 0.3   // world units within the land's outer edge over which its shallows fade out
 uniform bool floor_map;        // the endless world: the ground under the sea comes from sea_floor
 uniform sampler2D sea_floor;   // the world's heights around the eye (terrainview/scene/world_regions.py)
 uniform vec3 sea_floor_rect;   // its west and north edges and its side, in world units
@@ -60,6 +61,15 @@ float ground_below(vec2 xz) {
     return map_height(fract((xz + 1.0) * 0.5) * float(grid_size - 1));
 }
 
+// Depth the sea gains toward the land's outer edge, so that its shallows fade into the open sea over the last
+// SHALLOWS_FADE units instead of ending in a straight line along the edge (0.1 looks as deep as the open sea).
+float deepening_at_the_edge(vec2 xz) {
+    if (floor_map) return 0.0;  // the endless world has no edge
+    vec2 inside = land_extent - abs(xz - land_centre);
+    float toward_edge = 1.0 - smoothstep(0.0, SHALLOWS_FADE, min(inside.x, inside.y));
+    return 0.1 * toward_edge * toward_edge * toward_edge;  // slow at first: the colour follows depth steeply
+}
+
 void main() {
     vec3 to_eye = eye - world_position;
     float distance = length(to_eye);
@@ -82,7 +92,8 @@ void main() {
     // no rim) it shows only at the shore, where a coarser mesh dips under the water: shore, not open sea.
     float ground = ground_below(world_position.xz);
     bool eye_beyond_the_land = any(greaterThan(abs(eye.xz - land_centre), land_extent));
-    float depth = eye_beyond_the_land && ground > level ? 1.0 : max(level - ground, 0.0);
+    float depth = eye_beyond_the_land && ground > level ? 1.0
+                : max(level - ground, 0.0) + deepening_at_the_edge(world_position.xz);
     float opacity = 1.0 - exp(-depth * 45.0);
     vec3 body = lit(mix(vec3(0.03, 0.09, 0.08), vec3(0.005, 0.02, 0.035), opacity), 0.3 * max(sun_direction.y, 0.0), 1.0);
     float foam = (1.0 - smoothstep(0.0, 0.006, depth)) * 0.6;

@@ -124,7 +124,7 @@ def test_the_natural_look_lights_each_region_with_its_own_shadows(renderer):
 def test_a_finer_region_map_takes_over_only_once_its_slopes_are_worked_out(renderer, monkeypatch):
     """In the window, a region's finer map is staged while the coarser one keeps drawing, and in the natural look
     takes its place only once its slope map is whole (else its land would be shaded by the broad slope
-    meanwhile); a frame works out no more of the slope maps than its share."""
+    meanwhile)."""
     from terrainview.render import world_draw
     from terrainview.scene.world_regions import RegionKey, World
 

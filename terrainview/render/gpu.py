@@ -8,6 +8,7 @@ shaders need are defined here once and passed to them as ``#define`` values.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,7 +56,7 @@ BANDS_PER_ARRAY = 2
 HEIGHT_ARRAYS = MAX_HEIGHT_BANDS // BANDS_PER_ARRAY
 HEIGHT_UNIT = 4  # the first of the HEIGHT_ARRAYS texture units of the heightmap's arrays; units below are the
 # programs' other samplers
-SLOPE_UNIT = HEIGHT_UNIT + HEIGHT_ARRAYS  # the natural look's slope map (GpuResources.advance_slopes)
+SLOPE_UNIT = HEIGHT_UNIT + HEIGHT_ARRAYS  # the natural look's slope map (GpuResources.bind_slopes)
 # A slope map is worked out this many points a frame in the window (about 25 ms on llvmpipe; an iterations-12
 # map, 16.8M points, took 0.5 s at once, 16 frames so); a render waits for all of it.
 SLOPE_POINTS_PER_FRAME = 1 << 20
@@ -173,48 +174,61 @@ def _detail_octaves(channels: np.ndarray) -> np.ndarray:
 
 
 class HeightArrayPool:
-    """Height texture arrays given back, kept for another map of the same size up to ``limit_bytes`` (0: none).
+    """Height arrays and slope maps given back, kept for another map of the same size up to ``limit_bytes``.
 
-    Allocating an array costs far more than writing it (``BANDS_PER_ARRAY``'s note), and a flight releases regions
-    behind the eye at the sizes it needs ahead.
+    A limit of 0 keeps none. Allocating a texture costs far more than writing it (``BANDS_PER_ARRAY``'s note; a
+    new iterations-12 slope map, 91 ms), and a flight releases regions behind the eye at the sizes it needs ahead.
     """
 
     def __init__(self, ctx: moderngl.Context, limit_bytes: int) -> None:
         self.ctx = ctx
         self.limit_bytes = limit_bytes
-        self._free: list[moderngl.TextureArray] = []  # oldest first
+        self._free: list[moderngl.TextureArray | moderngl.Texture] = []  # oldest first
         self.bytes = 0
+
+    def _kept(self, size: tuple[int, ...]) -> moderngl.TextureArray | moderngl.Texture | None:
+        for index, texture in enumerate(self._free):
+            if texture.size == size:  # (columns, rows, layers) for a height array, (columns, rows) for slopes
+                self.bytes -= _texture_bytes(texture)
+                return self._free.pop(index)
+        return None
 
     def take(self, size: tuple[int, int, int]) -> moderngl.TextureArray:
         """An R32F array of ``size`` (columns, rows, layers): one given back, or a new one. Its texels are not set."""
-        for index, array in enumerate(self._free):
-            if array.size == size:
-                self.bytes -= _array_bytes(array)
-                return self._free.pop(index)
-        array = self.ctx.texture_array(size, 1, dtype="f4")
-        array.filter = (moderngl.NEAREST, moderngl.NEAREST)
-        return array
+        array = self._kept(size)
+        if array is None:
+            array = self.ctx.texture_array(size, 1, dtype="f4")
+            array.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        return cast(moderngl.TextureArray, array)
 
-    def give(self, array: moderngl.TextureArray) -> None:
-        """Keep ``array`` for a later ``take``, releasing the oldest kept while over the limit."""
-        self._free.append(array)
-        self.bytes += _array_bytes(array)
+    def take_slopes(self, size: tuple[int, int]) -> moderngl.Texture:
+        """A slope map's RG16F texture of ``size`` (GpuResources.advance_slopes): one given back, or a new one."""
+        texture = self._kept(size)
+        if texture is None:
+            texture = self.ctx.texture(size, 2, dtype="f2")
+            texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        return cast(moderngl.Texture, texture)
+
+    def give(self, texture: moderngl.TextureArray | moderngl.Texture) -> None:
+        """Keep ``texture`` for a later ``take``, releasing the oldest kept while over the limit."""
+        self._free.append(texture)
+        self.bytes += _texture_bytes(texture)
         while self.bytes > self.limit_bytes:
             oldest = self._free.pop(0)
-            self.bytes -= _array_bytes(oldest)
+            self.bytes -= _texture_bytes(oldest)
             oldest.release()
 
     def release(self) -> None:
-        """Release every array kept."""
-        for array in self._free:
-            array.release()
+        """Release every texture kept."""
+        for texture in self._free:
+            texture.release()
         self._free.clear()
         self.bytes = 0
 
 
-def _array_bytes(array: moderngl.TextureArray) -> int:
-    columns, rows, layers = array.size
-    return 4 * columns * rows * layers
+def _texture_bytes(texture: moderngl.TextureArray | moderngl.Texture) -> int:
+    """Four bytes a texel: R32F heights, or RG16F slopes."""
+    return 4 * math.prod(texture.size)
 
 
 class HeightBands:
@@ -294,7 +308,7 @@ class HeightBands:
                 self.pool.give(array)
         self.arrays = [None] * len(self.arrays)
         if self.slopes is not None:
-            self.slopes.release()
+            self.pool.give(self.slopes)
             self.slopes = None
             self.slope_rows = 0
 
@@ -599,9 +613,8 @@ class GpuResources:
         if heights.slope_rows >= rows or points <= 0:
             return 0
         if heights.slopes is None:
-            heights.slopes = self.ctx.texture((columns, rows), 2, dtype="f2")
-            heights.slopes.repeat_x = heights.slopes.repeat_y = not apron
-            heights.slopes.filter = (moderngl.LINEAR, moderngl.LINEAR)
+            heights.slopes = heights.pool.take_slopes((columns, rows))
+        heights.slopes.repeat_x = heights.slopes.repeat_y = not apron
         count = min(rows - heights.slope_rows, max(1, points // columns))
         program = self.programs["slope_map"]
         heights.bind(program)

@@ -499,7 +499,7 @@ class Renderer:
             surface = gpu.get("heights:surface")
             gpu.advance_slopes(surface, 0, self.world.slope_points_per_frame())
             gpu.bind_slopes(program, surface)
-            self._bind_tiles(program, gpu.get("heights:surface"), size, layout, selection)
+            self._bind_tiles(program, surface, size, layout, selection)
             if selection is None:
                 gpu.get("vao:natural_terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
                                                       instances=(size - 1) * layout[0] ** 2)
