@@ -33,14 +33,11 @@ float grid_height(int column, int row) {
     return map_point_height(ivec2(column, row) >> cell_shift);
 }
 
-// The height at a fractional grid place, between its cell's corners as the surface runs: the tiled map wraps (its
-// last point is its first); a region's place stays in its map.
+// The height at a fractional place of the tiles' map, which wraps (its last point is its first), between the
+// cell's corners as the surface runs.
 float map_height(vec2 place) {
-    place /= float(1 << cell_shift);
-    int last = (grid_size - 1) >> cell_shift;
-    vec2 base = floor(place);
-    ivec2 corner = apron == 0 ? ivec2(mod(base, float(last))) : min(ivec2(base), ivec2(last - 1));
-    vec2 f = place - (apron == 0 ? base : vec2(corner));
+    vec2 base = floor(place), f = place - base;
+    ivec2 corner = ivec2(mod(base, float(grid_size - 1)));
     float h00 = map_point_height(corner), h10 = map_point_height(corner + ivec2(1, 0));
     float h01 = map_point_height(corner + ivec2(0, 1)), h11 = map_point_height(corner + ivec2(1, 1));
     return mix(mix(h00, h10, f.x), mix(h01, h11, f.x), f.y);

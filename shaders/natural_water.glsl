@@ -64,7 +64,6 @@ float ground_below(vec2 xz) {
 // Depth the sea gains toward the land's outer edge, so that its shallows fade into the open sea over the last
 // SHALLOWS_FADE units instead of ending in a straight line along the edge (0.1 looks as deep as the open sea).
 float deepening_at_the_edge(vec2 xz) {
-    if (floor_map) return 0.0;  // the endless world has no edge
     vec2 inside = land_extent - abs(xz - land_centre);
     float toward_edge = 1.0 - smoothstep(0.0, SHALLOWS_FADE, min(inside.x, inside.y));
     return 0.1 * toward_edge * toward_edge * toward_edge;  // slow at first: the colour follows depth steeply

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from terrainview.scene import camera
@@ -160,3 +162,23 @@ def test_a_key_held_for_hours_stops_the_camera_at_the_edge_of_a_scene(camera_mod
     settings = state.advance(settings, 24 * 3600.0)  # turning for a day: 7.8 million degrees, past the range
     assert abs(settings.yrot) <= 180.0, "brought back by whole turns"
     assert abs(state.advance(settings, 1.0).yrot - settings.yrot) > 0.0, "and it still turns"
+
+
+def test_the_ground_keeping_an_eye_at_the_edge_of_a_scene_keeps_it_there():
+    """An orbit eye at the edge of a scene, pitched down over flat ground: one Shift+Up had the ground raise it
+    past the 10,000 units a scene holds, and the window closed with a traceback (the edge was kept by the keys,
+    not where every move of the eye goes)."""
+    state = ArrowKeyCamera()
+    state.ground = lambda x, z: 0.0
+    state.shift = True
+    edge = START.replace(camera="orbit", pitch=30.0, ztrans=-1e4, ytrans=9000.0)
+    settings = state.advance(state.press(edge, Key.UP), 1.0)
+    assert all(abs(getattr(settings, name)) <= 1e4 for name in ("xtrans", "ytrans", "ztrans"))
+    assert settings.ztrans == -1e4, "the raise stopped at the edge"
+
+
+def test_a_drag_stops_the_pitch_at_its_range_and_turns_the_yaw_on():
+    assert arrow_keys.drag(START, 0.0, 10_000.0).pitch == 80.0
+    assert arrow_keys.drag(START, 0.0, -10_000.0).pitch == -80.0
+    assert arrow_keys.drag(START.replace(yrot=999_990.0), 100.0, 0.0).yrot == pytest.approx(
+        math.remainder(999_990.0 + 100.0 * arrow_keys.DRAG_DEGREES_PER_PIXEL, 360.0))

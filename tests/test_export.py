@@ -314,7 +314,8 @@ def test_render_and_export_show_their_stages_on_a_terminal_only(tmp_path, comman
     command = [sys.executable, "-m", "terrainview", *command]
     piped = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert piped.returncode == 0 and piped.stderr == ""
-    assert all(line.startswith("wrote ") for line in piped.stdout.splitlines()), piped.stdout
+    lines = piped.stdout.splitlines()
+    assert lines and all(line.startswith("wrote ") for line in lines), piped.stdout
     text = on_a_terminal([*command, "--force"], tmp_path)
     for stage in stages:
         assert f"terrainview: {stage}:   0%" in text and f"terrainview: {stage}: done in" in text, text

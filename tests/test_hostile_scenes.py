@@ -373,6 +373,24 @@ def test_a_file_cannot_ask_for_erosion_that_would_take_minutes(tmp_path):
                                           "[[keyframe]]\ntime = 0\n[[keyframe]]\ntime = 1\nerosion = 'hydraulic'\n")
     flight, warnings = load_flight(tmp_path / "flight.toml")
     assert flight.at(1.0).erosion == "none" and len(warnings) == 1
+    # Its scene asking too: still one warning for the file (its scene was checked apart, and said twice).
+    (tmp_path / "both.toml").write_text("version = 1\n[scene]\niterations = 12\nerosion = 'both'\n"
+                                        "erosion_droplets = 1000000\n[[keyframe]]\ntime = 0\n[[keyframe]]\n"
+                                        "time = 1\nerosion = 'hydraulic'\n")
+    flight, warnings = load_flight(tmp_path / "both.toml")
+    assert flight.scene.erosion == "none" and len(warnings) == 1, warnings
+
+
+def test_the_erosion_a_file_asks_for_counts_a_map_made_once_once():
+    """The fault generator reads no roughness: a surface and teximage differing only in it are one map, eroded
+    once (counted twice, a scene at 35 s was refused as 70)."""
+    from terrainview.scene.scene_file import erosion_seconds
+
+    scene = SceneSettings(mode="rendered", erosion="hydraulic", iterations=10, teximage_iterations=10)
+    alone = erosion_seconds(scene.replace(mode="1d"))  # the teximage's map only
+    assert alone > 0 and erosion_seconds(scene) == alone
+    assert erosion_seconds(scene.replace(teximage_h=0.5)) == pytest.approx(2 * alone), "two maps"
+    assert erosion_seconds(scene.replace(teximage_h=0.5, generator="fault")) == alone, "one map again"
 
 
 def test_a_file_cannot_ask_for_a_full_mesh_too_large_to_draw(tmp_path, call_main):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 from collections.abc import Callable
 
@@ -12,8 +11,8 @@ from collections.abc import Callable
 def _malloc_trim() -> Callable[[int], int] | None:
     """The C library's malloc_trim (glibc's), or None where it has none (musl, macOS, Windows)."""
     try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
-    except (OSError, AttributeError):
+        return ctypes.CDLL(None).malloc_trim  # the process's own symbols, the C library's among them
+    except (OSError, AttributeError, TypeError):  # TypeError: no process symbols to open (Windows)
         return None
 
 

@@ -76,8 +76,7 @@ def export_command(args: argparse.Namespace) -> int:
                                                           if final != flow_path})
     shape = "x".join(str(side) for side in heights.shape)
     report(f"wrote {path} ({path.stat().st_size} bytes, {shape} heights)")
-    for companion in list(paths)[1:]:
-        report(f"wrote {companion} ({companion.stat().st_size} bytes)")
+    _report_companions(paths)
     return 0
 
 
@@ -95,9 +94,14 @@ def _export_world(args: argparse.Namespace, settings: SceneSettings, path: Path,
         WORLD_FORMATS[extension](rectangle, settings, files, stages.stage(f"writing {path.name}"))
     report(f"wrote {path} ({path.stat().st_size} bytes, {rectangle.rows}x{rectangle.columns} heights, "
           f"{rectangle.describe()})")
+    _report_companions(paths)
+    return 0
+
+
+def _report_companions(paths: dict[Path, str]) -> None:
+    """A summary line for each file written beside the output (the first of ``paths``)."""
     for companion in list(paths)[1:]:
         report(f"wrote {companion} ({companion.stat().st_size} bytes)")
-    return 0
 
 
 COMMAND = Command(add_export_arguments, export_command)

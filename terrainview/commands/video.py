@@ -10,7 +10,7 @@ from terrainview.base.atomic_files import OutputError, check_output_parent, chec
 from terrainview.base.messages import report, say
 from terrainview.base.parsing import argument_type, bounded_argument, parse_integer
 from terrainview.commands import Command
-from terrainview.output.video_encoding import VideoPlan, export
+from terrainview.output.video_encoding import VideoPlan, export, gif_frame_ms
 from terrainview.scene.arguments import scene_from_args
 from terrainview.scene.flythrough import FlightError, load_flight
 from terrainview.scene.image_size import DEFAULT_SIZE, check_supersample, parse_size
@@ -80,8 +80,8 @@ def video_command(args: argparse.Namespace) -> int:
     if args.output and path.suffix.lower() == ".gif":
         if count * size[0] * size[1] > MAX_GIF_PIXELS:
             raise SettingsError(f"--size: {count} frames of {size[0]}x{size[1]} is too much for a GIF; use .mp4")
-        if count * round(1000 / args.fps) // 10 > MAX_GIF_CENTISECONDS:  # Pillow's sum, in GIF's unit
-            raise SettingsError(f"--speed: {count} frames of {round(1000 / args.fps)} ms are too long for a GIF "
+        if count * gif_frame_ms(args.fps) // 10 > MAX_GIF_CENTISECONDS:  # Pillow's sum, in GIF's unit
+            raise SettingsError(f"--speed: {count} frames of {gif_frame_ms(args.fps)} ms are too long for a GIF "
                                 f"(at most {MAX_GIF_CENTISECONDS / 100:g} s); use .mp4 or raise --speed")
     export(plan, path, force=args.force, frames=args.frames is not None, progress=args.progress)
     report(f"wrote {path}: {count} frames of {size[0]}x{size[1]} at {args.fps} fps")

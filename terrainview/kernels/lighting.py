@@ -100,8 +100,11 @@ def horizon_map(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
     spans ``span`` units; horizons are looked for ``reach`` units away (by default half a 2-unit surface), so a
     wider window around a place (an endless world's region) finds the same horizons there.
     """
+    return _horizons(_torus(heights, max_cells), directions, span, reach)
+
+
+def _horizons(torus: np.ndarray, directions: int, span: float, reach: float) -> np.ndarray:
     directions = check_int("directions", directions, 1, 64)
-    torus = _torus(heights, max_cells)
     side = torus.shape[0]
     cell = check_real("span", span, 0.0, 1e6, low_inclusive=False) / side
     reach_cells = check_real("reach", reach, 0.0, 1e6, low_inclusive=False) / cell
@@ -172,7 +175,10 @@ def broad_slope(heights: np.ndarray, max_cells: int = MAX_HORIZON_CELLS, span: f
 
     At the cells ``horizon_map`` traces; each slope s as (s / (1 + |s|) + 1) / 2, 0 to 255 (flat: 128).
     """
-    torus = _torus(heights, max_cells)
+    return _broad_slope(_torus(heights, max_cells), span, radius)
+
+
+def _broad_slope(torus: np.ndarray, span: float, radius: float) -> np.ndarray:
     side = torus.shape[0]
     cell = check_real("span", span, 0.0, 1e6, low_inclusive=False) / side
     cells = max(1, min(round(check_real("radius", radius, 0.0, 1e6) / cell), side // 2))
@@ -189,9 +195,10 @@ def light_maps(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
     GPU turns it back into an elevation); layer ``directions`` holds the sky view (``sky_view``), 0 to 1 as 0 to
     255, and the last two the broad slope along x and z (``broad_slope``).
     """
-    horizons = horizon_map(heights, directions, max_cells, span, reach)
+    torus = _torus(heights, max_cells)  # checked and strided once for both
+    horizons = _horizons(torus, directions, span, reach)
     side = horizons.shape[1]
     maps = np.empty((directions + 3, side, side), dtype=np.uint8)
     run_rows(_ENCODE, side, horizons.size, horizons, maps)
-    maps[directions + 1:] = broad_slope(heights, max_cells, span)
+    maps[directions + 1:] = _broad_slope(torus, span, BROAD_SLOPE_RADIUS)
     return maps

@@ -30,16 +30,6 @@ class SurfaceGrid:
         """Heightmap rows (and columns)."""
         return self.heights.shape[0]
 
-    @property
-    def vertex_count(self) -> int:
-        """Vertices of all the tiles."""
-        return vertex_count(self.side, self.tile)
-
-    @property
-    def face_count(self) -> int:
-        """Triangles of all the tiles."""
-        return face_count(self.side, self.tile)
-
     def tile_offsets(self) -> Iterator[tuple[float, float]]:
         """(x, z) offset of each tile, rows of tiles along Z, in vertex-index order."""
         offsets = 2.0 * (np.arange(self.tile) - 0.5 * (self.tile - 1))

@@ -123,6 +123,11 @@ class Mp4Sink:
         self.container.close()
 
 
+def gif_frame_ms(fps: int) -> int:
+    """How long a GIF shows each frame at ``fps``, in the whole milliseconds the GIF is written with."""
+    return round(1000 / fps)
+
+
 class GifSink:
     """A looping GIF assembled in memory (one palette per frame), the flight text in its comment."""
 
@@ -138,7 +143,7 @@ class GifSink:
         """Save the kept frames as a looping GIF at the sink's frame rate, with the flight text as its comment."""
         first, *rest = self.images
         first.save(self.path, format="GIF", save_all=True, append_images=rest, loop=0,
-                   duration=round(1000 / self.fps), comment=flight_text(self.flight).encode("utf-8"))
+                   duration=gif_frame_ms(self.fps), comment=flight_text(self.flight).encode("utf-8"))
 
     def abort(self) -> None:
         """Drop the kept frames."""

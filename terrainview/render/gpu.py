@@ -302,7 +302,7 @@ class HeightBands:
         uniform(program, "height_bands").value = len(self.band_rows)
 
     def release(self) -> None:
-        """Give the texture arrays back to the pool (which releases what it does not keep); release the slopes."""
+        """Give the texture arrays and the slope map back to the pool (which releases what it does not keep)."""
         for array in self.arrays:
             if array is not None:
                 self.pool.give(array)

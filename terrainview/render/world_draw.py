@@ -256,6 +256,10 @@ class WorldTerrain:
                     drawable.append((key, resident))
             elif near and not out_of_view:
                 self.missing += 1  # land in view not drawn: no map of it yet
+        if programs.lit:  # the slope maps of every region held, nearest first: those just beyond come in whole
+            for _, resident in residents:
+                budget.slope_points -= self.gpu.advance_slopes(resident.heights, world_regions.APRON,
+                                                               budget.slope_points)
         self.cache.trim({resident.key for _, resident in residents})
         drawn_places = {(key.x, key.z) for key, _ in residents}
         for place in set(self._resident) - drawn_places:
@@ -298,8 +302,6 @@ class WorldTerrain:
                 light = resident.light or self._unlit_texture()
                 light.use(LIGHT_UNIT)
                 uniform(program, "light_texels").value = light.size[0]
-                budget.slope_points -= self.gpu.advance_slopes(resident.heights, world_regions.APRON,
-                                                               budget.slope_points)
                 self.gpu.bind_slopes(program, resident.heights)
             if selection is None:  # a tiny world: each region's full grid
                 uniform(program, "grid_size").value = resident.heights.size[0] - 2 * world_regions.APRON

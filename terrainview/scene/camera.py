@@ -19,7 +19,7 @@ from collections.abc import Callable
 import numpy as np
 from pyglm import glm
 
-from terrainview.scene.settings import CAMERAS, CameraMode, SceneSettings
+from terrainview.scene.settings import CAMERAS, CameraMode, SceneSettings, within_range
 
 CAMERA_FIELDS = tuple(spec.name for spec in dataclasses.fields(SceneSettings) if spec.metadata["group"] == "camera")
 # The eye keeps this far above the ground under it: more than the near plane's reach (0.1 deep, about 0.15
@@ -90,11 +90,17 @@ def eye_position(settings: SceneSettings) -> Vec3:
 
 
 def with_eye(settings: SceneSettings, eye: Vec3) -> SceneSettings:
-    """The same angles and mode with the eye moved to ``eye`` (world coordinates)."""
+    """The same angles and mode with the eye moved to ``eye`` (world coordinates).
+
+    Each field is kept within its range (``within_range``): keys, drags, the panel and the ground all move the eye
+    through here.
+    """
     if settings.camera is CameraMode.FLY:
-        return settings.replace(eye_x=eye[0], eye_y=eye[1], eye_z=eye[2])
-    x, y, z = _rotate(settings, eye)
-    return settings.replace(xtrans=-x, ytrans=-y, ztrans=-z)
+        fields = {"eye_x": eye[0], "eye_y": eye[1], "eye_z": eye[2]}
+    else:
+        x, y, z = _rotate(settings, eye)
+        fields = {"xtrans": -x, "ytrans": -y, "ztrans": -z}
+    return settings.replace(**{name: within_range(name, value) for name, value in fields.items()})
 
 
 def switch_mode(settings: SceneSettings, mode: CameraMode) -> SceneSettings:

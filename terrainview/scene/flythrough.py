@@ -24,18 +24,14 @@ import tomli_w
 from terrainview.base.atomic_files import atomic_output, check_output_path, timestamped_path
 from terrainview.scene.bounded_reader import SceneError, gif_comment, parse_toml, read_scene_source
 from terrainview.scene.scene_file import (
-    FILE_EROSION_SECONDS,
     SETTING_FIELDS,
-    costs_too_much,
-    erosion_seconds,
     file_value,
     image_problem,
     scene_document,
     scene_from_document,
-    too_costly_warning,
-    too_long_erosion_warning,
+    within_file_costs,
 )
-from terrainview.scene.settings import ENDLESS, REPEAT, LevelOfDetail, SceneSettings, SettingsError, base_type
+from terrainview.scene.settings import ENDLESS, REPEAT, SceneSettings, SettingsError, base_type, clamped
 
 # Larger than a scene's limit: a long recording holds up to MAX_KEYFRAMES keyframes of some 40 to 100 bytes.
 MAX_FLIGHT_BYTES = 4 * 1024 * 1024
@@ -170,9 +166,8 @@ class _Curve:
         return {name: self._in_range(v, low, high) for name, v, (low, high) in pairs}
 
     def _in_range(self, value: float, low: float, high: float) -> float:
-        if self.angle and high - low >= 360.0 and not low <= value <= high:
-            value -= 360.0 * math.floor((value - low) / 360.0)  # an unwrapped angle back into its range
-        return min(high, max(low, value))  # a curve may overshoot a limit such as the pitch's 80 degrees
+        # An unwrapped angle back into its range; a curve may overshoot a limit such as the pitch's 80 degrees.
+        return clamped(value, low, high, self.angle)
 
 
 def _centripetal(p0: list[float], p1: list[float], p2: list[float], p3: list[float], u: float) -> list[float]:
@@ -314,14 +309,10 @@ def flight_from_document(path: Path, document: dict[str, Any]) -> tuple[Flythrou
         if problems[name]:
             raise FlightError(f"{path}: keyframe {number} (time {keyframe.time:g}): seed_image: {problems[name]}")
     states = [flight.scene, *(flight.at(k.time) for k in flight.keyframes)]  # what each keyframe draws
-    if any(costs_too_much(state) for state in states):
-        warnings.append(too_costly_warning(path))  # every frame drawn with level of detail, as a scene would be
-        flight = _without(flight, "lod", LevelOfDetail.ON)
-    slowest = max(states, key=erosion_seconds)  # level of detail does not change what erosion costs
-    if (seconds := erosion_seconds(slowest)) > FILE_EROSION_SECONDS:
-        warnings.append(too_long_erosion_warning(path, slowest, seconds))  # every frame drawn without, as a scene
-        flight = _without(flight, "erosion", "none")
-    return flight, warnings
+    bounded, cost_warnings = within_file_costs(Path(path), states)
+    for name, value in bounded.items():  # every frame held as a scene would be
+        flight = _without(flight, name, value)
+    return flight, warnings + cost_warnings
 
 
 def _without(flight: Flythrough, name: str, value: Any) -> Flythrough:

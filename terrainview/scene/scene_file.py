@@ -20,6 +20,7 @@ from terrainview.kernels import erosion as erosion_kernels
 from terrainview.kernels.lod import full_mesh_triangles
 from terrainview.scene import catalog
 from terrainview.scene.bounded_reader import SceneError, parse_json, parse_toml, read_scene_source
+from terrainview.scene.derived_arrays import map_key, teximage_key
 from terrainview.scene.seed_image import header_problem
 from terrainview.scene.settings import ENDLESS, REPEAT, LevelOfDetail, SceneSettings, SettingsError, base_type
 
@@ -89,7 +90,8 @@ def load_scene_with_extras(source: str | Path,
     if not isinstance(document, dict):
         raise SceneError(f"{path}: its terrainview scene is damaged")
     settings, warnings = _settings_from_document(path, document, base or SceneSettings())
-    return settings, warnings, _png_extras(content) if kind == "png" else {}
+    bounded, more = within_file_costs(path, [settings])
+    return settings.replace(**bounded), warnings + more, _png_extras(content) if kind == "png" else {}
 
 
 SETTING_FIELDS = {spec.name: spec for spec in dataclasses.fields(SceneSettings)}
@@ -111,7 +113,10 @@ def _png_extras(texts: dict[str, str]) -> dict[str, str]:
 
 
 def scene_from_document(source: str | Path, document: dict[str, Any]) -> tuple[SceneSettings, list[str]]:
-    """The settings of an already parsed scene document (a flight file's, a video's metadata), with warnings."""
+    """The settings of an already parsed scene document (a flight file's, a video's metadata), with warnings.
+
+    What they cost is bounded by the caller (``within_file_costs``), over every state the file draws.
+    """
     return _settings_from_document(Path(source), document, SceneSettings())
 
 
@@ -149,12 +154,6 @@ def _settings_from_document(path: Path, document: dict[str, Any],
         settings = base.replace(**given)
     except SettingsError as error:
         raise SceneError(f"{path}: {error}") from None
-    if costs_too_much(settings):
-        warnings.append(too_costly_warning(path))
-        settings = settings.replace(lod=LevelOfDetail.ON)
-    if (seconds := erosion_seconds(settings)) > FILE_EROSION_SECONDS:
-        warnings.append(too_long_erosion_warning(path, settings, seconds))
-        settings = settings.replace(erosion="none")
     problem = image_problem(path, settings.seed_image)
     if problem:
         raise SceneError(f"{path}: seed_image: {problem}")
@@ -209,20 +208,38 @@ def erosion_seconds(settings: SceneSettings) -> float:
     """About how long the erosion ``settings`` ask for would take on one core (0 without erosion).
 
     Every map made is eroded: the teximage's at its own iterations, in every mode, and the 2D surface's when it is
-    another map (other iterations or roughness).
+    another map (the same keys the derived arrays make them by).
     """
     choice = catalog.erosion(settings)
     if not (choice.hydraulic or choice.thermal):
         return 0.0
-    maps = {(settings.teximage_iterations, settings.teximage_h)}
+    maps = {teximage_key(settings)}
     if catalog.render_type(settings).dimensions == 2:
-        maps.add((settings.iterations, settings.h))
+        maps.add(map_key(settings, "iterations", "h"))
     seconds = 0.0
-    for iterations, _ in maps:
+    for iterations, *_ in maps:  # a map's key starts with its iterations
         hydraulic, thermal = erosion_kernels.estimated_seconds(1 << iterations, settings.erosion_droplets,
                                                                settings.erosion_radius, settings.thermal_passes)
         seconds += hydraulic * choice.hydraulic + thermal * choice.thermal
     return seconds
+
+
+def within_file_costs(path: Path, states: list[SceneSettings]) -> tuple[dict[str, Any], list[str]]:
+    """What a file's settings must be held to, given every state it draws, and one warning for each thing held.
+
+    The states are a scene's one, or a flight's scene and keyframes. Level of detail is turned on where a full
+    mesh would be too large to draw each frame; erosion is left out where it would take too long.
+    """
+    bounded: dict[str, Any] = {}
+    warnings: list[str] = []
+    if any(costs_too_much(state) for state in states):
+        warnings.append(too_costly_warning(path))
+        bounded["lod"] = LevelOfDetail.ON
+    slowest = max(states, key=erosion_seconds)  # level of detail does not change what erosion costs
+    if (seconds := erosion_seconds(slowest)) > FILE_EROSION_SECONDS:
+        warnings.append(too_long_erosion_warning(path, slowest, seconds))
+        bounded["erosion"] = "none"
+    return bounded, warnings
 
 
 def too_long_erosion_warning(path: Path, settings: SceneSettings, seconds: float) -> str:

@@ -192,7 +192,8 @@ class TerrainApp(mglw.WindowConfig):
         imgui.new_frame()
         before = self.settings
         self.settings, actions = self.panel.draw(self.settings, self.status, self.history)
-        moved = any(getattr(self.settings, name) != getattr(before, name) for name in camera.CAMERA_FIELDS)
+        moved = self.settings is not before and any(
+            getattr(self.settings, name) != getattr(before, name) for name in camera.CAMERA_FIELDS)
         if moved and self.flythrough.player is None:
             # The panel's camera fields move the eye as keys and drags do: kept above the ground, so the
             # surface's missing underside never shows (dragging Y could take an orbit eye under the land).

@@ -19,7 +19,6 @@ from terrainview.scene.settings import CameraMode, SceneSettings, within_range
 YAW_STEP_DEGREES = 3.0
 MOVE_STEP = 0.05
 STEPS_PER_SECOND = 30.0
-MAX_PITCH_DEGREES = 80.0
 DRAG_DEGREES_PER_PIXEL = 0.3
 SPEED_STEP = 1.25  # one wheel notch multiplies or divides the fly speed by this
 SPEED_RANGE = (1.0 / 64.0, 64.0)
@@ -65,9 +64,9 @@ def _fly_step(settings: SceneSettings, key: Key, shift: bool, count: int, speed:
 
 
 def drag(settings: SceneSettings, dx: float, dy: float) -> SceneSettings:
-    """Mouse drag: horizontal turns (yaw), vertical pitches within +-80 degrees."""
-    pitch = min(MAX_PITCH_DEGREES, max(-MAX_PITCH_DEGREES, settings.pitch + dy * DRAG_DEGREES_PER_PIXEL))
-    return _moved(settings, yrot=settings.yrot + dx * DRAG_DEGREES_PER_PIXEL, pitch=pitch)
+    """Mouse drag: horizontal turns (yaw), vertical pitches within the pitch's range (+-80 degrees)."""
+    return _moved(settings, yrot=settings.yrot + dx * DRAG_DEGREES_PER_PIXEL,
+                  pitch=settings.pitch + dy * DRAG_DEGREES_PER_PIXEL)
 
 
 @dataclass
