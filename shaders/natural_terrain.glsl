@@ -5,11 +5,15 @@
 // changes the mesh but not the shading. Values below are placeholders; terrainview/render/gpu.py passes the
 // real ones as defines.
 #define LOD 0                 // 1: level-of-detail patches (lod.glsl) instead of the full grid
-#define HORIZON_DIRECTIONS 16 // light map layers of horizons; then the sky view's, then the broad slope's two
+#define HORIZON_LAYERS 4     // light map layers of horizons (four directions a texel); then the surface's layer
+#define SKY_VIEW_CHANNEL 0    // of the surface's layer: the sky view, then the broad slope along x and z
+#define BROAD_X_CHANNEL 1
+#define BROAD_Z_CHANNEL 2
 #define PENUMBRA 0.05         // the sun's soft edge, radians of elevation
 
 #if defined VERTEX_SHADER
 
+#include "sky_view.glsl"
 #if LOD
 #include "lod.glsl"
 #else
@@ -17,9 +21,11 @@
 #endif
 uniform mat4 view;
 uniform mat4 projection;
+uniform vec3 eye;
 
 out vec3 world_position;
 out vec2 grid_coordinate;  // the heightmap's column and row (fractional), within the tile
+out vec3 haze;             // the haze's light toward the vertex: smooth enough to interpolate, and dear per pixel
 
 void main() {
 #if LOD
@@ -37,6 +43,7 @@ void main() {
     world_position = world;
     grid_coordinate = (xz + 1.0) * 0.5 * float(grid_size - 1);
     gl_Position = projection * view * vec4(world, 1.0);
+    haze = haze_light(normalize(world - eye));
 }
 
 #elif defined FRAGMENT_SHADER
@@ -44,7 +51,10 @@ void main() {
 #include "grid.glsl"
 #include "sky_view.glsl"
 uniform vec3 eye;
-uniform float sun_azimuth;       // degrees, the compass bearing the light comes from
+uniform float sun_elevation;     // radians above the horizon
+uniform vec2 sun_layers;         // the light maps' layers of the two traced directions either side of the sun ...
+uniform vec4 sun_weights_first;  // ... and the weight of each of their channels (lighting.sun_horizon_weights)
+uniform vec4 sun_weights_second;
 uniform float haze_density;      // per squared unit of distance
 uniform float height_scale;      // the scene's, for the snow line's softness
 uniform float snow_height;       // the snow line: the height the highest land rises above (texturing.py)
@@ -57,6 +67,7 @@ uniform sampler2D slopes;      // the map's slopes from each point to the next a
 uniform float fine_slopes;     // ... when 1; 0 while they are still being worked out: the broad slope meanwhile
 in vec3 world_position;
 in vec2 grid_coordinate;
+in vec3 haze;
 out vec4 fragment_color;
 
 uniform sampler2D noise;  // random values, four channels, tiling and mipmapped (terrainview/render/gpu.py)
@@ -87,26 +98,21 @@ float unsquashed(float stored) {
 
 // How much of the sun's disc stands above the terrain's horizon toward it (soft, interpolated between the
 // two traced directions nearest the sun's bearing).
-float sunlit(vec2 uv, float sun_elevation) {
-    float position = sun_azimuth / 360.0 * float(HORIZON_DIRECTIONS);
-    float first = floor(position);
-    int a = int(mod(first, float(HORIZON_DIRECTIONS)));
-    int b = int(mod(first + 1.0, float(HORIZON_DIRECTIONS)));
-    float horizon_a = texture(light_maps, vec3(uv, float(a))).r;
-    float horizon_b = texture(light_maps, vec3(uv, float(b))).r;
-    float horizon = atan(unsquashed(mix(horizon_a, horizon_b, position - first)));
-    return smoothstep(-PENUMBRA, PENUMBRA, sun_elevation - horizon);
+float sunlit(vec2 uv) {
+    float stored = dot(texture(light_maps, vec3(uv, sun_layers.x)), sun_weights_first)
+                 + dot(texture(light_maps, vec3(uv, sun_layers.y)), sun_weights_second);
+    return smoothstep(-PENUMBRA, PENUMBRA, sun_elevation - atan(unsquashed(stored)));
 }
 
 void main() {
     float distance = length(world_position - eye);
     vec2 uv = grid_coordinate / float(grid_size - 1);
     if (apron > 0) uv = (uv * float(light_texels - 1) + 0.5) / float(light_texels);  // a region's own points
-    float sky_view = texture(light_maps, vec3(uv, float(HORIZON_DIRECTIONS))).r;
+    vec4 surface_facts = texture(light_maps, vec3(uv, float(HORIZON_LAYERS)));
+    float sky_view = surface_facts[SKY_VIEW_CHANNEL];
     // The broad slope (lighting.py): snow lies by it; and where a pixel spans several cells it shades the land,
     // as a pixel's own facet there would be a random one of them (a speckle, not a slope).
-    vec2 broad_gradient = vec2(unsquashed(texture(light_maps, vec3(uv, float(HORIZON_DIRECTIONS + 1))).r),
-                               unsquashed(texture(light_maps, vec3(uv, float(HORIZON_DIRECTIONS + 2))).r));
+    vec2 broad_gradient = vec2(unsquashed(surface_facts[BROAD_X_CHANNEL]), unsquashed(surface_facts[BROAD_Z_CHANNEL]));
     vec3 broad_normal = normalize(vec3(-broad_gradient.x, 1.0, -broad_gradient.y));
     vec2 slope = mix(broad_gradient, map_slope(grid_coordinate), fine_slopes);
     vec3 normal = normalize(mix(normalize(vec3(-slope.x, 1.0, -slope.y)), broad_normal,
@@ -138,12 +144,10 @@ void main() {
     albedo = mix(albedo, sand, shore * (1.0 - smoothstep(0.3, 0.5, steep)));
     albedo *= 1.0 + 0.6 * grain;
 
-    float sun_elevation = asin(clamp(sun_direction.y, -1.0, 1.0));
-    float direct = max(dot(normal, sun_direction), 0.0) * sunlit(uv, sun_elevation);
+    float direct = max(dot(normal, sun_direction), 0.0) * sunlit(uv);
     float occlusion = sky_view * (0.6 + 0.4 * normal.y);
     vec3 light = lit(albedo, direct, occlusion);
-    vec3 direction = (world_position - eye) / max(distance, 1e-6);
-    fragment_color = vec4(finish(aerial(light, direction, distance, haze_density)), 1.0);
+    fragment_color = vec4(finish(through_air(light, haze, distance, haze_density)), 1.0);
 }
 
 #endif

@@ -1,8 +1,9 @@
 #version 330
-// The natural look's sky-view table, drawn once a frame into a small texture: rows 0 .. SKY_TABLE_ROWS - 1 hold
-// the sky's light by bearing (across) and elevation (up, by its square root: finer near the horizon); the last
-// row holds the sun's light at the ground (texel 0), the ambient sky light (1) and the exposure (2). The other
-// natural programs read it (sky_view.glsl) instead of evaluating the model per pixel.
+// The natural look's sky-view table, drawn into a small texture whenever the sun moves: rows 0 ..
+// SKY_TABLE_ROWS - 1 hold the sky's light by bearing (across) and elevation (up, by its square root: finer near
+// the horizon); the last row holds the sun's light at the ground (texel 0), the ambient sky light (1) and the
+// exposure (2), which the renderer reads back and hands the programs as uniforms. The other natural programs
+// read the table (sky_view.glsl) instead of evaluating the model per pixel.
 #define SKY_TABLE_WIDTH 64
 #define SKY_TABLE_ROWS 32
 

@@ -1,13 +1,18 @@
-// Reading the natural look's sky-view table (made each frame by sky_table.glsl from atmosphere.glsl's model):
-// the sky's light by direction, the sun's light at the ground, the ambient sky light and the exposure, then
-// what every natural program shares: Lambertian lighting, aerial perspective, the sun's disc, and finish()
-// (exposure, a filmic tone curve, sRGB). SKY_TABLE_WIDTH and SKY_TABLE_ROWS are defines from gpu.py.
+// Reading the natural look's sky-view table (made by sky_table.glsl from atmosphere.glsl's model whenever the
+// sun moves): the sky's light by direction; the table's row of constants (the sun's light at the ground, the
+// ambient sky light and the exposure) comes as uniforms, read back once per sun (a fetch a pixel each cost
+// about 5% of a frame on llvmpipe). Then what every natural program shares: Lambertian lighting, aerial
+// perspective, the sun's disc, and finish() (exposure, a filmic tone curve, sRGB). SKY_TABLE_WIDTH and
+// SKY_TABLE_ROWS are defines from gpu.py.
 #define SKY_TABLE_WIDTH 64
 #define SKY_TABLE_ROWS 32
 const float PI_VIEW = 3.14159265;
 const float SUN_DISC_COSINE = 0.99996;  // cos(0.5 degree): the sun's disc, a little larger than life
 uniform sampler2D sky_table;
 uniform vec3 sun_direction;
+uniform vec3 sun_light;       // the sun's light at the ground
+uniform vec3 ambient_light;   // the sky's, on ground facing up
+uniform float exposure_scale; // what finish() multiplies linear light by
 
 // Where a direction's light is kept: bearing across, the square root of elevation up (finer near the horizon).
 vec2 sky_table_place(vec3 direction) {
@@ -21,28 +26,29 @@ vec3 sky(vec3 direction) {
     return texture(sky_table, sky_table_place(direction)).rgb;
 }
 
-vec3 constant_of_sky(int index) {
-    return texelFetch(sky_table, ivec2(index, SKY_TABLE_ROWS), 0).rgb;
-}
-
-vec3 sun_at_ground() { return constant_of_sky(0); }
-vec3 ambient_sky() { return constant_of_sky(1); }
-
 vec3 lit(vec3 albedo, float sun_cosine, float occlusion) {
-    return albedo * (sun_at_ground() * sun_cosine / PI_VIEW + ambient_sky() * occlusion);
+    return albedo * (sun_light * sun_cosine / PI_VIEW + ambient_light * occlusion);
 }
 
 vec3 sun_disc(vec3 direction) {
-    return sun_at_ground() * 40.0 * smoothstep(SUN_DISC_COSINE - 0.00002, SUN_DISC_COSINE, dot(direction, sun_direction));
+    return sun_light * 40.0 * smoothstep(SUN_DISC_COSINE - 0.00002, SUN_DISC_COSINE, dot(direction, sun_direction));
 }
 
-// Air between the eye and a point distance away seen along direction: what is left of the point's light plus
-// the light the air scatters toward the eye. The haze is thin near the eye and thickens with distance (by its
+// The light of the haze seen along direction: the sky's own at the horizon (below it, the horizon's).
+vec3 haze_light(vec3 direction) {
+    return sky(normalize(vec3(direction.x, max(direction.y, 0.02), direction.z)));
+}
+
+// Air between the eye and a point distance away: what is left of the point's light plus the light the air
+// scatters toward the eye (haze, haze_light's). The haze is thin near the eye and thickens with distance (by its
 // square) until it is the sky's own light at the horizon, so far land fades into the sky.
-vec3 aerial(vec3 color, vec3 direction, float distance, float haze_density) {
-    vec3 horizon_direction = normalize(vec3(direction.x, max(direction.y, 0.02), direction.z));
+vec3 through_air(vec3 color, vec3 haze, float distance, float haze_density) {
     float transmittance = exp(-distance * distance * haze_density);
-    return color * transmittance + sky(horizon_direction) * (1.0 - transmittance);
+    return color * transmittance + haze * (1.0 - transmittance);
+}
+
+vec3 aerial(vec3 color, vec3 direction, float distance, float haze_density) {
+    return through_air(color, haze_light(direction), distance, haze_density);
 }
 
 // sRGB's curve: 1.055 x^(1/2.4) - 0.055 above its linear toe, here from three square roots (Ian Taylor's fit,
@@ -56,7 +62,7 @@ vec3 srgb(vec3 linear) {
 
 // Linear light to the displayed colour: exposure, a filmic curve (Narkowicz's fit of ACES), sRGB.
 vec3 finish(vec3 light) {
-    vec3 x = light * constant_of_sky(2).r;
+    vec3 x = light * exposure_scale;
     vec3 mapped = clamp((x * (2.51 * x + 0.03)) / (x * (2.43 * x + 0.59) + 0.14), 0.0, 1.0);
     return srgb(mapped);
 }

@@ -9,7 +9,7 @@ import pytest
 
 from terrainview.kernels import lighting
 from terrainview.kernels.fractal import diamond_square
-from terrainview.kernels.lighting import compass_directions, horizon_map, light_maps, sky_view
+from terrainview.kernels.lighting import compass_directions, horizon_channel, horizon_map, light_maps, sky_view
 from terrainview.scene.flythrough import Flythrough, Keyframe, flight_text, load_flight
 from terrainview.scene.scene_file import load_scene, save_scene_toml
 from terrainview.scene.settings import SceneSettings
@@ -60,10 +60,10 @@ def ridge(side: int = 64) -> np.ndarray:
 def test_a_ridge_shades_the_ground_behind_it_at_a_low_sun_only():
     maps = light_maps(ridge(), directions=16)
     west = 12  # bearing 270: looking west from a cell east of the ridge
-    squashed = maps[west, 32, 32 + 10] / 255.0 * 2.0 - 1.0  # ten cells east of the crest, on the flat
+    squashed = horizon_channel(maps, west)[32, 32 + 10] / 255.0 * 2.0 - 1.0  # ten cells east of the crest, flat
     elevation = np.degrees(np.arctan(squashed / (1.0 - abs(squashed))))  # the horizon toward the sun
     assert 10.0 < elevation < 45.0
-    assert maps[4, 32, 32 + 10] < 130  # looking east: open, the horizon about flat
+    assert horizon_channel(maps, 4)[32, 32 + 10] < 130  # looking east: open, the horizon about flat
 
 
 def test_horizons_wrap_so_tiles_show_no_seam():
@@ -153,6 +153,24 @@ def test_the_sun_lights_the_slopes_that_face_it(renderer):
     middle, sides = difference[:, 40:56], np.concatenate([difference[:, :6], difference[:, -6:]], axis=1)
     assert middle.mean() > 5, "the east-facing middle is brighter in the morning sun"
     assert sides.mean() < -5, "the west-facing sides are brighter in the evening sun"
+
+
+@pytest.mark.gl
+@pytest.mark.parametrize("azimuth", [270.0, 281.0])  # on a traced direction, and between two
+def test_a_ridge_casts_its_shadow_on_the_ground_behind_it_at_a_low_sun(renderer, azimuth):
+    """The north-south ridge from above: the flat east of it with the sun in the west, against the same flat with
+    the sun as high in the east. At a low sun it lies in the ridge's shadow; at a high sun it is lit either way."""
+    above = NATURAL.replace(tile=1, eye_x=0.0, eye_y=1.6, eye_z=0.0, pitch=80.0, yrot=0.0)
+    east_flat = (slice(SIZE[1] // 4, 3 * SIZE[1] // 4), slice(SIZE[0] // 2 + 14, SIZE[0] // 2 + 20))
+
+    def shade(elevation: float) -> float:
+        sun_in_the_west, sun_in_the_east = (
+            frame_of(renderer, above.replace(sun_azimuth=bearing, sun_elevation=elevation), ridge()).mean(axis=2)
+            for bearing in (azimuth, azimuth - 180.0))
+        return sun_in_the_west[east_flat].mean() / sun_in_the_east[east_flat].mean()
+
+    assert shade(14.0) < 0.8, "behind the ridge, in its shadow (about 0.7; unshadowed 0.9)"
+    assert 0.9 < shade(60.0) < 1.1, "no shadow at a high sun"
 
 
 @pytest.mark.gl
@@ -286,13 +304,27 @@ def test_light_maps_encode_the_horizons_the_sky_view_and_the_broad_slope():
     heights = diamond_square(9, 4, 0.7)
     horizons = horizon_map(heights)
     maps = light_maps(heights)
-    assert maps.shape == (lighting.HORIZON_DIRECTIONS + 3, 512, 512)
+    assert maps.shape == (lighting.HORIZON_DIRECTIONS // 4 + 1, 512, 512, 4)
     expected = np.rint((horizons / (1.0 + np.abs(horizons)) * 0.5 + 0.5) * 255.0)
-    assert np.abs(maps[:-3].astype(int) - expected).max() <= 1
-    assert np.abs(maps[-3].astype(int) - np.rint(sky_view(horizons) * 255.0)).max() <= 1
+    stored = np.stack([horizon_channel(maps, direction) for direction in range(lighting.HORIZON_DIRECTIONS)])
+    assert np.abs(stored.astype(int) - expected).max() <= 1
+    surface = np.moveaxis(lighting.surface_channels(maps), -1, 0)
+    assert np.abs(surface[0].astype(int) - np.rint(sky_view(horizons) * 255.0)).max() <= 1
     # BROAD_SLOPE_RADIUS is two cells of a 512-cell map: the slope over four cells, not each facet's.
-    assert np.abs(maps[-2:].astype(int) - reference_broad_slope(heights, 2)).max() <= 1
-    assert not np.array_equal(maps[-2:], reference_broad_slope(heights, 1).astype(np.uint8))
+    assert np.abs(surface[1:].astype(int) - reference_broad_slope(heights, 2)).max() <= 1
+    assert not np.array_equal(surface[1:], reference_broad_slope(heights, 1).astype(np.uint8))
+
+
+@pytest.mark.parametrize("azimuth", [0.0, 10.0, 22.5, 120.0, 337.5, 350.0, 359.99, 360.0])
+def test_the_sun_reads_the_two_traced_directions_either_side_of_its_bearing(azimuth):
+    """sun_horizon_weights picks the layers and channels of the directions either side, weighed by nearness."""
+    maps = np.random.default_rng(3).integers(0, 256, (lighting.HORIZON_DIRECTIONS // 4 + 1, 1, 1, 4))
+    layers, weights = lighting.sun_horizon_weights(azimuth)
+    read = maps[layers[0], 0, 0] @ weights[0] + maps[layers[1], 0, 0] @ weights[1]
+    position = azimuth / 360.0 * lighting.HORIZON_DIRECTIONS
+    first, fraction = int(position // 1), position % 1.0
+    below, above = (horizon_channel(maps, d % lighting.HORIZON_DIRECTIONS)[0, 0] for d in (first, first + 1))
+    assert read == pytest.approx((1.0 - fraction) * below + fraction * above, abs=1e-3)
 
 
 def test_the_broad_slope_is_taken_over_the_same_distance_on_a_coarser_map():
@@ -317,7 +349,7 @@ def test_snow_lies_in_fields_on_a_rugged_peak_not_by_each_facet(renderer):
 
     assert snowy(frame_of(renderer, above, plateau)) > 0.95
     maps = light_maps(plateau)
-    maps[-2] = 255  # the same ribs as a broad cliff along x: rock
+    maps[-1, :, :, lighting.BROAD_X_CHANNEL] = 255  # the same ribs as a broad cliff along x: rock
     renderer.gpu.upload_light_maps(maps)
     from terrainview.render.offscreen import render_pixels
 

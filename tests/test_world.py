@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import reference
 
-from terrainview.kernels import world
+from terrainview.kernels import lighting, world
 from terrainview.scene import world_regions
 from terrainview.scene.settings import ENDLESS, REPEAT, SceneSettings
 from terrainview.scene.world_regions import RegionCache, RegionKey, World
@@ -174,11 +174,11 @@ def test_neighbouring_regions_cast_the_same_shadows_along_their_shared_edge():
     world_ = World(5, 0.7, 1.0, 2)
     centre = world_regions.region_light(world_, RegionKey(0, 0, 8))
     east, south = (world_regions.region_light(world_, RegionKey(x, z, 8)) for x, z in ((1, 0), (0, 1)))
-    assert centre.shape == (19, 65, 65)  # 16 horizons, the sky view, the broad slope along x and z
+    assert centre.shape == (5, 65, 65, 4)  # 16 horizons four a texel, then the sky view and the broad slope
     np.testing.assert_array_equal(centre[:, :, -1], east[:, :, 0])
     np.testing.assert_array_equal(centre[:, -1, :], south[:, 0, :])
-    assert 0 < np.count_nonzero(centre[:16] > 128) < centre[:16].size, "some horizons above the plane, not all"
-    assert centre[16].min() < 250, "valleys see less of the sky"
+    assert 0 < np.count_nonzero(centre[:4] > 128) < centre[:4].size, "some horizons above the plane, not all"
+    assert centre[4, ..., lighting.SKY_VIEW_CHANNEL].min() < 250, "valleys see less of the sky"
 
 
 def test_a_region_with_nothing_held_gets_a_quick_coarse_stand_in_first():

@@ -20,7 +20,7 @@ from moderngl_window.meta import ProgramDescription
 from moderngl_window.opengl.program import ProgramShaders
 
 from terrainview.base.resources import shaders_dir
-from terrainview.kernels import fractal
+from terrainview.kernels import fractal, lighting
 from terrainview.kernels.lighting import HORIZON_DIRECTIONS
 from terrainview.kernels.texturing import WET_DARKENING
 from terrainview.scene.derived_arrays import teximage_size
@@ -355,7 +355,9 @@ class GpuResources:
                  "HEIGHT_ARRAYS": HEIGHT_ARRAYS}
         lod_levels = {"MAX_LOD_LEVELS": MAX_LOD_LEVELS}  # lod.glsl's
         sky_table = {"SKY_TABLE_WIDTH": SKY_TABLE_SIZE[0], "SKY_TABLE_ROWS": SKY_TABLE_SIZE[1]}  # sky_view.glsl's
-        natural = {"HORIZON_DIRECTIONS": HORIZON_DIRECTIONS, "PENUMBRA": SUN_PENUMBRA, **sky_table}
+        natural = {"HORIZON_LAYERS": HORIZON_DIRECTIONS // lighting.CHANNELS,
+                   "SKY_VIEW_CHANNEL": lighting.SKY_VIEW_CHANNEL, "BROAD_X_CHANNEL": lighting.BROAD_X_CHANNEL,
+                   "BROAD_Z_CHANNEL": lighting.BROAD_Z_CHANNEL, "PENUMBRA": SUN_PENUMBRA, **sky_table}
         surface: dict[str, float | Sequence[float] | int] = {
             **fog, **bands, "FOG_START": SURFACE_FOG[0], "FOG_END": SURFACE_FOG[1],
             "LIGHT_DIRECTION": LIGHT_DIRECTION, "SLOPE_AMBIENT": SLOPE_AMBIENT, "LIGHT_AMBIENT": LIGHT_AMBIENT,
@@ -398,6 +400,8 @@ class GpuResources:
         table.repeat_x, table.repeat_y = True, False
         table.filter = (moderngl.LINEAR, moderngl.LINEAR)
         self._own("framebuffer:sky_table", ctx.framebuffer([table]))
+        self._sky_table_sun: tuple[float, float, float] | None = None  # the sun the table was drawn for
+        self._sky_constants: dict[str, Any] = {}
         # Random values for the natural look's procedural detail: the same every run, tiling, mipmapped; alpha
         # holds three octaves of them summed (_detail_octaves), so close-range detail is one fetch, not three.
         noise = self._own("texture:noise", ctx.texture((NOISE_SIDE, NOISE_SIDE), 4, _noise_values()))
@@ -595,10 +599,30 @@ class GpuResources:
         layers, side = maps.shape[0], maps.shape[1]
         texture = self._objects.get("texture:light_maps")
         if texture is None or texture.size != (side, side, layers):
-            texture = self._own("texture:light_maps", self.ctx.texture_array((side, side, layers), 1))
+            texture = self._own("texture:light_maps",
+                                self.ctx.texture_array((side, side, layers), lighting.CHANNELS))
             texture.repeat_x = texture.repeat_y = True
             texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
         texture.write(np.ascontiguousarray(maps))
+
+    def sky_table(self, sun: tuple[float, float, float]) -> dict[str, Any]:
+        """The natural look's sky-view table for the sun toward ``sun`` (a unit vector), and its constants.
+
+        The table is drawn only when the sun has moved, and its row of constants read back then: they are the
+        programs' uniforms (sky_view.glsl), returned by name.
+        """
+        if sun != self._sky_table_sun:
+            table = self.get("framebuffer:sky_table")
+            with self.ctx.scope(table, enable_only=moderngl.NOTHING):
+                table.viewport = (0, 0, *table.size)
+                uniform(self.programs["sky_table"], "sun_direction").value = sun
+                self.get("vao:sky_table").render(moderngl.TRIANGLES, vertices=3)
+            row = np.frombuffer(table.read(viewport=(0, SKY_TABLE_SIZE[1], 3, 1), components=4, dtype="f2"),
+                                dtype=np.float16).astype(np.float64).reshape(3, 4)
+            self._sky_constants = {"sun_light": tuple(row[0, :3]), "ambient_light": tuple(row[1, :3]),
+                                   "exposure_scale": float(row[2, 0])}
+            self._sky_table_sun = sun
+        return self._sky_constants
 
     def advance_slopes(self, heights: HeightBands, apron: int, points: int) -> int:
         """Work out up to ``points`` more of the natural look's slope map of ``heights``; returns those done.

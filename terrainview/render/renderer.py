@@ -17,7 +17,7 @@ import moderngl
 import numpy as np
 from pyglm import glm
 
-from terrainview.kernels import fractal, lod, texturing
+from terrainview.kernels import fractal, lighting, lod, texturing
 from terrainview.render.gpu import FOG_COLOR, SURFACE_FOG, GpuResources, HeightBands, uniform
 from terrainview.render.lod_draw import LodTerrain, draw_selection
 from terrainview.render.world_draw import LIGHT_UNIT, SurfacePrograms, WorldTerrain
@@ -447,25 +447,28 @@ class Renderer:
         haze = math.log(1.0 / HAZE_TRANSMITTANCE_AT_REACH) / NATURAL_REACH ** 2  # per squared distance
 
         # The sky-view table first: the sky by direction, the sun's and the sky's light, the exposure.
-        table = gpu.get("framebuffer:sky_table")
-        with ctx.scope(table, enable_only=moderngl.NOTHING):
-            table.viewport = (0, 0, *table.size)
-            uniform(gpu.programs["sky_table"], "sun_direction").value = sun
-            gpu.get("vao:sky_table").render(moderngl.TRIANGLES, vertices=3)
+        sky_constants = gpu.sky_table(sun)
         framebuffer.use()
         gpu.get("texture:sky_table").use(1)
 
         def sky_uniforms(program: moderngl.Program) -> None:
             uniform(program, "sky_table").value = 1
             uniform(program, "sun_direction").value = sun
+            for name, value in sky_constants.items():
+                if program.get(name, None) is not None:  # the sky has no ground to light
+                    uniform(program, name).value = value
 
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         water_level = settings.water_level if settings.water_level is not None else -1e3
         # Where the surface's hydraulic erosion ran water (the endless world is never eroded).
         eroded = settings.tile != ENDLESS and gpu.has("texture:surface_water")
+        sun_layers, sun_weights = lighting.sun_horizon_weights(settings.sun_azimuth)
         world_ = World.of(settings)
         snow = self.surface_snow_height if world_ is None else world_snow_height(world_)
-        values: dict[str, Any] = {"eye": eye, "sun_azimuth": settings.sun_azimuth, "haze_density": haze,
+        values: dict[str, Any] = {"eye": eye,
+                                  "sun_elevation": math.radians(settings.sun_elevation), "haze_density": haze,
+                                  "sun_layers": sun_layers, "sun_weights_first": tuple(sun_weights[0]),
+                                  "sun_weights_second": tuple(sun_weights[1]),
                                   "height_scale": settings.height_scale, "snow_height": snow,
                                   "water_level": water_level, "eroded": eroded}
         gpu.get("texture:noise").use(2)

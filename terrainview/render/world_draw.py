@@ -211,18 +211,16 @@ class WorldTerrain:
 
     def _light_texture(self, maps: np.ndarray) -> moderngl.TextureArray:
         layers, side = maps.shape[0], maps.shape[1]
-        texture = self.gpu.ctx.texture_array((side, side, layers), 1, np.ascontiguousarray(maps).tobytes())
+        texture = self.gpu.ctx.texture_array((side, side, layers), lighting.CHANNELS,
+                                             np.ascontiguousarray(maps).tobytes())
         texture.repeat_x = texture.repeat_y = False  # a region's own: its neighbours have theirs
         texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
         return texture
 
     def _unlit_texture(self) -> moderngl.TextureArray:
-        """Open sky on a plain everywhere: no horizon above it (0), all of the sky in view (255), flat (128)."""
+        """Open sky on a plain everywhere (``lighting.open_sky_light_maps``)."""
         if self._unlit is None:
-            maps = np.zeros((lighting.HORIZON_DIRECTIONS + 3, 1, 1), dtype=np.uint8)
-            maps[lighting.HORIZON_DIRECTIONS] = 255
-            maps[lighting.HORIZON_DIRECTIONS + 1:] = 128
-            self._unlit = self._light_texture(maps)
+            self._unlit = self._light_texture(lighting.open_sky_light_maps())
         return self._unlit
 
     def draw(self, settings: SceneSettings, view: glm.mat4, projection: glm.mat4, image_projection: glm.mat4,
