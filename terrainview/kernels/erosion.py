@@ -96,8 +96,6 @@ _DOMAIN_DROPLETS = 0x9B05688C
 _BATCHES = 16  # progress reports per hydraulic run
 _MIN_BLOCK = 64  # cells: the droplets' blocks are at least this wide
 _MIN_BLOCKS_A_SIDE = 4  # fewer than this and the map is one block (two of a colour a side at least)
-# A droplet's step takes about 60 ns + 1 ns per weight of its brush on one thread (bench/erosion.py).
-_NS_PER_STEP, _NS_PER_BRUSH_WEIGHT = 60.0, 1.0
 # The droplets' phases run in parallel from 2 ms of work: at iterations 9 a phase is about 5 ms and there are
 # some 150, so the kernel-wide 20 ms would leave the second core idle (0.58 s against 0.33 s, bench/erosion.py);
 # a busy machine still gets the serial build (``free_threads``).
@@ -310,13 +308,18 @@ class _BrushParts(NamedTuple):
     reach: int  # _reach(rows, columns)
 
 
+def _step_ns(brush_weights: int) -> float:
+    """About how long a droplet's step takes on one thread, in ns: 60 + 1 per weight of its brush (bench/erosion.py)."""
+    return 60.0 + 1.0 * brush_weights
+
+
 def _run_batch(torus: np.ndarray, flow: np.ndarray, size: int, key: np.uint32, first: int, count: int,
                plan: tuple[int, int], brush_parts: _BrushParts, rates: tuple[float, ...]) -> float:
     """Walk droplets first .. first + count - 1 to their end, phase by phase; returns what they still carry then."""
     block, margin = plan
     blocks_a_side = size // block
     states = _start_states(key, first, count, size)
-    step_work = _NS_PER_STEP + _NS_PER_BRUSH_WEIGHT * brush_parts.weights.shape[0]
+    step_work = _step_ns(brush_parts.weights.shape[0])
     phase = 0
     while (alive := np.flatnonzero(states[:, 7] < LIFETIME)).size:
         cells = np.floor(states[alive, :2]).astype(np.int64) & (size - 1)
@@ -496,7 +499,7 @@ def estimated_seconds(size: int, droplets: float, radius: float, passes: int) ->
     """
     droplet_steps = droplet_count(droplets) * LIFETIME
     brush_weights = brush(size, radius)[2].shape[0]
-    hydraulic = droplet_steps * (_NS_PER_STEP + _NS_PER_BRUSH_WEIGHT * brush_weights) * 1e-9
+    hydraulic = droplet_steps * _step_ns(brush_weights) * 1e-9
     return hydraulic, passes * size * size * _THERMAL_NS_PER_CELL * 1e-9
 
 

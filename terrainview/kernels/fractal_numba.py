@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, parallel_chunksize, prange
 
-from terrainview.kernels.kernel_common import free_threads, hash32, parallel_bands
-from terrainview.kernels.lattice import FRACTION_SHIFT, HALF, INV_2_24, LATTICE_BITS, QUARTER
+from terrainview.kernels.kernel_common import free_threads, hash32, parallel_bands, scaled_offset
+from terrainview.kernels.lattice import HALF, LATTICE_BITS, QUARTER
 
 
 @njit(cache=True, inline="always")
@@ -20,10 +20,7 @@ def _offset(index, stream_key, scale):
     Two rounds of the hash over (index ^ key): with one, offsets of related lattice points (such as (0, c)
     and (c, 0)) correlate across seeds and the terrain's spread drifts from the original algorithm's.
     """
-    bits = hash32(hash32(np.uint32(index ^ stream_key)))
-    # kernel_common.hash_fraction in float32: the same values, but diamond-square's inner loop is 15% faster
-    # without the float64 round trip. fractal_numpy's _offsets does the same arithmetic on whole arrays.
-    return (np.float32(np.int32(bits >> FRACTION_SHIFT)) * INV_2_24 - HALF) * scale
+    return scaled_offset(hash32(hash32(np.uint32(index ^ stream_key))), scale)
 
 
 @njit(cache=True, inline="always")

@@ -14,7 +14,10 @@ from terrainview.kernels.lattice import FRACTION_SHIFT, HALF, INV_2_24, LATTICE_
 
 def _offsets(rows: np.ndarray, columns: np.ndarray, lattice_shift: int, key: np.uint32,
              scale: np.float32) -> np.ndarray:
-    """The offsets of the fine lattice points (rows x columns): fractal_numba's _offset, scale * r, r in [-0.5, 0.5)."""
+    """The offsets of the fine lattice points (rows x columns): fractal_numba's _offset, scale * r, r in [-0.5, 0.5).
+
+    kernel_common.scaled_offset's arithmetic on whole arrays (this module may not import numba).
+    """
     # fractal_numba's _lattice_index; below 2**32 for every point of a map, as there.
     index = (rows << (lattice_shift + LATTICE_BITS)) + (columns << lattice_shift)
     bits = hash32_array(hash32_array(index.astype(np.uint32) ^ key))

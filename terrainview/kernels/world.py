@@ -20,11 +20,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from terrainview.kernels.kernel_common import hash32
+from terrainview.kernels.kernel_common import hash32, scaled_offset
 from terrainview.kernels.lattice import (
-    FRACTION_SHIFT,
-    HALF,
-    INV_2_24,
     MAX_ITERATIONS_2D,
     QUARTER,
     check_common,
@@ -48,7 +45,7 @@ def _offset(column, row, key, scale):
     bits = hash32(np.uint32(column & _LOW_WORD) ^ key)
     bits = hash32(bits ^ np.uint32(row & _LOW_WORD))
     bits = hash32(bits ^ np.uint32(((column >> 32) * 65599 + (row >> 32)) & _LOW_WORD))
-    return (np.float32(np.int32(bits >> FRACTION_SHIFT)) * INV_2_24 - HALF) * scale
+    return scaled_offset(bits, scale)
 
 
 @njit(cache=True, nogil=True)
