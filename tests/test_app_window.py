@@ -370,7 +370,7 @@ class TestKeysInProcess:
         fresh.on_render(0.0, 1 / 60)
         tap(fresh, keys.Z, modifiers(ctrl=True))
         assert fresh.settings.h == start.h and fresh.settings.yrot == start.yrot + 30.0
-        assert fresh.message[0] == "Undo: H 0.70 → 0.45"
+        assert fresh.message[0] == "Undo: H 0.70 to 0.45"
         tap(fresh, keys.Y, modifiers(ctrl=True))
         assert fresh.settings.h == 0.45
         tap(fresh, keys.Z, modifiers(ctrl=True))

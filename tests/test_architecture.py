@@ -127,3 +127,23 @@ def test_no_getattr_of_a_name_built_from_a_string():
                     and len(node.args) > 1 and isinstance(node.args[1], (ast.JoinedStr, ast.BinOp))):
                 built.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert built == []
+
+
+def test_texts_the_window_may_show_are_in_the_panels_font():
+    """The panel's font (ImGui's own) has the Latin-1 characters only and draws any other as "?" (an undo button
+    read "H 0.70 ? 0.45"): no string in the program, docstrings aside, may need another."""
+    outside = []
+    for path in modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                      if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                      and node.body and isinstance(node.body[0], ast.Expr)
+                      and isinstance(node.body[0].value, ast.Constant)}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+                    and node.value != "\ufeff"):  # a byte-order mark stripped from files, never shown
+                try:
+                    node.value.encode("latin-1")
+                except UnicodeEncodeError:
+                    outside.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
+    assert not outside, outside

@@ -43,7 +43,7 @@ def test_a_drag_is_one_step_and_the_camera_is_never_a_step():
     history.observe(dragged, interacting=False)  # let go
     flown = dragged.replace(yrot=40.0, pitch=12.0, ztrans=-2.0)
     history.observe(flown, interacting=False)
-    assert [step.label for step in history.undo_steps] == ["H 0.70 \u2192 0.45"]
+    assert [step.label for step in history.undo_steps] == ["H 0.70 to 0.45"]
     undone = history.undo(flown)
     assert undone.h == 0.7 and (undone.yrot, undone.pitch, undone.ztrans) == (40.0, 12.0, -2.0), "camera stays"
 
@@ -69,8 +69,8 @@ def test_the_history_is_bounded():
 
 
 @pytest.mark.parametrize("before, after, label", [
-    (SceneSettings(), SceneSettings(h=0.45), "H 0.70 \u2192 0.45"),
-    (SceneSettings(), SceneSettings(mode="rendered"), "mode lines \u2192 rendered"),
+    (SceneSettings(), SceneSettings(h=0.45), "H 0.70 to 0.45"),
+    (SceneSettings(), SceneSettings(mode="rendered"), "mode lines to rendered"),
     (SceneSettings(), SceneSettings(seed=3, iterations=5), "2 settings"),
 ])
 def test_a_step_says_what_changed(before, after, label):

@@ -37,13 +37,16 @@ def _shown(value: object) -> str:
 
 
 def describe(before: SceneSettings, after: SceneSettings) -> str:
-    """What changed, for the panel's buttons: "H 0.70 → 0.45", or how many settings changed."""
+    """What changed, for the panel's buttons: "H 0.70 to 0.45", or how many settings changed.
+
+    In words: the panel's font has the Latin-1 characters only, and drew an arrow as "?".
+    """
     changed = [spec.name for spec in dataclasses.fields(SceneSettings)
                if spec.name not in camera.CAMERA_FIELDS and getattr(before, spec.name) != getattr(after, spec.name)]
     if len(changed) == 1:
         name = changed[0]
         label = "H" if name == "h" else name.replace("_", " ")
-        return f"{label} {_shown(getattr(before, name))} \u2192 {_shown(getattr(after, name))}"
+        return f"{label} {_shown(getattr(before, name))} to {_shown(getattr(after, name))}"
     return f"{len(changed)} settings"
 
 
