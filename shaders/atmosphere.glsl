@@ -1,4 +1,4 @@
-// The natural look's daylight model, evaluated by the sky-view table (sky_table.glsl) once a frame; the other
+// The natural look's daylight model, evaluated by the sky-view table (sky_table.glsl) whenever the sun moves; the other
 // natural programs read that table (sky_view.glsl).
 // A single-scattering daylight sky: Rayleigh (blue, by 1/wavelength^4) and Mie (haze) scattering of the sun's
 // light along the view ray through an exponential atmosphere, with the sun's own light reddened by the air it

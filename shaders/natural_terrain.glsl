@@ -5,7 +5,7 @@
 // changes the mesh but not the shading. Values below are placeholders; terrainview/render/gpu.py passes the
 // real ones as defines.
 #define LOD 0                 // 1: level-of-detail patches (lod.glsl) instead of the full grid
-#define HORIZON_LAYERS 4     // light map layers of horizons (four directions a texel); then the surface's layer
+#define HORIZON_LAYERS 4      // light map layers of horizons (four directions a texel); then the surface's layer
 #define SKY_VIEW_CHANNEL 0    // of the surface's layer: the sky view, then the broad slope along x and z
 #define BROAD_X_CHANNEL 1
 #define BROAD_Z_CHANNEL 2
@@ -43,7 +43,7 @@ void main() {
     world_position = world;
     grid_coordinate = (xz + 1.0) * 0.5 * float(grid_size - 1);
     gl_Position = projection * view * vec4(world, 1.0);
-    haze = haze_light(normalize(world - eye));
+    haze = haze_light((world - eye) / max(length(world - eye), 1e-6));  // (a vertex at the eye has no direction)
 }
 
 #elif defined FRAGMENT_SHADER

@@ -278,3 +278,25 @@ def test_slope_maps_go_back_to_the_pool_with_their_heights(renderer, gl_names):
     second.release()
     pool.release()
     assert gl_names.live()["Texture"] == before["Texture"]
+
+
+def test_the_sky_table_follows_the_sun_there_and_back(renderer, gl_ctx):
+    """Drawn again only when the sun moves: suns A, B, A give what a fresh table gives for each, constants and
+    table alike (a table kept from the first sun, or constants read once, fail)."""
+    from terrainview.render.gpu import GpuResources
+
+    def table(gpu: GpuResources, sun: tuple[float, float, float]) -> tuple[dict, np.ndarray]:
+        constants = gpu.sky_table(sun)
+        return constants, np.frombuffer(gpu.get("texture:sky_table").read(), dtype=np.float16)
+
+    noon, dusk = (0.0, 1.0, 0.0), (0.0, 0.05, -0.998749)
+    seen = [table(renderer.gpu, sun) for sun in (noon, dusk, noon)]
+    assert seen[0][0]["sun_light"] != seen[1][0]["sun_light"], "a low sun is dimmer and redder"
+    for sun, (constants, values) in zip((noon, dusk, noon), seen, strict=True):
+        fresh = GpuResources(gl_ctx)
+        try:
+            expected_constants, expected_values = table(fresh, sun)
+        finally:
+            fresh.release()
+        assert constants == expected_constants
+        np.testing.assert_array_equal(values, expected_values)

@@ -152,9 +152,9 @@ def _encode_rows(horizons, maps):
                 encoded[column] = _stored(tangent)
                 if tangent > 0.0:
                     hidden[column] += tangent / math.sqrt(1.0 + tangent * tangent)
+        sky_view = maps[surface, row, :, SKY_VIEW_CHANNEL]
         for column in range(side):
-            maps[surface, row, column, SKY_VIEW_CHANNEL] = np.uint8(int((1.0 - hidden[column] / directions) * 255.0
-                                                                        + 0.5))
+            sky_view[column] = np.uint8(int((1.0 - hidden[column] / directions) * 255.0 + 0.5))
     return maps
 
 

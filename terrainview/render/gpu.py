@@ -450,6 +450,7 @@ class GpuResources:
             gl_object.release()
         self._objects.clear()
         self.marked_half_passes = None
+        self._sky_table_sun, self._sky_constants = None, {}
 
     # --- uploads --------------------------------------------------------------------------------------------
 
@@ -609,7 +610,8 @@ class GpuResources:
         """The natural look's sky-view table for the sun toward ``sun`` (a unit vector), and its constants.
 
         The table is drawn only when the sun has moved, and its row of constants read back then: they are the
-        programs' uniforms (sky_view.glsl), returned by name.
+        programs' uniforms (sky_view.glsl), returned by name. The read waits for the table (on a GPU, for the work
+        queued before it), once per sun: while the sun is dragged, a frame; the model stays written once, in GLSL.
         """
         if sun != self._sky_table_sun:
             table = self.get("framebuffer:sky_table")

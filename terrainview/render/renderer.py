@@ -451,11 +451,11 @@ class Renderer:
         framebuffer.use()
         gpu.get("texture:sky_table").use(1)
 
-        def sky_uniforms(program: moderngl.Program) -> None:
+        def sky_uniforms(program: moderngl.Program, lights_ground: bool = True) -> None:
             uniform(program, "sky_table").value = 1
             uniform(program, "sun_direction").value = sun
             for name, value in sky_constants.items():
-                if program.get(name, None) is not None:  # the sky has no ground to light
+                if lights_ground or name != "ambient_light":  # the sky lights no ground
                     uniform(program, name).value = value
 
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
@@ -518,7 +518,7 @@ class Renderer:
             sky = gpu.programs["natural_sky"]
             whole_view = projection * camera.rotation_matrix(settings)
             uniform(sky, "inverse_view_projection").write(glm.inverse(whole_view))
-            sky_uniforms(sky)
+            sky_uniforms(sky, lights_ground=False)
             gpu.get("vao:natural_sky").render(moderngl.TRIANGLES, vertices=3)
 
         if settings.water_level is not None:

@@ -103,7 +103,7 @@ def sea_floor(world_: World, centre_x: int, centre_z: int) -> tuple[np.ndarray, 
 
 
 def region_light(world_: World, key: RegionKey) -> np.ndarray:
-    """The natural look's light maps of a region (``lighting.light_maps``): (layers, side, side), uint8.
+    """The natural look's light maps of a region (``lighting.light_maps``' layout): (layers, side, side, 4), uint8.
 
     Traced over a window reaching one unit (the horizons' reach) past each of the region's sides, so its
     shadows come from the land around it; the window's own wrap-around never reaches back into the region.
