@@ -317,6 +317,80 @@ class TestKeysInProcess:
         fresh.settings, fresh.quit_asked_at = start, None
         settle(fresh)
 
+    def test_escape_closes_an_open_list_and_nothing_else(self, fresh, monkeypatch):
+        """Click the Render type list open (found by recording where the panel draws it), then Escape: the list
+        closes, the window stays (ImGui itself left the list open)."""
+        from imgui_bundle import imgui
+
+        import terrainview.window.panel
+
+        rectangles = {}
+
+        class RecordingImgui:
+            def __getattr__(self, name):
+                return getattr(imgui, name)
+
+            def combo(self, label, *args, **kwargs):
+                result = imgui.combo(label, *args, **kwargs)
+                low, high = imgui.get_item_rect_min(), imgui.get_item_rect_max()
+                rectangles[label] = (low.x, low.y, high.x, high.y)
+                return result
+
+        monkeypatch.setattr(terrainview.window.panel, "imgui", RecordingImgui())
+        closed = []
+        monkeypatch.setattr(fresh.wnd, "close", lambda: closed.append(True))
+        fresh.on_render(0.0, 1 / 60)
+        x0, y0, x1, y1 = rectangles["Render type"]
+        x, y = int((x0 + x1) / 2), int((y0 + y1) / 2)
+        left_button = fresh.wnd.mouse.left
+        fresh.on_mouse_position_event(x, y, 0, 0)
+        fresh.on_render(0.0, 1 / 60)
+        fresh.on_mouse_press_event(x, y, left_button)
+        fresh.on_render(0.0, 1 / 60)
+        fresh.on_mouse_release_event(x, y, left_button)
+        assert frames_until(fresh, lambda: imgui.is_popup_open("", imgui.PopupFlags_.any_popup_id)), "the list opened"
+        tap(fresh, fresh.wnd.keys.ESCAPE)
+        assert frames_until(fresh, lambda: not imgui.is_popup_open("", imgui.PopupFlags_.any_popup_id)), \
+            "Escape closed the list"
+        assert closed == [] and not fresh.panel.help_visible
+
+    def test_a_message_that_fits_beside_the_panel_is_shown_there(self, fresh, monkeypatch):
+        """Centred on the view the panel leaves free, not over the panel's own text (the quit question was)."""
+        import terrainview.window.app
+        from terrainview.window.panel import overlay_width
+
+        placed = []
+        real = terrainview.window.app.overlay
+        monkeypatch.setattr(terrainview.window.app, "overlay",
+                            lambda lines, anchor, *args: placed.append((lines, anchor)) or real(lines, anchor, *args))
+        fresh.panel.visible = True
+        fresh.on_render(0.0, 1 / 60)
+        fresh.show_message("Changes since the last save: press Escape again to quit without them")
+        fresh.on_render(0.0, 1 / 60)
+        lines, (middle, _) = placed[-1]
+        assert middle - overlay_width(lines) / 2 >= fresh.panel.rect[2], "right of the panel"
+        fresh.message = ("", 0.0)
+
+    def test_a_preset_chosen_in_the_panel_starts_afresh(self, fresh, monkeypatch):
+        """Nothing of the scene before stays: the preset's own settings over the defaults, as --preset gives."""
+        from terrainview.scene.presets import load_preset, preset_names
+        from terrainview.window.panel import Panel
+
+        start = fresh.settings
+        fresh.settings = fresh.settings.replace(seed=14, h=0.75, invert=True)
+        name = "endless-flight"
+        assert name in preset_names()
+
+        def choose(panel, actions):
+            actions.preset = name
+
+        monkeypatch.setattr(Panel, "_presets", choose)
+        fresh.on_render(0.0, 1 / 60)
+        monkeypatch.undo()
+        assert fresh.settings == load_preset(name)
+        fresh.settings = fresh.kept_settings = start
+        settle(fresh)
+
     def test_large_shot_is_drawn_over_frames_and_can_be_cancelled(self, fresh, tmp_path, monkeypatch):
         monkeypatch.chdir(tmp_path)
         fresh.start_screenshot((3840, 2160), 2)  # 7680 x 4320 drawn: 15 x 9 tiles of 512, one per frame
@@ -721,7 +795,7 @@ def test_viewer_end_to_end(xvfb_display, screen_grabber, tmp_path):
             pixels = grab(display)
             return pixels if (pixels[PANEL_AREA] == 255).all(axis=2).mean() > 0.95 else None
 
-        hidden = wait_for(panel_gone, 20, "Ctrl-O to hide the panel")
+        hidden = wait_for(panel_gone, 20, "Ctrl+O to hide the panel")
         assert (hidden[PANEL_AREA] == 255).all(axis=2).mean() > 0.95, "the white scene shows where the panel was"
 
         key(display, window, "bracketleft")  # the real [ key: one half-pass back, a diamond step

@@ -550,7 +550,7 @@ def test_the_panel_hides_what_the_generator_ignores(ui, target, monkeypatch):
                                                          ("thermal", False, True), ("both", True, True)])
 def test_the_erosion_section_shows_the_chosen_passes_options(ui, target, monkeypatch, erosion, hydraulic, thermal):
     labels = set(panel_labels(ui, target, SceneSettings(mode="rendered", erosion=erosion), monkeypatch))
-    assert "Passes" in labels
+    assert "Erosion type" in labels
     assert ({"Droplets per unit area", "Erosion strength", "Brush radius"} <= labels) == hydraulic
     assert ({"Talus angle (deg)", "Thermal passes"} <= labels) == thermal
 
@@ -568,13 +568,13 @@ OWN_SETTINGS = {
     "Faults": {"fault_iterations"}, "Blur sigma": {"blur"}, "Seed image": {"seed_image"},
     "Seed-image passes": {"seed_passes"}, "Half-passes shown": {"passes"}, "Texture": {"texture"},
     "Shading": {"shading"},
-    "Water": {"water_level"}, "Water level": {"water_level"}, "Passes": {"erosion"},
+    "Water": {"water_level"}, "Water level": {"water_level"}, "Erosion type": {"erosion"},
     "Droplets per unit area": {"erosion_droplets"}, "Erosion strength": {"erosion_strength"},
     "Brush radius": {"erosion_radius"}, "Sediment capacity": {"erosion_capacity"},
     "Deposition": {"erosion_deposition"}, "Evaporation": {"erosion_evaporation"}, "Inertia": {"erosion_inertia"},
     "Talus angle (deg)": {"talus"}, "Thermal passes": {"thermal_passes"},
-    "World octaves": {"world_octaves"}, "Look": {"look"}, "Sun bearing (deg)": {"sun_azimuth"},
-    "Sun height (deg)": {"sun_elevation"},
+    "World octaves": {"world_octaves"}, "Look": {"look"}, "Sun azimuth (deg)": {"sun_azimuth"},
+    "Sun elevation (deg)": {"sun_elevation"},
     # Switching the camera keeps the view: these scenes' orbit and fly views are the same, so only the mode moves.
     "Mode": {"camera"}, "Yaw": {"yrot"}, "Pitch": {"pitch"},
     # Not scene settings: a preset (loaded as a scene file), the scene file's name, the screenshot's size, the
@@ -635,3 +635,82 @@ def test_the_panel_keeps_its_height_while_the_worker_works(ui, target):
             frame(ui, framebuffer, 1.0, lambda status=status: panel.draw(SceneSettings(), status), (480, 900))
         heights.append(panel.rect[3] - panel.rect[1])
     assert heights[0] == heights[1] == heights[2], heights
+
+
+class _Rectangles:
+    """The panel module's imgui, noting where each text and button it draws lands: label -> (x0, y0, x1, y1)."""
+
+    def __init__(self) -> None:
+        self.drawn: dict[str, tuple[float, float, float, float]] = {}
+
+    def __getattr__(self, name: str):
+        real = getattr(imgui, name)
+        if name not in ("text", "text_disabled", "button"):
+            return real
+
+        def noted(label, *args, **kwargs):
+            result = real(label, *args, **kwargs)
+            low, high = imgui.get_item_rect_min(), imgui.get_item_rect_max()
+            self.drawn[label] = (low.x, low.y, high.x, high.y)
+            return result
+        return noted
+
+
+def test_the_help_keys_never_run_into_their_meanings(ui, target, monkeypatch):
+    """F1's table: each meaning starts right of the widest keys ("Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y" ran into one)."""
+    from terrainview.window.panel import SHORTCUTS
+
+    rectangles = _Rectangles()
+    monkeypatch.setattr(terrainview.window.panel, "imgui", rectangles)
+    panel = Panel(help_visible=True)
+    for _ in range(2):
+        frame(ui, target(1, DISPLAY), 1.0, lambda: panel.draw(SceneSettings(), PanelStatus()))
+    widest_keys = max(rectangles.drawn[keys][2] for keys, _ in SHORTCUTS)
+    assert all(rectangles.drawn[meaning][0] > widest_keys for _, meaning in SHORTCUTS)
+
+
+def test_a_long_undo_puts_redo_below_it_inside_the_panel(ui, target, monkeypatch):
+    """Undo and Redo share a line while both fit; a long Undo sends Redo below it, not past the panel's edge."""
+    from terrainview.window.history import SceneHistory
+
+    def drawn(history: SceneHistory) -> tuple[tuple, tuple, float]:
+        rectangles = _Rectangles()
+        monkeypatch.setattr(terrainview.window.panel, "imgui", rectangles)
+        panel = Panel()
+        for _ in range(2):
+            frame(ui, target(1, DISPLAY), 1.0, lambda: panel.draw(SceneSettings(), PanelStatus(), history))
+        monkeypatch.setattr(terrainview.window.panel, "imgui", imgui)
+        undo, redo = (next(rect for label, rect in rectangles.drawn.items() if label.endswith(f"###{name}"))
+                      for name in ("undo", "redo"))
+        return undo, redo, panel.rect[2]
+
+    def history_of(*steps: SceneSettings) -> SceneHistory:
+        history = SceneHistory(steps[0])
+        for settings in steps[1:]:
+            history.observe(settings, interacting=False)
+        history.undo(steps[-1])
+        return history
+
+    short = history_of(SceneSettings(), SceneSettings(h=0.5), SceneSettings(h=0.5, seed=3))
+    undo, redo, right = drawn(short)
+    assert redo[1] == undo[1] and redo[0] > undo[2], "side by side"
+    long = history_of(SceneSettings(), SceneSettings(sun_azimuth=279.64), SceneSettings(sun_azimuth=279.64, seed=3))
+    undo, redo, right = drawn(long)
+    assert redo[1] > undo[3] - 1 and redo[2] <= right, "below, inside the panel"
+
+
+@pytest.mark.parametrize("low, high, shown", [(0.0, 1.0, "%.3f"), (0.0, 360.0, "%.1f"), (-6.0, 90.0, "%.2f"),
+                                              (0.5, 32.0, "%.2f"), (0.0, 100000.0, "%.0f")])
+def test_sliders_show_about_four_digits_over_their_range(low, high, shown):
+    """H to three decimals, degrees to one, droplets whole: not "279.643" degrees or "20000.000" drops."""
+    from terrainview.window.panel import _decimals_for
+
+    assert _decimals_for(low, high) == shown
+
+
+def test_a_camera_field_a_hair_below_zero_shows_zero_and_keeps_its_value(ui, target, monkeypatch):
+    """Flying left a hair west of 0 showed "X -0.00"; it shows 0.00, and the setting is untouched."""
+    settings = SceneSettings(camera="fly", eye_x=-0.001)
+    recording = record_panel(ui, target, settings, monkeypatch)
+    assert recording.calls["X"][1][0] == 0.0
+    assert recording.settings.eye_x == -0.001

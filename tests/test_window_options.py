@@ -81,7 +81,7 @@ def frames(count=6):
     for _ in range(count):
         app.wnd.swap_buffers()  # also delivers pyglet's events, resizes included
         app.on_render(0.0, 1 / 60)
-    panel = imgui.internal.find_window_by_name("View Options (Ctrl-O)")
+    panel = imgui.internal.find_window_by_name("View Options (Ctrl+O)")
     return [app.wnd.buffer_size, [panel.pos.x, panel.pos.y], app.panel.seed_text, str(app.settings.seed)]
 
 report = [frames()]

@@ -32,7 +32,15 @@ from terrainview.window.flythrough_controls import FlythroughControls, ReplayKey
 from terrainview.window.generation_feed import GenerationFeed
 from terrainview.window.history import SceneHistory
 from terrainview.window.imgui_input import StyleScale, WindowInput
-from terrainview.window.panel import MAX_UI_SCALE, MIN_UI_SCALE, FrameCounter, Panel, PanelStatus, overlay
+from terrainview.window.panel import (
+    MAX_UI_SCALE,
+    MIN_UI_SCALE,
+    FrameCounter,
+    Panel,
+    PanelStatus,
+    overlay,
+    overlay_width,
+)
 from terrainview.window.scene_actions import SceneFiles
 from terrainview.window.screenshots import ShotRequest, WindowScreenshots
 from terrainview.window.world_feed import WorldFeed
@@ -215,8 +223,8 @@ class TerrainApp(mglw.WindowConfig):
             self.save_scene_file()
         if actions.load_scene:
             self.load_scene_file(Path(self.panel.scene_path))
-        if actions.preset is not None:
-            self.load_scene_file(preset_path(actions.preset))
+        if actions.preset is not None:  # a preset starts afresh, as --preset does: nothing of the last scene stays
+            self.load_scene_file(preset_path(actions.preset), SceneSettings())
         self._draw_overlay()
         self.flythrough.draw_badge()
         imgui.render()
@@ -234,7 +242,12 @@ class TerrainApp(mglw.WindowConfig):
         if not lines:
             return
         viewport = imgui.get_main_viewport()
-        overlay(lines, (viewport.size.x / 2, viewport.size.y - 20 * self.panel.ui_scale), (0.5, 1.0), 0.75)
+        # Centred on the view the panel leaves free where it fits there (a message over the panel's own text was
+        # hard to read), else on the window, in front of the panel.
+        left = self.panel.rect[2] if self.panel.visible and self.panel.rect is not None else 0.0
+        if overlay_width(lines) > viewport.size.x - left:
+            left = 0.0
+        overlay(lines, ((left + viewport.size.x) / 2, viewport.size.y - 20 * self.panel.ui_scale), (0.5, 1.0), 0.75)
 
     def show_message(self, text: str) -> None:
         """Show ``text`` over the view for MESSAGE_SECONDS and print it to stderr."""
@@ -279,11 +292,12 @@ class TerrainApp(mglw.WindowConfig):
             self.panel.scene_path = str(saved)
             self.kept_settings = self.settings
 
-    def load_scene_file(self, path: Path) -> None:
-        """Load a scene file; on any error a message, and the current scene stays."""
-        loaded = self.scene_files.load(path, self.settings)
-        if loaded is not self.settings:
-            self.settings = self.kept_settings = loaded
+    def load_scene_file(self, path: Path, over: SceneSettings | None = None) -> None:
+        """Load a scene file over ``over`` (the current scene); on any error a message, and the current scene stays."""
+        loaded = self.scene_files.load(path, self.settings if over is None else over)
+        if loaded is (self.settings if over is None else over):
+            return
+        self.settings = self.kept_settings = loaded
 
     def undo(self) -> None:
         """Ctrl+Z: the scene before the last change (the camera stays where it is)."""
@@ -304,7 +318,8 @@ class TerrainApp(mglw.WindowConfig):
         second Escape within QUIT_CONFIRM_SECONDS quits.
         """
         if imgui.is_popup_open("", imgui.PopupFlags_.any_popup_id):
-            return  # ImGui closes its own popup
+            self.panel.close_popups = True  # at the panel's next frame (ImGui does not close a list on Escape)
+            return
         if self.panel.help_visible:
             self.panel.help_visible = False
             return

@@ -6,6 +6,7 @@ Widgets take their ranges from ``SceneSettings``' field metadata; a widget's cha
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -38,13 +39,13 @@ SHORTCUTS = (
     ("[ / ]", "diamond-square one half-pass back / on; lines mode marks the points it set"),
     ("R", "start / stop recording a flight to ./flights/"),
     ("Space, Left / Right", "replaying a flight: pause, step while paused"),
-    ("Ctrl-O", "show / hide the options panel"),
+    ("Ctrl+O", "show / hide the options panel"),
     ("F12", "save an antialiased screenshot to ./screenshots/"),
-    ("Ctrl-Z, Ctrl-Shift-Z / Ctrl-Y", "undo, redo a change of the scene (camera moves are not undone)"),
+    ("Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y", "undo, redo a change of the scene (camera moves are not undone)"),
     ("F1", "show / hide this help"),
     ("F2", "show / hide the status line (frame rate, what is drawn), also with the panel hidden"),
-    ("Escape", "close this help, stop a shot, an export or a replay, close a message, else quit (twice with "
-               "unsaved changes)"),
+    ("Escape", "close an open list or this help, stop a shot, an export or a replay, close a message, else quit "
+               "(twice with unsaved changes)"),
 )
 
 
@@ -136,6 +137,7 @@ class Panel:
 
     visible: bool = True
     help_visible: bool = False
+    close_popups: bool = False  # Escape closes an open list at the next frame
     status_line_visible: bool = False  # F2: the frame rate and what was drawn, over the view, panel or not
     preset_names: list[str] = field(default_factory=list)  # read once, when the panel first shows them
     seed_text: str = ""
@@ -157,6 +159,9 @@ class Panel:
         """Draw the help (if shown) and the panel for one frame; returns the settings and the buttons pressed."""
         actions = PanelActions()
         scale = self.ui_scale
+        if self.close_popups:
+            imgui.internal.close_popups_except_modals()
+            self.close_popups = False
         if self.help_visible:
             self._draw_help(scale)
         self.rect = None
@@ -172,7 +177,7 @@ class Panel:
         height = imgui.get_main_viewport().size.y - 20 * scale
         width = PANEL_WIDTH * scale
         imgui.set_next_window_size_constraints(imgui.ImVec2(width, 0), imgui.ImVec2(width, height))
-        expanded, open_ = imgui.begin("View Options (Ctrl-O)", True, imgui.WindowFlags_.always_auto_resize)
+        expanded, open_ = imgui.begin("View Options (Ctrl+O)", True, imgui.WindowFlags_.always_auto_resize)
         position, size = imgui.get_window_pos(), imgui.get_window_size()
         self.rect = (position.x, position.y, position.x + size.x, position.y + size.y)
         if not open_:
@@ -236,8 +241,8 @@ class Panel:
         if imgui.collapsing_header("Look and light", imgui.TreeNodeFlags_.default_open):
             s = _combo(s, "look", "Look", {"original": "the original's (1997)", "natural": "natural light and air"})
             if s.look is Look.NATURAL:
-                s = _slider(s, "sun_azimuth", "Sun bearing (deg)")
-                s = _slider(s, "sun_elevation", "Sun height (deg)")
+                s = _slider(s, "sun_azimuth", "Sun azimuth (deg)")
+                s = _slider(s, "sun_elevation", "Sun elevation (deg)")
                 if s.mode != "rendered":
                     imgui.text_disabled("the natural look shows in rendered mode")
         if imgui.collapsing_header("Generator and texture"):
@@ -253,7 +258,7 @@ class Panel:
             s = _combo(s, "shading", "Shading", {name: name for name in catalog.SHADINGS})
             s = self._water(s)
         if imgui.collapsing_header("Erosion"):
-            s = _combo(s, "erosion", "Passes", {name: entry.label for name, entry in catalog.EROSIONS.items()})
+            s = _combo(s, "erosion", "Erosion type", {name: entry.label for name, entry in catalog.EROSIONS.items()})
             for widget in catalog.erosion(s).widgets:
                 s = _slider(s, widget.setting, widget.label, high=widget.high)
         if imgui.collapsing_header("Camera"):
@@ -409,9 +414,11 @@ class Panel:
                                   imgui.ImVec2(0.5, 0.5))
         imgui.begin("Keyboard shortcuts (F1)", None, imgui.WindowFlags_.always_auto_resize
                     | imgui.WindowFlags_.no_collapse)
+        # The meanings start past the widest keys (a fixed column let "Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y" run into one).
+        column = max(imgui.calc_text_size(keys).x for keys, _ in SHORTCUTS) + 16 * scale
         for keys, meaning in SHORTCUTS:
             imgui.text(keys)
-            imgui.same_line(190 * scale)
+            imgui.same_line(imgui.get_style().window_padding.x + column)
             imgui.text_disabled(meaning)
         imgui.end()
 
@@ -423,9 +430,14 @@ def _draw_history(history: SceneHistory, actions: PanelActions) -> None:
     imgui.begin_disabled(undo is None)
     actions.undo = imgui.button(f"Undo {undo or ''} (Ctrl+Z)###undo")
     imgui.end_disabled()
-    imgui.same_line()
+    redo_label = f"Redo {redo or ''} (Ctrl+Y)###redo"
+    # Beside Undo while it fits, else below it (a long Undo pushed Redo out of the panel).
+    style = imgui.get_style()
+    room = imgui.get_content_region_avail().x - imgui.get_item_rect_size().x - style.item_spacing.x
+    if imgui.calc_text_size(redo_label, hide_text_after_double_hash=True).x + 2 * style.frame_padding.x <= room:
+        imgui.same_line()
     imgui.begin_disabled(redo is None)
-    actions.redo = imgui.button(f"Redo {redo or ''} (Ctrl+Y)###redo")
+    actions.redo = imgui.button(redo_label)
     imgui.end_disabled()
 
 
@@ -455,6 +467,11 @@ def recording_clock(seconds: float) -> str:
     return f"REC {clock(seconds)}"
 
 
+def overlay_width(lines: list[str]) -> float:
+    """How wide ``overlay`` draws the box of ``lines``."""
+    return max(imgui.calc_text_size(line).x for line in lines) + 2 * imgui.get_style().window_padding.x
+
+
 def overlay(lines: list[str], anchor: tuple[float, float], pivot: tuple[float, float], background_alpha: float,
             color: imgui.ImVec4 | None = None) -> None:
     """Lines of text on a box over everything ImGui draws, the panel included, whichever window has the focus.
@@ -466,7 +483,7 @@ def overlay(lines: list[str], anchor: tuple[float, float], pivot: tuple[float, f
     style = imgui.get_style()
     padding, spacing = style.window_padding, style.item_spacing.y
     sizes = [imgui.calc_text_size(line) for line in lines]
-    width = max(size.x for size in sizes) + 2 * padding.x
+    width = overlay_width(lines)
     height = sum(size.y for size in sizes) + spacing * (len(lines) - 1) + 2 * padding.y
     left, top = round(anchor[0] - pivot[0] * width), round(anchor[1] - pivot[1] * height)
     red, green, blue, _ = imgui.get_style_color_vec4(imgui.Col_.window_bg)
@@ -509,10 +526,10 @@ def _slider(settings: SceneSettings, name: str, label: str, *, low: float | None
         changed, value = imgui.slider_int(label, value, int(low), int(high))
     else:
         flags = imgui.SliderFlags_.logarithmic if logarithmic else imgui.SliderFlags_.none
-        changed, value = imgui.slider_float(label, value, float(low), float(high), "%.3f", flags)
+        changed, value = imgui.slider_float(label, value, float(low), float(high), _decimals_for(low, high), flags)
         value = _as_shown(value)
     if imgui.is_item_hovered(imgui.HoveredFlags_.delay_normal):
-        imgui.set_tooltip(f"{meta['help']}; Ctrl+click to type a value")
+        _wrapped_tooltip(f"{meta['help']}; Ctrl+click to type a value")
     return _apply(settings, name, value) if changed else settings
 
 
@@ -526,9 +543,25 @@ def _passes(settings: SceneSettings, label: str) -> SceneSettings:
     return settings.replace(passes=None if value >= every else value) if changed else settings
 
 
+def _decimals_for(low: float, high: float) -> str:
+    """A slider's format: about four significant digits over its range (0.700 for H, 279.6 degrees, 20000 drops)."""
+    return f"%.{max(0, 3 - math.floor(math.log10(max(high - low, 1e-9))))}f"
+
+
+def _wrapped_tooltip(text: str) -> None:
+    """A tooltip wrapped to a readable width (a long one ran off the window's edge)."""
+    imgui.begin_tooltip()
+    imgui.push_text_wrap_pos(imgui.get_font_size() * 35.0)
+    imgui.text_unformatted(text)
+    imgui.pop_text_wrap_pos()
+    imgui.end_tooltip()
+
+
 def _drag(settings: SceneSettings, name: str, label: str, speed: float) -> SceneSettings:
     meta = option_spec(name).metadata
-    changed, value = imgui.drag_float(label, getattr(settings, name), speed, meta["low"], meta["high"], "%.2f")
+    value = getattr(settings, name)
+    shown = 0.0 if abs(value) < 0.005 else value  # what rounds to 0.00 shows as 0.00, not -0.00
+    changed, value = imgui.drag_float(label, shown, speed, meta["low"], meta["high"], "%.2f")
     return _apply(settings, name, _as_shown(value)) if changed else settings
 
 
