@@ -104,6 +104,39 @@ def fresh(app):
 
 
 @pytest.mark.xvfb
+def click_panel_item(app, monkeypatch, function: str, label: str) -> None:
+    """Click the middle of the panel's ``function`` widget labelled ``label``, found by recording where the panel
+    draws it."""
+    from imgui_bundle import imgui
+
+    import terrainview.window.panel
+
+    rectangles = {}
+
+    class RecordingImgui:
+        def __getattr__(self, name):
+            real = getattr(imgui, name)
+            if name != function:
+                return real
+
+            def recorded(item_label, *args, **kwargs):
+                result = real(item_label, *args, **kwargs)
+                low, high = imgui.get_item_rect_min(), imgui.get_item_rect_max()
+                rectangles[item_label] = (low.x, low.y, high.x, high.y)
+                return result
+            return recorded
+
+    monkeypatch.setattr(terrainview.window.panel, "imgui", RecordingImgui())
+    app.on_render(0.0, 1 / 60)
+    x0, y0, x1, y1 = rectangles[label]
+    x, y = int((x0 + x1) / 2), int((y0 + y1) / 2)
+    app.on_mouse_position_event(x, y, 0, 0)
+    app.on_render(0.0, 1 / 60)
+    app.on_mouse_press_event(x, y, app.wnd.mouse.left)
+    app.on_render(0.0, 1 / 60)
+    app.on_mouse_release_event(x, y, app.wnd.mouse.left)
+
+
 class TestKeysInProcess:
     def test_window_is_real(self, fresh):
         assert fresh.wnd.buffer_size == (1280, 720)
@@ -228,31 +261,7 @@ class TestKeysInProcess:
         """Click into the panel's Seed field (found by recording where the panel draws it), then type."""
         from imgui_bundle import imgui
 
-        import terrainview.window.panel
-
-        rectangles = {}
-
-        class RecordingImgui:
-            def __getattr__(self, name):
-                return getattr(imgui, name)
-
-            def input_text(self, label, *args, **kwargs):
-                result = imgui.input_text(label, *args, **kwargs)
-                low, high = imgui.get_item_rect_min(), imgui.get_item_rect_max()
-                rectangles[label] = (low.x, low.y, high.x, high.y)
-                return result
-
-        monkeypatch.setattr(terrainview.window.panel, "imgui", RecordingImgui())
-        fresh.on_render(0.0, 1 / 60)
-        assert "Seed" in rectangles
-        x0, y0, x1, y1 = rectangles["Seed"]
-        x, y = int((x0 + x1) / 2), int((y0 + y1) / 2)
-        left_button = fresh.wnd.mouse.left
-        fresh.on_mouse_position_event(x, y, 0, 0)
-        fresh.on_render(0.0, 1 / 60)
-        fresh.on_mouse_press_event(x, y, left_button)
-        fresh.on_render(0.0, 1 / 60)
-        fresh.on_mouse_release_event(x, y, left_button)
+        click_panel_item(fresh, monkeypatch, "input_text", "Seed")
         # ImGui takes queued input a few events per frame (earlier keys may still be queued): a few frames.
         assert frames_until(fresh, lambda: imgui.get_io().want_text_input), "the Seed field took the keyboard"
 
@@ -322,32 +331,9 @@ class TestKeysInProcess:
         closes, the window stays (ImGui itself left the list open)."""
         from imgui_bundle import imgui
 
-        import terrainview.window.panel
-
-        rectangles = {}
-
-        class RecordingImgui:
-            def __getattr__(self, name):
-                return getattr(imgui, name)
-
-            def combo(self, label, *args, **kwargs):
-                result = imgui.combo(label, *args, **kwargs)
-                low, high = imgui.get_item_rect_min(), imgui.get_item_rect_max()
-                rectangles[label] = (low.x, low.y, high.x, high.y)
-                return result
-
-        monkeypatch.setattr(terrainview.window.panel, "imgui", RecordingImgui())
         closed = []
         monkeypatch.setattr(fresh.wnd, "close", lambda: closed.append(True))
-        fresh.on_render(0.0, 1 / 60)
-        x0, y0, x1, y1 = rectangles["Render type"]
-        x, y = int((x0 + x1) / 2), int((y0 + y1) / 2)
-        left_button = fresh.wnd.mouse.left
-        fresh.on_mouse_position_event(x, y, 0, 0)
-        fresh.on_render(0.0, 1 / 60)
-        fresh.on_mouse_press_event(x, y, left_button)
-        fresh.on_render(0.0, 1 / 60)
-        fresh.on_mouse_release_event(x, y, left_button)
+        click_panel_item(fresh, monkeypatch, "combo", "Render type")
         assert frames_until(fresh, lambda: imgui.is_popup_open("", imgui.PopupFlags_.any_popup_id)), "the list opened"
         tap(fresh, fresh.wnd.keys.ESCAPE)
         assert frames_until(fresh, lambda: not imgui.is_popup_open("", imgui.PopupFlags_.any_popup_id)), \
