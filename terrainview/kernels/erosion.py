@@ -406,6 +406,23 @@ def hydraulic_erosion(heights: np.ndarray, seed: int = 0, droplets: float = DROP
     return ErosionResult(eroded, flow_wetness(flow, mean_flow), _closed(deposit), lost * STEP * STEP)
 
 
+def without_cell_alternation(original: np.ndarray, eroded: np.ndarray) -> np.ndarray:
+    """``eroded`` with its change from ``original`` smoothed over one cell: [1, 2, 1] / 4 along each axis, wrapping.
+
+    The droplets' scheme leaves a cell-to-cell alternation in what it changes, strongest where the brush is about a
+    cell and a half wide (iterations 8, the teximage's default): a checkerboard on eroded slopes, 27 times the
+    uneroded map's power at two cells' wavelength. The filter's response there is 0 and at 1 below a few cells'
+    wavelength; the map itself is not smoothed, only the change. Both maps seamless, the same shape.
+    """
+    original, eroded = check_heightmap(original, grid=True), check_heightmap(eroded, "eroded", grid=True)
+    if eroded.shape != original.shape:
+        raise ValueError(f"eroded must be the original's shape {original.shape}, got {eroded.shape}")
+    change = eroded[:-1, :-1] - original[:-1, :-1]
+    for axis in (0, 1):
+        change = 0.25 * (np.roll(change, 1, axis) + np.roll(change, -1, axis)) + 0.5 * change
+    return _closed(original[:-1, :-1] + change)
+
+
 # --- thermal -----------------------------------------------------------------------------------------------------
 
 _NEIGHBOUR_ROWS = np.array([-1, -1, -1, 0, 0, 1, 1, 1], dtype=np.int64)

@@ -6,6 +6,7 @@ one of its own inputs changed.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -82,6 +83,7 @@ def eroded(heights: np.ndarray, settings: SceneSettings,
             heights, settings.seed, settings.erosion_droplets, settings.erosion_strength, settings.erosion_radius,
             settings.erosion_capacity, settings.erosion_deposition, settings.erosion_evaporation,
             settings.erosion_inertia, progress=part(0.0, split))
+        result = dataclasses.replace(result, heights=erosion.without_cell_alternation(heights, result.heights))
         heights = result.heights
     if entry.thermal:
         heights = erosion.thermal_erosion(heights, settings.talus, settings.thermal_passes,
