@@ -340,11 +340,23 @@ def test_a_stage_of_several_tiles_shows_which_tile_it_draws():
 
 
 def test_a_second_maps_erosion_is_a_stage_of_its_own():
+    """The teximage's own map eroding after the surface's, as the derived arrays name it: a stage of its own, not
+    the surface's erosion going back to 0% (as the window's status line showed it)."""
+    from terrainview.scene.derived_arrays import ERODING_TEXIMAGE, DerivedArrays
+    from terrainview.window.panel import PanelStatus, activity
+
+    arrays, seen = DerivedArrays(), []
     terminal = Terminal()
     with Stages(terminal) as stages:
-        progress = terrain_stages(stages)
-        for fraction in (0.0, 0.5, 1.0, 0.0, 1.0):  # the surface's map, then the teximage's
-            assert progress(fraction)
+        progress = terrain_stages(stages, lambda: arrays.eroding)
+
+        def noted(fraction: float) -> bool:
+            seen.append(activity(PanelStatus(busy_seconds=1.0, erosion_progress=fraction, erosion_map=arrays.eroding)))
+            return progress(fraction)
+
+        arrays.progress = noted
+        arrays.update(SceneSettings(mode="rendered", iterations=6, teximage_iterations=5, erosion="hydraulic"))
     shown = terminal.getvalue()
-    for stage in ("generating the terrain", "eroding", "eroding the teximage's map"):
+    for stage in ("generating the terrain", "eroding", f"eroding {ERODING_TEXIMAGE}"):
         assert f"terrainview: {stage}: done in" in shown, shown
+    assert seen[0].startswith("Eroding 0%") and seen[-1].startswith(f"Eroding {ERODING_TEXIMAGE} 100%"), seen

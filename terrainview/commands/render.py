@@ -60,7 +60,7 @@ def render_command(args: argparse.Namespace) -> int:
     try:
         with Stages() as stages:
             announce_compile(settings)
-            renderer.arrays.progress = terrain_stages(stages)
+            renderer.arrays.progress = terrain_stages(stages, lambda: renderer.arrays.eroding)
             renderer.update(settings)
             ground = world_regions.ground(settings, renderer.surface_heights)
             settings, moved = camera.given_fly_eye_in_bounds(settings, ground)

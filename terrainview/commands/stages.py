@@ -72,25 +72,22 @@ class Stages:
             self._name = None
 
 
-def terrain_stages(stages: Stages) -> Callable[[float], bool]:
-    """The progress callback of making the terrain: "generating the terrain", then "eroding".
+def terrain_stages(stages: Stages, eroding: Callable[[], str] = str) -> Callable[[float], bool]:
+    """The progress callback of making the terrain: "generating the terrain", then "eroding" a map.
 
-    Erosion reports its share of the work from 0 and the generation none, so its first report begins "eroding";
-    a second map's erosion (the teximage's, when it is another map than the surface's) begins again from 0.
-    Always True: never cancelled.
+    Erosion reports its share of the work and the generation none, so its first report begins "eroding";
+    ``eroding()`` names the map it works on ("" the surface's: ``DerivedArrays.eroding``), and a new name is a
+    stage of its own ("eroding the teximage's map"). Always True: never cancelled.
     """
     stages.stage("generating the terrain")
-    eroding: Callable[[float], None] | None = None
-    last = 0.0
+    shown: tuple[str, Callable[[float], None]] | None = None
 
     def progress(fraction: float) -> bool:
-        nonlocal eroding, last
-        if eroding is None:
-            eroding = stages.stage("eroding")
-        elif fraction == 0.0 and last > 0.0:
-            eroding = stages.stage("eroding the teximage's map")
-        eroding(fraction)
-        last = fraction
+        nonlocal shown
+        name = eroding()
+        if shown is None or shown[0] != name:
+            shown = (name, stages.stage(f"eroding {name}".rstrip()))
+        shown[1](fraction)
         return True
 
     return progress

@@ -17,6 +17,7 @@ from terrainview.scene import catalog
 from terrainview.scene.settings import ENDLESS, Look, SceneSettings
 
 Progress = Callable[[float], bool]  # progress(fraction) -> False to cancel (raises erosion.Cancelled)
+ERODING_TEXIMAGE = "the teximage's map"  # DerivedArrays.eroding while the teximage's own map erodes
 
 # The settings each array is made from; a change anywhere else leaves the array as it is. The generator's own
 # settings join in only while that generator is chosen (see generator_inputs).
@@ -262,6 +263,8 @@ class DerivedArrays:
     surface_texture: _Derived = field(init=False)
     light: _Derived = field(init=False)
     teximage_erosion: erosion.ErosionResult | None = field(default=None, init=False)
+    # The map the running erosion works on, for its progress: "" the surface's, else ERODING_TEXIMAGE.
+    eroding: str = field(default="", init=False)
     surface_water: np.ndarray | None = field(default=None, init=False)
     # The eroded 2D maps made by the running update, by map_key: a teximage made like the surface takes the
     # surface's. Emptied when the update ends, so the surface's erosion maps are not kept.
@@ -283,6 +286,7 @@ class DerivedArrays:
         """``eroded_heights`` at the iterations and roughness settings named, made once per update and key."""
         key = map_key(settings, iterations, h)
         if key not in self._maps:
+            self.eroding = "" if iterations == "iterations" else ERODING_TEXIMAGE
             self._maps[key] = eroded_heights(settings, getattr(settings, iterations), getattr(settings, h),
                                              self.progress)
         return self._maps[key]

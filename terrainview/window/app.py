@@ -189,7 +189,7 @@ class TerrainApp(mglw.WindowConfig):
 
     def _draw_ui(self, frame_time: float) -> None:
         self.status.busy_seconds = self.feed.busy_seconds
-        self.status.erosion_progress = self.feed.erosion_progress
+        self.status.erosion_progress, self.status.erosion_map = self.feed.erosion_progress, self.feed.erosion_map
         self.status.window_size = self.wnd.buffer_size
         self.status.shot_progress = self.screenshots.progress
         self.status.compiling = self.feed.compiling

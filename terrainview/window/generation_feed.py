@@ -52,6 +52,7 @@ class GenerationWorker(WorkerThread):
         self.arrays = arrays or DerivedArrays()
         # The running erosion's fraction done (None when none runs), for the panel; a newer request cancels it.
         self.erosion_progress: float | None = None
+        self.erosion_map = ""  # the map it works on (DerivedArrays.eroding)
         self.arrays.progress = self._erosion_progress
         self._requested: SceneSettings | None = None
         self._result: Generated | None = None
@@ -125,7 +126,7 @@ class GenerationWorker(WorkerThread):
 
     def _erosion_progress(self, fraction: float) -> bool:
         """Called by the erosion between batches: record progress; False (cancel) once newer settings wait."""
-        self.erosion_progress = fraction
+        self.erosion_progress, self.erosion_map = fraction, self.arrays.eroding
         with self._condition:
             return self._requested is None and not self._stopping
 
@@ -219,6 +220,11 @@ class GenerationFeed:
     def erosion_progress(self) -> float | None:
         """The running erosion's fraction done, or None."""
         return self._worker.erosion_progress
+
+    @property
+    def erosion_map(self) -> str:
+        """The map the running erosion works on: "" the surface's, or the teximage's (DerivedArrays.eroding)."""
+        return self._worker.erosion_map
 
     @property
     def compiling(self) -> bool:

@@ -90,6 +90,7 @@ class PanelStatus:
     error: str | None = None
     shot_progress: float | None = None  # a screenshot being rendered (None: none)
     erosion_progress: float | None = None  # the running erosion's fraction done (None: none runs)
+    erosion_map: str = ""  # the map it works on: "" the surface's, else "the teximage's map"
     window_size: tuple[int, int] = (1280, 720)
     recording_seconds: float | None = None  # a flight being recorded (None: not recording)
 
@@ -446,7 +447,8 @@ def activity(status: PanelStatus) -> str:
     if status.busy_seconds is None:
         return "Ready"
     if status.erosion_progress is not None:
-        return f"Eroding {status.erosion_progress:.0%} ({status.busy_seconds:.1f} s)"
+        eroding = f"Eroding {status.erosion_map}".rstrip()  # a second map starts from 0% again: named
+        return f"{eroding} {status.erosion_progress:.0%} ({status.busy_seconds:.1f} s)"
     label = "Compiling terrain kernels (first run)..." if status.compiling else "Generating..."
     return f"{label} {status.busy_seconds:.1f} s"
 
