@@ -357,6 +357,20 @@ class TestKeysInProcess:
         assert middle - overlay_width(lines) / 2 >= fresh.panel.rect[2], "right of the panel"
         fresh.message = ("", 0.0)
 
+    def test_a_failed_change_does_not_count_toward_the_next_ones_wait(self, fresh, tmp_path, monkeypatch):
+        """"change shown after" counted from a seed image that failed to load 20 s before the good one."""
+        start = fresh.settings
+        fresh.settings = start.replace(seed_image=str(tmp_path / "nosuch.png"))
+        settle(fresh)
+        assert fresh.status.error, "the missing seed image is reported"
+        monkeypatch.setattr(time, "perf_counter", lambda real=time.perf_counter: real() + 20.0)  # 20 s later
+        fresh.settings = start.replace(seed=7)
+        settle(fresh)
+        monkeypatch.undo()
+        assert fresh.status.change_seconds is not None and fresh.status.change_seconds < 15.0
+        fresh.settings = start
+        settle(fresh)
+
     def test_a_preset_chosen_in_the_panel_starts_afresh(self, fresh, monkeypatch):
         """Nothing of the scene before stays: the preset's own settings over the defaults, as --preset gives."""
         from terrainview.scene.presets import load_preset, preset_names

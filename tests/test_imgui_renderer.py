@@ -645,7 +645,9 @@ class _Rectangles:
 
     def __getattr__(self, name: str):
         real = getattr(imgui, name)
-        if name not in ("text", "text_disabled", "button"):
+        if name == "collapsing_header":  # every section open
+            return lambda label, *args, **kwargs: True
+        if name not in ("text", "text_disabled", "text_wrapped", "button"):
             return real
 
         def noted(label, *args, **kwargs):
@@ -714,3 +716,17 @@ def test_a_camera_field_a_hair_below_zero_shows_zero_and_keeps_its_value(ui, tar
     recording = record_panel(ui, target, settings, monkeypatch)
     assert recording.calls["X"][1][0] == 0.0
     assert recording.settings.eye_x == -0.001
+
+
+def test_the_custom_screenshot_size_hint_stays_inside_the_panel(ui, target, monkeypatch):
+    """"at most 8192 px per side; larger than the GL limit is dra" was cut at the panel's edge: it wraps."""
+    from terrainview.scene.image_size import MAX_IMAGE_SIDE
+    from terrainview.window.panel import SHOT_PRESETS, ShotOptions
+
+    rectangles = _Rectangles()
+    monkeypatch.setattr(terrainview.window.panel, "imgui", rectangles)
+    panel = Panel(shot=ShotOptions(preset=len(SHOT_PRESETS) + 1))
+    for _ in range(2):
+        frame(ui, target(1, (1280, 2000)), 1.0, lambda: panel.draw(SceneSettings(), PanelStatus()))
+    hint = next(rect for text, rect in rectangles.drawn.items() if text.startswith(f"at most {MAX_IMAGE_SIDE} px"))
+    assert hint[2] <= panel.rect[2]

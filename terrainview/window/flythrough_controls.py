@@ -239,7 +239,8 @@ class FlythroughControls:
         imgui.text(f"supersampling, {VIDEO_FPS} fps")
         if self.export is not None and not self.export.cancelled:
             imgui.progress_bar(self.export.progress, imgui.ImVec2(-1, 0),
-                               f"{self.export.done}/{self.export.total or '?'} frames")
+                               f"{self.export.done}/{self.export.total} frames" if self.export.total
+                               else "starting...")
             if imgui.button("Cancel export (Escape)"):
                 self.cancel_export()
         elif selected is not None and imgui.button("Export video"):

@@ -193,6 +193,8 @@ class GenerationFeed:
         self._renderer.upload(result.changed, result.lod_surface)
         if result.error is None:
             self._uploaded_key = self._renderer.arrays.keys(result.settings)
+        elif self._renderer.arrays.keys(result.settings) == self._requested_key:
+            self.changed_since = None  # the last change failed: the next is timed from itself, not from this one
         return result
 
     def is_current(self, settings: SceneSettings) -> bool:

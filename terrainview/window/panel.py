@@ -361,7 +361,10 @@ class Panel:
             if changed:
                 width, height = (min(MAX_IMAGE_SIDE, max(1, value)) for value in values)
                 shot.custom_size = (width, height)
-            imgui.text_disabled(f"at most {MAX_IMAGE_SIDE} px per side; larger than the GL limit is drawn in tiles")
+            # Wrapped: one line ran past the panel's edge.
+            imgui.push_style_color(imgui.Col_.text, imgui.get_style_color_vec4(imgui.Col_.text_disabled))
+            imgui.text_wrapped(f"at most {MAX_IMAGE_SIDE} px per side; larger than the GL limit is drawn in tiles")
+            imgui.pop_style_color()
         for factor in SUPERSAMPLE_FACTORS:
             if imgui.radio_button(f"{factor}x", shot.supersample == factor):
                 shot.supersample = factor
