@@ -627,14 +627,17 @@ def test_the_widget_table_covers_every_widget_of_some_scene(ui, target, monkeypa
 
 
 def test_the_panel_keeps_its_height_while_the_worker_works(ui, target):
-    """Generating, eroding or idle, the status block has one activity line: the panel does not jump."""
+    """Generating, eroding, idle, failed or recording, the status block has one activity line: the panel does not
+    jump (an error or the recording clock on lines of their own moved every row above)."""
     framebuffer, panel = target(1, (480, 900)), Panel()
     heights = []
-    for status in (PanelStatus(), PanelStatus(busy_seconds=0.4), PanelStatus(busy_seconds=2.0, erosion_progress=0.3)):
+    for status in (PanelStatus(), PanelStatus(busy_seconds=0.4), PanelStatus(busy_seconds=2.0, erosion_progress=0.3),
+                   PanelStatus(error="seed_image: a/long/path/" + "folder/" * 40 + "nosuch.png: no such file",
+                               recording_seconds=5.0)):
         for _ in range(4):  # ImGui sizes a window to its content over a few frames
             frame(ui, framebuffer, 1.0, lambda status=status: panel.draw(SceneSettings(), status), (480, 900))
         heights.append(panel.rect[3] - panel.rect[1])
-    assert heights[0] == heights[1] == heights[2], heights
+    assert len(set(heights)) == 1, heights
 
 
 class _Rectangles:
@@ -671,18 +674,19 @@ def test_the_help_keys_never_run_into_their_meanings(ui, target, monkeypatch):
     assert all(rectangles.drawn[meaning][0] > widest_keys for _, meaning in SHORTCUTS)
 
 
-def test_a_long_undo_puts_redo_below_it_inside_the_panel(ui, target, monkeypatch):
-    """Undo and Redo share a line while both fit; a long Undo sends Redo below it, not past the panel's edge."""
+def test_a_long_undo_is_cut_so_redo_stays_beside_it_inside_the_panel(ui, target, monkeypatch):
+    """Undo and Redo share a row, always inside the panel: a long Undo is cut with "..." (it pushed Redo past the
+    panel's edge, and Redo on a row of its own would move every row below)."""
     from terrainview.window.history import SceneHistory
 
     def drawn(history: SceneHistory) -> tuple[tuple, tuple, float]:
-        rectangles = _Rectangles()
-        monkeypatch.setattr(terrainview.window.panel, "imgui", rectangles)
         panel = Panel()
-        for _ in range(2):
-            frame(ui, target(1, DISPLAY), 1.0, lambda: panel.draw(SceneSettings(), PanelStatus(), history))
+        frame(ui, target(1, DISPLAY), 1.0, lambda: panel.draw(SceneSettings(), PanelStatus(), history))
+        rectangles = _Rectangles()  # the second frame's: the first sizes the panel
+        monkeypatch.setattr(terrainview.window.panel, "imgui", rectangles)
+        frame(ui, target(1, DISPLAY), 1.0, lambda: panel.draw(SceneSettings(), PanelStatus(), history))
         monkeypatch.setattr(terrainview.window.panel, "imgui", imgui)
-        undo, redo = (next(rect for label, rect in rectangles.drawn.items() if label.endswith(f"###{name}"))
+        undo, redo = (next((label, rect) for label, rect in rectangles.drawn.items() if label.endswith(f"###{name}"))
                       for name in ("undo", "redo"))
         return undo, redo, panel.rect[2]
 
@@ -693,12 +697,11 @@ def test_a_long_undo_puts_redo_below_it_inside_the_panel(ui, target, monkeypatch
         history.undo(steps[-1])
         return history
 
-    short = history_of(SceneSettings(), SceneSettings(h=0.5), SceneSettings(h=0.5, seed=3))
-    undo, redo, right = drawn(short)
-    assert redo[1] == undo[1] and redo[0] > undo[2], "side by side"
-    long = history_of(SceneSettings(), SceneSettings(sun_azimuth=279.64), SceneSettings(sun_azimuth=279.64, seed=3))
-    undo, redo, right = drawn(long)
-    assert redo[1] > undo[3] - 1 and redo[2] <= right, "below, inside the panel"
+    for steps in ((SceneSettings(h=0.5), SceneSettings(h=0.5, seed=3)),
+                  (SceneSettings(sun_azimuth=279.64), SceneSettings(sun_azimuth=279.64, seed=3))):
+        (undo_label, undo), (redo_label, redo), right = drawn(history_of(SceneSettings(), *steps))
+        assert redo[1] == undo[1] and redo[0] > undo[2] and redo[2] <= right, "side by side, inside the panel"
+        assert ("..." in undo_label) == (steps[0].sun_azimuth != SceneSettings().sun_azimuth), undo_label
 
 
 @pytest.mark.parametrize("low, high, shown", [(0.0, 1.0, "%.3f"), (0.0, 360.0, "%.1f"), (-6.0, 90.0, "%.2f"),

@@ -399,12 +399,18 @@ class Panel:
     @staticmethod
     def _draw_status(status: PanelStatus) -> None:
         imgui.separator()
+        # One line whatever the worker does, records or fails, so the panel keeps its height (an error or the
+        # recording clock on lines of their own moved every row above them).
         if status.recording_seconds is not None:
             imgui.text_colored(imgui.ImVec4(1.0, 0.2, 0.2, 1.0), recording_clock(status.recording_seconds))
-        # One line whatever the worker does, so the panel keeps its height while sliders move.
-        imgui.text(activity(status))
-        if status.error:
-            imgui.text_colored(imgui.ImVec4(1.0, 0.35, 0.3, 1.0), status.error)
+            imgui.same_line()
+        if status.error and status.busy_seconds is None:
+            imgui.text_colored(imgui.ImVec4(1.0, 0.35, 0.3, 1.0),
+                               _shortened(status.error, imgui.get_content_region_avail().x))
+            if imgui.is_item_hovered():
+                _wrapped_tooltip(status.error)
+        else:
+            imgui.text(activity(status))
         shown = "-" if status.change_seconds is None else f"{status.change_seconds * 1000:.0f} ms"
         imgui.text(f"change shown after {shown} (generated in {status.generation_seconds * 1000:.1f} ms)")
         imgui.text(frame_line(status))
@@ -431,18 +437,38 @@ def _draw_history(history: SceneHistory, actions: PanelActions) -> None:
     """Undo and Redo, each naming the change it takes back or makes again."""
     undo = history.undo_steps[-1].label if history.undo_steps else None
     redo = history.redo_steps[-1].label if history.redo_steps else None
-    imgui.begin_disabled(undo is None)
-    actions.undo = imgui.button(f"Undo {undo or ''} (Ctrl+Z)###undo")
-    imgui.end_disabled()
-    redo_label = f"Redo {redo or ''} (Ctrl+Y)###redo"
-    # Beside Undo while it fits, else below it (a long Undo pushed Redo out of the panel).
+    # Side by side, the longer change's words cut to what the row leaves it (a long Undo pushed Redo out of the
+    # panel, and Redo on a row of its own moved every row below).
     style = imgui.get_style()
-    room = imgui.get_content_region_avail().x - imgui.get_item_rect_size().x - style.item_spacing.x
-    if imgui.calc_text_size(redo_label, hide_text_after_double_hash=True).x + 2 * style.frame_padding.x <= room:
-        imgui.same_line()
-    imgui.begin_disabled(redo is None)
-    actions.redo = imgui.button(redo_label)
+    row = imgui.get_content_region_avail().x - style.item_spacing.x
+
+    def width(label: str) -> float:
+        return imgui.calc_text_size(label).x + 2 * style.frame_padding.x
+
+    undo_room = max(row / 2, row - width(f"Redo {redo or ''} (Ctrl+Y)"))
+    redo_room = row - min(width(f"Undo {undo or ''} (Ctrl+Z)"), undo_room)
+    imgui.begin_disabled(undo is None)
+    words = _shortened(undo or "", undo_room - width("Undo  (Ctrl+Z)"))
+    actions.undo = imgui.button(f"Undo {words} (Ctrl+Z)###undo")
+    if undo and words != undo and imgui.is_item_hovered():
+        _wrapped_tooltip(f"Undo {undo}")
     imgui.end_disabled()
+    imgui.same_line()
+    imgui.begin_disabled(redo is None)
+    words = _shortened(redo or "", redo_room - width("Redo  (Ctrl+Y)"))
+    actions.redo = imgui.button(f"Redo {words} (Ctrl+Y)###redo")
+    if redo and words != redo and imgui.is_item_hovered():
+        _wrapped_tooltip(f"Redo {redo}")
+    imgui.end_disabled()
+
+
+def _shortened(text: str, width: float) -> str:
+    """``text``, cut at its end with "..." to fit ``width`` pixels."""
+    if imgui.calc_text_size(text).x <= width:
+        return text
+    while text and imgui.calc_text_size(text + "...").x > width:
+        text = text[:-1]
+    return text + "..."
 
 
 def activity(status: PanelStatus) -> str:
