@@ -427,7 +427,12 @@ def test_messages_name_the_file_and_the_option(tmp_path, call_main, usage_error)
                                           "[[keyframe]]\ntime = 2\nseed_image = 'gone.png'\n")
     status, _, err = call_main("video", "-o", tmp_path / "x.mp4", "--flight", tmp_path / "flight.toml")
     usage_error(status, err, "flight.toml: keyframe 2 (time 2): seed_image: gone.png: no such file")
-    assert list(path.name for path in tmp_path.iterdir() if path.suffix in (".npy", ".mp4")) == []
+    # Typed on the command line: named as typed, before anything is made (it said "seed_image: ..." after).
+    for command in ("render", "export"):
+        status, _, err = call_main(command, "-o", tmp_path / f"x.{'png' if command == 'render' else 'npy'}",
+                                   "--seed-image", tmp_path / "gone.png")
+        usage_error(status, err, f"--seed-image: {tmp_path / 'gone.png'}: no such file")
+    assert list(path.name for path in tmp_path.iterdir() if path.suffix in (".npy", ".mp4", ".png")) == []
 
 
 def test_a_seed_image_a_file_names_is_checked_when_the_file_is_read(tmp_path, call_main, usage_error, monkeypatch):

@@ -15,6 +15,7 @@ from terrainview.base.messages import say
 from terrainview.base.parsing import join_option_values
 from terrainview.scene.presets import LIST, preset_list, preset_path
 from terrainview.scene.scene_file import SceneError, load_scene_with_extras
+from terrainview.scene.seed_image import file_problem
 from terrainview.scene.settings import SceneSettings
 from terrainview.scene.world_regions import world_conflict
 
@@ -100,6 +101,10 @@ def scene_from_args(args: argparse.Namespace, base: SceneSettings | None = None)
         for warning in warnings:
             say(f"warning: {warning}")
     settings = SceneSettings.from_namespace(args, base)
+    typed = getattr(args, "seed_image", None)
+    problem = file_problem(typed) if typed else None  # said now and naming the option, not after generating
+    if problem:
+        raise SceneError(f"--seed-image: {typed}: {problem}")
     conflict = world_conflict(settings)
     if conflict:
         raise SceneError(conflict)

@@ -21,7 +21,7 @@ from terrainview.kernels.lod import full_mesh_triangles
 from terrainview.scene import catalog
 from terrainview.scene.bounded_reader import SceneError, parse_json, parse_toml, read_scene_source
 from terrainview.scene.derived_arrays import map_key, teximage_key
-from terrainview.scene.seed_image import header_problem
+from terrainview.scene.seed_image import file_problem
 from terrainview.scene.settings import ENDLESS, REPEAT, LevelOfDetail, SceneSettings, SettingsError, base_type
 
 __all__ = ["SceneError", "load_scene", "load_scene_with_extras", "png_text_chunks", "save_scene_toml",
@@ -176,11 +176,7 @@ def image_problem(source: Path, name: str) -> str | None:
     if not any(image.resolve().is_relative_to(folder) for folder in folders):
         return (f"{name}: a scene may read an image only under its own folder, the current folder or "
                 "terrainview's assets (copy the image beside the scene)")
-    if not image.exists():
-        return f"{name}: no such file"
-    if not image.is_file():
-        return f"{name}: not a file"
-    problem = header_problem(image)  # too large or no image: said now, not frames into a video
+    problem = file_problem(image)  # missing, too large or no image: said now, not frames into a video
     return None if problem is None else f"{name}: {problem}"
 
 

@@ -49,6 +49,15 @@ def _opened(path: str) -> Iterator[Any]:
         raise ValueError(f"cannot decode the image ({error})") from None
 
 
+def file_problem(path: str | os.PathLike) -> str | None:
+    """Why ``path`` cannot be a seed image, from the file system and the image's header (None if it may be one)."""
+    if not os.path.exists(path):
+        return "no such file"
+    if not os.path.isfile(path):
+        return "not a file"
+    return header_problem(path)
+
+
 def header_problem(path: str | os.PathLike) -> str | None:
     """Why the image at ``path`` cannot be a seed image, from its header alone (None if it may be one)."""
     try:
