@@ -1,4 +1,5 @@
-// Shared by the mesh programs: the world position of one heightmap grid vertex in one tile.
+// Shared by the mesh programs, the slope-map pass and the sea: the heightmap's points and one grid vertex's world
+// position in one tile.
 // The grid has no vertex buffer: positions come from gl_VertexID / gl_InstanceID and the height texture.
 // The heightmap, grid_size x grid_size, rows are Z, columns are X, in bands of HEIGHT_BAND_ROWS rows (the last
 // holding the rest), BANDS_PER_ARRAY layers to each of two R32F texture arrays (terrainview/render/gpu.py
@@ -7,7 +8,7 @@
 #define BANDS_PER_ARRAY 2
 #define HEIGHT_ARRAYS 2
 #if HEIGHT_ARRAYS != 2
-#error "grid_height reads exactly two arrays (terrainview/render/gpu.py HEIGHT_ARRAYS)"
+#error "map_point_height reads exactly two arrays (terrainview/render/gpu.py HEIGHT_ARRAYS)"
 #endif
 uniform sampler2DArray heights[HEIGHT_ARRAYS];
 uniform int height_bands;    // bands in use

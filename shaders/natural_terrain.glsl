@@ -1,9 +1,9 @@
 #version 330
 // The natural look's surface: materials by slope, height and facing, with procedural detail near the eye; lit
 // by the sun (shadowed by the terrain's horizons) and the sky (dimmed by occlusion), in linear light, seen
-// through the air (aerial perspective). Normals are per pixel from the full heightmap, so level of detail
-// changes the mesh but not the shading. Values below are placeholders; terrainview/render/gpu.py passes the
-// real ones as defines.
+// through the air (aerial perspective). Normals are per pixel from the full map's slope map (slope_map.glsl;
+// the light maps' broad slope until it is worked out), so level of detail changes the mesh but not the shading.
+// Values below are placeholders; terrainview/render/gpu.py passes the real ones as defines.
 #define LOD 0                 // 1: level-of-detail patches (lod.glsl) instead of the full grid
 #define HORIZON_LAYERS 4      // light map layers of horizons (four directions a texel); then the surface's layer
 #define SKY_VIEW_CHANNEL 0    // of the surface's layer: the sky view, then the broad slope along x and z

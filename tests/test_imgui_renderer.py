@@ -432,6 +432,7 @@ class RecordingImGui:
         self.calls: dict[str, tuple[str, tuple]] = {}  # value widget label -> (imgui function, its arguments)
         self.overflow: dict[str, float] = {}  # label -> its right edge minus the content region's, as last drawn
         self.scroll = 0.0  # how far the options scroll, as last drawn
+        self.formats: dict[str, str] = {}  # float slider label -> its display format
 
     def _recorded(self, label: str, draw):
         """Draw one value widget, noting its label and where the widget with its label ends."""
@@ -451,6 +452,7 @@ class RecordingImGui:
         if name == "slider_float":
             def slider(label, value, low, high, *args, **kwargs):
                 self.ranges[label] = (low, high, args[1] if len(args) > 1 else kwargs.get("flags"))
+                self.formats[label] = args[0] if args else kwargs.get("format")
                 self.calls[label] = (name, (value, low, high))
                 return self._recorded(label, lambda: real(label, value, low, high, *args, **kwargs))
             return slider
@@ -503,8 +505,11 @@ def test_no_two_panel_items_share_an_id(ui, target, monkeypatch, camera):
 
 
 def test_height_scale_slider_is_logarithmic_over_the_whole_range(ui, target, monkeypatch):
-    low, high, flags = record_panel(ui, target, SceneSettings(), monkeypatch).ranges["Height scale"]
+    recording = record_panel(ui, target, SceneSettings(), monkeypatch)
+    low, high, flags = recording.ranges["Height scale"]
     assert (low, high) == (0.01, 100.0) and flags & imgui.SliderFlags_.logarithmic
+    # Three decimals at any range: rounded to "%.2f", its low end would step 0.01, 0.02, 0.04...
+    assert recording.formats["Height scale"] == "%.3f" and recording.formats["Surface H"] == "%.3f"
 
 
 def test_slider_values_are_stored_as_shown(ui, target, monkeypatch):
@@ -733,3 +738,18 @@ def test_the_custom_screenshot_size_hint_stays_inside_the_panel(ui, target, monk
         frame(ui, target(1, (1280, 2000)), 1.0, lambda: panel.draw(SceneSettings(), PanelStatus()))
     hint = next(rect for text, rect in rectangles.drawn.items() if text.startswith(f"at most {MAX_IMAGE_SIDE} px"))
     assert hint[2] <= panel.rect[2]
+
+
+@pytest.mark.parametrize("width", [20.0, 60.0, 150.0, 400.0])
+def test_a_shortened_label_is_the_longest_start_that_fits(ui, target, width):
+    """_shortened keeps the longest start of the text that fits with "..." (found by halving), or all of it."""
+    from terrainview.window.panel import _shortened
+
+    text = "seed_image: /a/long/path/" + "folder/" * 12 + "nosuch.png: no such file"
+    seen = []
+    frame(ui, target(1, DISPLAY), 1.0, lambda: seen.append((_shortened(text, width),
+                                                            [imgui.calc_text_size(text[:n] + "...").x
+                                                             for n in range(len(text) + 1)])))
+    shortened, widths = seen[0]
+    longest = max((n for n, size in enumerate(widths) if size <= width), default=0)
+    assert shortened == text[:longest] + "..."

@@ -272,10 +272,14 @@ def periodic_blur(heights: np.ndarray, sigma: float) -> np.ndarray:
 
     The result is seamless again (last row/column equal to the first).
     """
-    heights = check_heightmap(heights, square=True)
     sigma = check_real("sigma", sigma, 0.0, MAX_BLUR, low_inclusive=False)
-    weights = _gaussian_weights(sigma)
-    return run_rows(_PERIODIC_BLUR, heights.shape[0], _blur_work(heights, weights), heights, weights)
+    return periodic_filter(check_heightmap(heights, square=True), _gaussian_weights(sigma))
+
+
+def periodic_filter(heights: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """A seamless float32 square map filtered by the same odd-length ``weights`` along each axis, wrapping."""
+    return run_rows(_PERIODIC_BLUR, heights.shape[0], _blur_work(heights, weights), heights,
+                    np.asarray(weights, dtype=np.float32))
 
 
 def fault_formation(iterations: int, seed: int = 0, fault_iterations: int = 200, blur: float = 0.0,

@@ -75,7 +75,7 @@ class WorldTerrain:
         self.cache = RegionCache()
         self.streaming = False  # True: draw what is held (the window's worker fills the cache)
         self._resident: dict[tuple[int, int], _Resident] = {}
-        self._arrays = HeightArrayPool(gpu.ctx, POOL_BYTES)  # the height arrays of regions left behind
+        self._arrays = HeightArrayPool(gpu.ctx, POOL_BYTES)  # regions left behind: height arrays, slope maps
         self._staging: dict[tuple[int, int], _Staging] = {}
         self._slab = (np.inf, -np.inf)  # the lowest and highest heights of every map uploaded
         self.wanted: list[RegionKey] = []  # the last frame's regions, nearest first, at the detail they need
@@ -107,7 +107,7 @@ class WorldTerrain:
         give_back_freed_memory()  # else the process keeps the pages they were in
 
     def _forget(self) -> None:
-        """Let go of every region's textures (their height arrays to the pool, for the next world's regions)."""
+        """Let go of every region's textures (arrays and slope maps to the pool, for the next world)."""
         for resident in self._resident.values():
             resident.release()
         self._resident.clear()

@@ -92,8 +92,8 @@ def eye_position(settings: SceneSettings) -> Vec3:
 def with_eye(settings: SceneSettings, eye: Vec3) -> SceneSettings:
     """The same angles and mode with the eye moved to ``eye`` (world coordinates).
 
-    Each field is kept within its range (``within_range``): keys, drags, the panel and the ground all move the eye
-    through here.
+    Each field is kept within its range (``within_range``): a switch of camera mode and the ground raising the eye
+    move it through here (keys and drags clamp with ``within_range`` themselves).
     """
     if settings.camera is CameraMode.FLY:
         fields = {"eye_x": eye[0], "eye_y": eye[1], "eye_z": eye[2]}

@@ -259,8 +259,9 @@ def clamped(value: float, low: float, high: float, angle: bool = False) -> float
 def within_range(name: str, value: float) -> float:
     """``value`` brought within the range of the number field ``name`` (``clamped``).
 
-    A camera moved by keys, drags or the panel stops each field at the edge of what a scene can hold (10,000
-    units from the origin along each axis), instead of making a scene that cannot be.
+    A camera moved by keys, drags or the ground stops each field at the edge of what a scene can hold (10,000
+    units from the origin along each axis), instead of making a scene that cannot be; the panel's fields stop there
+    by their own range.
     """
     meta = SceneSettings.__dataclass_fields__[name].metadata
     value = clamped(value, meta["low"], meta["high"], bool(meta.get("angle")))

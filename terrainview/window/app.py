@@ -294,10 +294,10 @@ class TerrainApp(mglw.WindowConfig):
 
     def load_scene_file(self, path: Path, over: SceneSettings | None = None) -> None:
         """Load a scene file over ``over`` (the current scene); on any error a message, and the current scene stays."""
-        loaded = self.scene_files.load(path, self.settings if over is None else over)
-        if loaded is (self.settings if over is None else over):
-            return
-        self.settings = self.kept_settings = loaded
+        base = self.settings if over is None else over
+        loaded = self.scene_files.load(path, base)
+        if loaded is not base:  # the base itself comes back on an error
+            self.settings = self.kept_settings = loaded
 
     def undo(self) -> None:
         """Ctrl+Z: the scene before the last change (the camera stays where it is)."""

@@ -52,7 +52,6 @@ class GenerationWorker(WorkerThread):
         self.arrays = arrays or DerivedArrays()
         # The running erosion's fraction done (None when none runs), for the panel; a newer request cancels it.
         self.erosion_progress: float | None = None
-        self.erosion_map = ""  # the map it works on (DerivedArrays.eroding)
         self.arrays.progress = self._erosion_progress
         self._requested: SceneSettings | None = None
         self._result: Generated | None = None
@@ -126,7 +125,7 @@ class GenerationWorker(WorkerThread):
 
     def _erosion_progress(self, fraction: float) -> bool:
         """Called by the erosion between batches: record progress; False (cancel) once newer settings wait."""
-        self.erosion_progress, self.erosion_map = fraction, self.arrays.eroding
+        self.erosion_progress = fraction
         with self._condition:
             return self._requested is None and not self._stopping
 
@@ -191,9 +190,10 @@ class GenerationFeed:
                 return None
         self._staging = None
         self._renderer.upload(result.changed, result.lod_surface)
+        key = self._renderer.arrays.keys(result.settings)
         if result.error is None:
-            self._uploaded_key = self._renderer.arrays.keys(result.settings)
-        elif self._renderer.arrays.keys(result.settings) == self._requested_key:
+            self._uploaded_key = key
+        elif key == self._requested_key:
             self.changed_since = None  # the last change failed: the next is timed from itself, not from this one
         return result
 
@@ -226,7 +226,7 @@ class GenerationFeed:
     @property
     def erosion_map(self) -> str:
         """The map the running erosion works on: "" the surface's, or the teximage's (DerivedArrays.eroding)."""
-        return self._worker.erosion_map
+        return self._worker.arrays.eroding
 
     @property
     def compiling(self) -> bool:

@@ -268,12 +268,12 @@ class Panel:
         imgui.separator()
         actions.save_scene = imgui.button("Save scene")
         if imgui.is_item_hovered():
-            imgui.set_tooltip("to a new file in ./scenes/")
+            _wrapped_tooltip("to a new file in ./scenes/")
         imgui.same_line()
         actions.load_scene = imgui.button("Load scene") and bool(self.scene_path.strip())
         _, self.scene_path = imgui.input_text("Scene file", self.scene_path)
         if imgui.is_item_hovered():
-            imgui.set_tooltip("a scene TOML or a terrainview PNG; dropping one on the window loads it too")
+            _wrapped_tooltip("a scene TOML or a terrainview PNG; dropping one on the window loads it too")
         return s
 
     @staticmethod
@@ -282,8 +282,8 @@ class Panel:
         shown = {ENDLESS: 2, REPEAT: 1}.get(str(settings.tile), 0)
         changed, index = imgui.combo("Layout", shown, layouts)
         if imgui.is_item_hovered():
-            imgui.set_tooltip("tiles: copies of the one surface; repeated: copies without end around the eye;\n"
-                              "endless world: land that never repeats, made around the eye as you fly")
+            _wrapped_tooltip("tiles: copies of the one surface; repeated: copies without end around the eye;\n"
+                             "endless world: land that never repeats, made around the eye as you fly")
         if changed and index != shown:
             return settings.replace(tile=(1, REPEAT, ENDLESS)[index])
         if settings.tile == ENDLESS:
@@ -335,7 +335,7 @@ class Panel:
                                                          imgui.InputTextFlags_.enter_returns_true)
         self.editing_seed_image = imgui.is_item_active()
         if imgui.is_item_hovered():
-            imgui.set_tooltip("a grey-scale PNG or JPEG; Enter applies it, empty turns it off")
+            _wrapped_tooltip("a grey-scale PNG or JPEG; Enter applies it, empty turns it off")
         return settings.replace(seed_image=self.seed_image_text.strip()) if entered else settings
 
     def _water(self, settings: SceneSettings) -> SceneSettings:
@@ -463,12 +463,21 @@ def _draw_history(history: SceneHistory, actions: PanelActions) -> None:
 
 
 def _shortened(text: str, width: float) -> str:
-    """``text``, cut at its end with "..." to fit ``width`` pixels."""
+    """``text``, cut at its end with "..." to fit ``width`` pixels.
+
+    The longest start that fits is found by halving: a long path is measured a dozen times a frame, not once per
+    character.
+    """
     if imgui.calc_text_size(text).x <= width:
         return text
-    while text and imgui.calc_text_size(text + "...").x > width:
-        text = text[:-1]
-    return text + "..."
+    fits, too_long = 0, len(text)
+    while too_long - fits > 1:
+        middle = (fits + too_long) // 2
+        if imgui.calc_text_size(text[:middle] + "...").x <= width:
+            fits = middle
+        else:
+            too_long = middle
+    return text[:fits] + "..."
 
 
 def activity(status: PanelStatus) -> str:
@@ -557,7 +566,9 @@ def _slider(settings: SceneSettings, name: str, label: str, *, low: float | None
         changed, value = imgui.slider_int(label, value, int(low), int(high))
     else:
         flags = imgui.SliderFlags_.logarithmic if logarithmic else imgui.SliderFlags_.none
-        changed, value = imgui.slider_float(label, value, float(low), float(high), _decimals_for(low, high), flags)
+        # A logarithmic slider keeps three decimals: rounded to its range's digits, its low end would step by doubling.
+        shown = "%.3f" if logarithmic else _decimals_for(low, high)
+        changed, value = imgui.slider_float(label, value, float(low), float(high), shown, flags)
         value = _as_shown(value)
     if imgui.is_item_hovered(imgui.HoveredFlags_.delay_normal):
         _wrapped_tooltip(f"{meta['help']}; Ctrl+click to type a value")
@@ -570,7 +581,7 @@ def _passes(settings: SceneSettings, label: str) -> SceneSettings:
     shown = every if settings.passes is None else settings.passes
     changed, value = imgui.slider_int(label, shown, 0, every, "all" if shown == every else "%d")
     if imgui.is_item_hovered(imgui.HoveredFlags_.delay_normal):
-        imgui.set_tooltip("diamond-square pass by pass: diamond, square, diamond, ... ([ and ] step)")
+        _wrapped_tooltip("diamond-square pass by pass: diamond, square, diamond, ... ([ and ] step)")
     return settings.replace(passes=None if value >= every else value) if changed else settings
 
 
