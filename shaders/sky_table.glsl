@@ -9,9 +9,10 @@
 
 #if defined VERTEX_SHADER
 
+#include "whole_target.glsl"
+
 void main() {
-    vec2 corner = vec2((gl_VertexID << 1) & 2, gl_VertexID & 2);
-    gl_Position = vec4(corner * 2.0 - 1.0, 0.0, 1.0);
+    gl_Position = vec4(whole_target_corner(), 0.0, 1.0);
 }
 
 #elif defined FRAGMENT_SHADER

@@ -7,8 +7,10 @@
 
 #if defined VERTEX_SHADER
 
-void main() {  // one triangle over the whole target
-    gl_Position = vec4(vec2(gl_VertexID % 2, gl_VertexID / 2) * 4.0 - 1.0, 0.0, 1.0);
+#include "whole_target.glsl"
+
+void main() {
+    gl_Position = vec4(whole_target_corner(), 0.0, 1.0);
 }
 
 #elif defined FRAGMENT_SHADER

@@ -9,8 +9,9 @@ import tomllib
 import pytest
 from helpers import CAMERA, camera, wait_for
 
+from terrainview.base import resources
 from terrainview.base.atomic_files import OutputError
-from terrainview.scene import bounded_reader, flythrough
+from terrainview.scene import bounded_reader, flythrough, scene_file
 from terrainview.scene.flythrough import (
     FlightError,
     Flythrough,
@@ -143,6 +144,13 @@ def test_pitch_never_leaves_its_range():
     assert all(-80.0 <= flight.at(k / 100).pitch <= 80.0 for k in range(501))
 
 
+
+def test_a_sunrise_through_north_comes_back_into_the_azimuths_range():
+    """350 to 20 degrees turns through north: 5 degrees halfway (the unwrapped curve says 365)."""
+    flight = Flythrough(START, (Keyframe(0.0, {"sun_azimuth": 350.0}), Keyframe(1.0, {"sun_azimuth": 20.0})))
+    assert flight.at(0.5).sun_azimuth == pytest.approx(5.0, abs=1e-9)
+    assert all(0.0 <= flight.at(k / 100).sun_azimuth <= 360.0 for k in range(101))
+
 def test_overrides_fix_a_setting_for_the_whole_flight():
     flight = Flythrough(START, (Keyframe(1.0, {"tile": 2, "yrot": 5.0}), Keyframe(2.0, {"tile": 3})))
     fixed = flight.with_overrides({"tile": 4})
@@ -261,6 +269,19 @@ def test_an_unknown_setting_is_one_warning_however_many_keyframes_name_it(tmp_pa
     assert "keyframe 1" in warp and "'warp'" in warp and "3 more keyframes" in warp
     assert "keyframe 4" in bend and "'bend'" in bend and "more" not in bend
 
+
+
+def test_a_seed_image_is_checked_once_however_many_keyframes_name_it(tmp_path, monkeypatch):
+    """A recorded flight names the scene's image in every keyframe: it is opened once, when the scene is read."""
+    (tmp_path / "seed.png").write_bytes((resources.assets_dir() / "sketch-island.png").read_bytes())
+    body = "".join(f'[[keyframe]]\ntime = {k}\nseed_image = "{tmp_path / "seed.png"}"\n' for k in range(1, 5))
+    path = write(tmp_path, f'version = 2\n[scene]\nseed_image = "{tmp_path / "seed.png"}"\n' + body)
+    checked = []
+    real = scene_file.file_problem
+    monkeypatch.setattr(scene_file, "file_problem", lambda image: checked.append(image) or real(image))
+    flight, _ = load_flight(path)
+    assert flight.at(2.0).seed_image == str(tmp_path / "seed.png")
+    assert len(checked) == 1, checked
 
 # --- recording and replay ----------------------------------------------------------------------------------
 

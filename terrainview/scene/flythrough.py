@@ -31,7 +31,7 @@ from terrainview.scene.scene_file import (
     scene_from_document,
     within_file_costs,
 )
-from terrainview.scene.settings import ENDLESS, REPEAT, SceneSettings, SettingsError, base_type, clamped
+from terrainview.scene.settings import ENDLESS, REPEAT, SceneSettings, SettingsError, base_type, within_range
 
 # Larger than a scene's limit: a long recording holds up to MAX_KEYFRAMES keyframes of some 40 to 100 bytes.
 MAX_FLIGHT_BYTES = 4 * 1024 * 1024
@@ -139,7 +139,7 @@ class _Curve:
     """Centripetal Catmull-Rom through points at given times (end points duplicated), one or more fields."""
 
     def __init__(self, names: tuple[str, ...], times: list[float], points: list[list[float]], angle: bool) -> None:
-        self.names, self.times, self.angle = names, times, angle
+        self.names, self.times = names, times
         unwrapped = [points[0]]
         if angle:  # take each step the short way round, so 350 -> 10 turns 20 degrees, not back 340
             for previous, current in itertools.pairwise(points):
@@ -147,8 +147,6 @@ class _Curve:
                 turns = round(turn / 360.0) if abs(turn) > 180.0 else 0
                 unwrapped.append([current[0] - 360.0 * turns + (unwrapped[-1][0] - previous[0])])
         self.raw, self.points = points, unwrapped if angle else points
-        self.ranges = [(SceneSettings.__dataclass_fields__[n].metadata["low"],
-                        SceneSettings.__dataclass_fields__[n].metadata["high"]) for n in names]
 
     def at(self, time: float) -> dict[str, float]:
         times, points = self.times, self.points
@@ -162,12 +160,8 @@ class _Curve:
             p3 = points[min(index + 2, len(points) - 1)]
             u = (time - times[index]) / (times[index + 1] - times[index])
             value = _centripetal(p0, p1, p2, p3, u)
-        pairs = zip(self.names, value, self.ranges, strict=True)
-        return {name: self._in_range(v, low, high) for name, v, (low, high) in pairs}
-
-    def _in_range(self, value: float, low: float, high: float) -> float:
         # An unwrapped angle back into its range; a curve may overshoot a limit such as the pitch's 80 degrees.
-        return clamped(value, low, high, self.angle)
+        return {name: within_range(name, v) for name, v in zip(self.names, value, strict=True)}
 
 
 def _centripetal(p0: list[float], p1: list[float], p2: list[float], p3: list[float], u: float) -> list[float]:
@@ -301,7 +295,8 @@ def flight_from_document(path: Path, document: dict[str, Any]) -> tuple[Flythrou
         flight = Flythrough(scene, tuple(keyframes))
     except SettingsError as error:
         raise FlightError(f"{path}: {error}") from None
-    problems: dict[str, str | None] = {}  # by image name: a recording may name the same one in every keyframe
+    # By image name: a recording may name the same one in every keyframe, and the scene's was checked as it was read.
+    problems: dict[str, str | None] = {scene.seed_image: None}
     for number, keyframe in enumerate(keyframes, 1):
         name = keyframe.values.get("seed_image") or ""
         if name not in problems:
