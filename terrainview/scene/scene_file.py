@@ -209,11 +209,11 @@ def erosion_seconds(settings: SceneSettings) -> float:
     choice = catalog.erosion(settings)
     if not (choice.hydraulic or choice.thermal):
         return 0.0
-    maps = {teximage_key(settings)}
+    sizes = {teximage_key(settings): settings.teximage_iterations}  # each distinct map by its key, and its size
     if catalog.render_type(settings).dimensions == 2:
-        maps.add(map_key(settings, "iterations", "h"))
+        sizes[map_key(settings, "iterations", "h")] = settings.iterations
     seconds = 0.0
-    for iterations, *_ in maps:  # a map's key starts with its iterations
+    for iterations in sizes.values():
         hydraulic, thermal = erosion_kernels.estimated_seconds(1 << iterations, settings.erosion_droplets,
                                                                settings.erosion_radius, settings.thermal_passes)
         seconds += hydraulic * choice.hydraulic + thermal * choice.thermal
