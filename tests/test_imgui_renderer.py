@@ -421,11 +421,12 @@ def test_ui_scale_out_of_range_is_one_line_and_exit_2(call_main, usage_error):
 
 class RecordingImGui:
     """imgui for the panel with every collapsing header open and the labels of the value widgets recorded, with
-    how far each one's label reaches past the right edge of the region it is drawn in."""
+    how far each one's label reaches past the right edge of the region it is drawn in, and where each text and
+    button lands."""
 
     def __init__(self) -> None:
         self.labels: list[str] = []
-        self.texts: dict[str, float] = {}  # hint text -> the bottom of its line, in window coordinates
+        self.drawn: dict[str, tuple[float, float, float, float]] = {}  # text or button -> (x0, y0, x1, y1)
         self.ranges: dict[str, tuple] = {}  # slider label -> (low, high, flags)
         self.headers: list[str] = []
         self.moves: dict[str, tuple] = {}  # widget label -> what the widget returns, as if the user changed it
@@ -456,11 +457,13 @@ class RecordingImGui:
                 self.calls[label] = (name, (value, low, high))
                 return self._recorded(label, lambda: real(label, value, low, high, *args, **kwargs))
             return slider
-        if name == "text_disabled":
-            def hint(text, *args, **kwargs):
-                real(text, *args, **kwargs)
-                self.texts[text] = imgui.get_item_rect_max().y
-            return hint
+        if name in ("text", "text_disabled", "text_wrapped", "button"):
+            def noted(label, *args, **kwargs):
+                result = real(label, *args, **kwargs)
+                low, high = imgui.get_item_rect_min(), imgui.get_item_rect_max()
+                self.drawn[label] = (low.x, low.y, high.x, high.y)
+                return result
+            return noted
         if name == "end_child":
             def end_child():
                 self.scroll = imgui.get_scroll_max_y()
@@ -524,7 +527,7 @@ def test_every_section_open_in_a_720_pixel_window_keeps_the_status_lines_in_view
     """The options scroll; the status lines and the F1 hint at the panel's foot stay inside the window."""
     recording = record_panel(ui, target, SceneSettings(mode="rendered", erosion="both"), monkeypatch,
                              display=(1280, 720), frames=4)
-    assert recording.texts["F1: keyboard shortcuts, F2: status line"] <= 720 - 10
+    assert recording.drawn["F1: keyboard shortcuts, F2: status line"][3] <= 720 - 10
 
 
 @pytest.mark.parametrize("ui_scale", [1.0, 2.0])
@@ -645,32 +648,11 @@ def test_the_panel_keeps_its_height_while_the_worker_works(ui, target):
     assert len(set(heights)) == 1, heights
 
 
-class _Rectangles:
-    """The panel module's imgui, noting where each text and button it draws lands: label -> (x0, y0, x1, y1)."""
-
-    def __init__(self) -> None:
-        self.drawn: dict[str, tuple[float, float, float, float]] = {}
-
-    def __getattr__(self, name: str):
-        real = getattr(imgui, name)
-        if name == "collapsing_header":  # every section open
-            return lambda label, *args, **kwargs: True
-        if name not in ("text", "text_disabled", "text_wrapped", "button"):
-            return real
-
-        def noted(label, *args, **kwargs):
-            result = real(label, *args, **kwargs)
-            low, high = imgui.get_item_rect_min(), imgui.get_item_rect_max()
-            self.drawn[label] = (low.x, low.y, high.x, high.y)
-            return result
-        return noted
-
-
 def test_the_help_keys_never_run_into_their_meanings(ui, target, monkeypatch):
     """F1's table: each meaning starts right of the widest keys ("Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y" ran into one)."""
     from terrainview.window.panel import SHORTCUTS
 
-    rectangles = _Rectangles()
+    rectangles = RecordingImGui()
     monkeypatch.setattr(terrainview.window.panel, "imgui", rectangles)
     panel = Panel(help_visible=True)
     for _ in range(2):
@@ -687,7 +669,7 @@ def test_a_long_undo_is_cut_so_redo_stays_beside_it_inside_the_panel(ui, target,
     def drawn(history: SceneHistory) -> tuple[tuple, tuple, float]:
         panel = Panel()
         frame(ui, target(1, DISPLAY), 1.0, lambda: panel.draw(SceneSettings(), PanelStatus(), history))
-        rectangles = _Rectangles()  # the second frame's: the first sizes the panel
+        rectangles = RecordingImGui()  # the second frame's: the first sizes the panel
         monkeypatch.setattr(terrainview.window.panel, "imgui", rectangles)
         frame(ui, target(1, DISPLAY), 1.0, lambda: panel.draw(SceneSettings(), PanelStatus(), history))
         monkeypatch.setattr(terrainview.window.panel, "imgui", imgui)
@@ -731,7 +713,7 @@ def test_the_custom_screenshot_size_hint_stays_inside_the_panel(ui, target, monk
     from terrainview.scene.image_size import MAX_IMAGE_SIDE
     from terrainview.window.panel import SHOT_PRESETS, ShotOptions
 
-    rectangles = _Rectangles()
+    rectangles = RecordingImGui()
     monkeypatch.setattr(terrainview.window.panel, "imgui", rectangles)
     panel = Panel(shot=ShotOptions(preset=len(SHOT_PRESETS) + 1))
     for _ in range(2):
