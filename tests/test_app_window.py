@@ -493,12 +493,14 @@ class TestKeysInProcess:
         start = fresh.settings
         fresh.settings = start.replace(tile="endless")
         assert frames_until(fresh, lambda: fresh.world_feed._asked[0] is not None), "the world asked for regions"
+        assert frames_until(fresh, lambda: (fresh.status.regions_pending or 0) > 0), "the status line counts them"
         forgotten = []
         monkeypatch.setattr(fresh.world_feed, "forget", lambda: forgotten.append(True))
         fresh.settings = start.replace(tile=1)
         for _ in range(3):
             fresh.on_render(0.0, 1 / 60)
         assert forgotten == [True], "on the frame that leaves, not on every frame of tiles"
+        assert fresh.status.regions_pending is None, "over tiles: the map's generation time again"
         monkeypatch.undo()
         fresh.world_feed.forget()
         fresh.settings = start

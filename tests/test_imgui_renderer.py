@@ -641,12 +641,23 @@ def test_the_panel_keeps_its_height_while_the_worker_works(ui, target):
     heights = []
     for status in (PanelStatus(), PanelStatus(busy_seconds=0.4), PanelStatus(busy_seconds=2.0, erosion_progress=0.3),
                    PanelStatus(error="seed_image: a/long/path/" + "folder/" * 40 + "nosuch.png: no such file",
-                               recording_seconds=5.0)):
+                               recording_seconds=5.0), PanelStatus(regions_pending=3)):
         for _ in range(4):  # ImGui sizes a window to its content over a few frames
             frame(ui, framebuffer, 1.0, lambda status=status: panel.draw(SceneSettings(), status), (480, 900))
         heights.append(panel.rect[3] - panel.rect[1])
     assert len(set(heights)) == 1, heights
 
+
+def test_the_change_line_names_what_made_the_change():
+    """Over tiles, the map's generation time; over the endless world, which makes no map of its own (it said
+    "generated in 0.0 ms"), the regions still to make."""
+    from terrainview.window.panel import change_line
+
+    assert change_line(PanelStatus(change_seconds=0.25, generation_seconds=0.0123)) == (
+        "change shown after 250 ms (generated in 12.3 ms)")
+    assert change_line(PanelStatus(change_seconds=0.25, regions_pending=3)) == (
+        "change shown after 250 ms (world: 3 regions to make)")
+    assert change_line(PanelStatus(regions_pending=0)) == "change shown after - (world: every region made)"
 
 def test_the_help_keys_never_run_into_their_meanings(ui, target, monkeypatch):
     """F1's table: each meaning starts right of the widest keys ("Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y" ran into one)."""

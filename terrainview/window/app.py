@@ -195,6 +195,7 @@ class TerrainApp(mglw.WindowConfig):
         self.status.compiling = self.feed.compiling
         self.status.fly_speed = self.flight.speed
         self.status.recording_seconds = self.flythrough.recording_seconds
+        self.status.regions_pending = self.world_feed.pending if World.of(self.settings) is not None else None
         self.imgui_input.new_frame(frame_time)
         self.style_scale.apply(self.panel.ui_scale)
         imgui.new_frame()

@@ -93,6 +93,7 @@ class PanelStatus:
     erosion_map: str = ""  # the map it works on: "" the surface's, else "the teximage's map"
     window_size: tuple[int, int] = (1280, 720)
     recording_seconds: float | None = None  # a flight being recorded (None: not recording)
+    regions_pending: int | None = None  # the endless world's regions still to make (None: tiles are drawn)
 
 
 class FrameCounter:
@@ -411,8 +412,7 @@ class Panel:
                 _wrapped_tooltip(status.error)
         else:
             imgui.text(activity(status))
-        shown = "-" if status.change_seconds is None else f"{status.change_seconds * 1000:.0f} ms"
-        imgui.text(f"change shown after {shown} (generated in {status.generation_seconds * 1000:.1f} ms)")
+        imgui.text(change_line(status))
         imgui.text(frame_line(status))
         imgui.text(status.drawn)
         imgui.text_disabled("F1: keyboard shortcuts, F2: status line")
@@ -489,6 +489,18 @@ def activity(status: PanelStatus) -> str:
         return f"{eroding} {status.erosion_progress:.0%} ({status.busy_seconds:.1f} s)"
     label = "Compiling terrain kernels (first run)..." if status.compiling else "Generating..."
     return f"{label} {status.busy_seconds:.1f} s"
+
+
+def change_line(status: PanelStatus) -> str:
+    """How long the last change took to show, and what made it: the map's generation, or the world's regions.
+
+    The endless world generates no map of its own: its regions are made as the eye reaches them.
+    """
+    shown = "-" if status.change_seconds is None else f"{status.change_seconds * 1000:.0f} ms"
+    if status.regions_pending is None:
+        return f"change shown after {shown} (generated in {status.generation_seconds * 1000:.1f} ms)"
+    regions = f"{status.regions_pending} regions to make" if status.regions_pending else "every region made"
+    return f"change shown after {shown} (world: {regions})"
 
 
 def frame_line(status: PanelStatus) -> str:

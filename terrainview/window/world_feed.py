@@ -54,6 +54,12 @@ class WorldFeed(WorkerThread):
             cache.put(world_, key, heights, light, pyramid)
         return len(made)
 
+    @property
+    def pending(self) -> int:
+        """Regions asked for and not yet made (the one being made included)."""
+        with self._condition:
+            return len(self._asked[1]) + (self._making is not None)
+
     def wait_idle(self, timeout: float = 60.0) -> bool:
         """Block until nothing is asked or running (for tests)."""
         with self._condition:
