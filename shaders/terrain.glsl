@@ -12,6 +12,10 @@
 #define LIGHT_AMBIENT 0.0
 #define LIGHT_DIFFUSE 0.0
 #define LOD 0   // 1: level-of-detail patches (lod.glsl) instead of the full grid
+// How the surface is coloured, one program each (a uniform choice costs the unused work too on a software
+// rasterizer, which runs both sides of a branch): 0 the texture as it is; 1 the texture, slope-shaded;
+// 2 the endless world's own height bands, lit as the teximage colours its map.
+#define SHADING 0
 
 #if defined VERTEX_SHADER
 
@@ -22,8 +26,6 @@
 #endif
 uniform mat4 view;
 uniform mat4 projection;
-uniform bool slope_shading;
-uniform bool own_bands;   // the endless world: coloured by its own height, as the teximage colours its map
 
 out vec2 texcoord;
 out float eye_distance;
@@ -44,14 +46,14 @@ void main() {
     vec3 world = vertex.world;
     vec2 xz = vertex.local;
     normal = vec3(0.0, 1.0, 0.0);
-    if (slope_shading || own_bands) {
-        normal = slope_normal(vertex.cell.x, vertex.cell.y);
-        if (vertex.morph > 0.0) {
-            vec3 coarse = slope_normal(vertex.coarse_a.x, vertex.coarse_a.y)
-                        + slope_normal(vertex.coarse_b.x, vertex.coarse_b.y);
-            normal = mix(normal, 0.5 * coarse, vertex.morph);
-        }
+#if SHADING != 0
+    normal = slope_normal(vertex.cell.x, vertex.cell.y);
+    if (vertex.morph > 0.0) {
+        vec3 coarse = slope_normal(vertex.coarse_a.x, vertex.coarse_a.y)
+                    + slope_normal(vertex.coarse_b.x, vertex.coarse_b.y);
+        normal = mix(normal, 0.5 * coarse, vertex.morph);
     }
+#endif
 #else
     int strip_row = gl_InstanceID % (grid_size - 1);
     int tile_index = gl_InstanceID / (grid_size - 1);
@@ -59,7 +61,7 @@ void main() {
     int row = strip_row + gl_VertexID % 2;
     vec3 world = grid_position(column, row, tile_index);
     vec2 xz = grid_xz(column, row);
-    normal = slope_shading || own_bands ? slope_normal(column, row) : vec3(0.0, 1.0, 0.0);
+    normal = SHADING != 0 ? slope_normal(column, row) : vec3(0.0, 1.0, 0.0);
 #endif
     texcoord = vec2(xz.x + 1.0, 1.0 - xz.y) * 0.5;   // u = (x + 1) / 2, v = (1 - z) / 2 (SPEC)
     surface_height = world.y;
@@ -73,8 +75,6 @@ void main() {
 
 #include "fog.glsl"
 uniform sampler2D surface_texture;
-uniform bool slope_shading;
-uniform bool own_bands;
 uniform vec2 band_limits;   // heights splitting the world's range in thirds
 in vec2 texcoord;
 in float eye_distance;
@@ -83,18 +83,20 @@ in float surface_height;
 out vec4 fragment_color;
 
 void main() {
+#if SHADING == 2
+    // A texture repeated on every region would repeat the world: its own height bands, lit as the teximage is.
+    vec3 band = surface_height >= band_limits.y ? BAND_HIGH_COLOR
+              : surface_height >= band_limits.x ? BAND_MIDDLE_COLOR : BAND_LOW_COLOR;
+    vec3 color = min(band * (LIGHT_AMBIENT + LIGHT_DIFFUSE * max(dot(normalize(normal), normalize(LIGHT_DIRECTION)),
+                                                                 0.0)), 1.0);
+#else
     vec3 color = texture(surface_texture, texcoord).rgb;
-    if (own_bands) {
-        // A texture repeated on every region would repeat the world: its own height bands, lit as the teximage is.
-        vec3 band = surface_height >= band_limits.y ? BAND_HIGH_COLOR
-                  : surface_height >= band_limits.x ? BAND_MIDDLE_COLOR : BAND_LOW_COLOR;
-        color = min(band * (LIGHT_AMBIENT + LIGHT_DIFFUSE * max(dot(normalize(normal), normalize(LIGHT_DIRECTION)),
-                                                                0.0)), 1.0);
-    } else if (slope_shading) {
-        // Brighter on slopes facing the light, darker on slopes facing away (seeds/003).
-        float facing = dot(normalize(normal), normalize(LIGHT_DIRECTION));
-        color *= SLOPE_AMBIENT + (1.0 - SLOPE_AMBIENT) * clamp(facing * 1.6, 0.0, 1.25);
-    }
+#if SHADING == 1
+    // Brighter on slopes facing the light, darker on slopes facing away (seeds/003).
+    float facing = dot(normalize(normal), normalize(LIGHT_DIRECTION));
+    color *= SLOPE_AMBIENT + (1.0 - SLOPE_AMBIENT) * clamp(facing * 1.6, 0.0, 1.25);
+#endif
+#endif
     fragment_color = vec4(apply_fog(color, eye_distance), 1.0);
 }
 

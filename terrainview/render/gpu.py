@@ -62,6 +62,9 @@ SLOPE_UNIT = HEIGHT_UNIT + HEIGHT_ARRAYS  # the natural look's slope map (GpuRes
 SLOPE_POINTS_PER_FRAME = 1 << 20
 SKY_EYE = (0.0, 0.5, 3.0)  # the original's eye, which the sky is drawn around (see shaders/sky.glsl)
 MAX_LOD_LEVELS = 16  # level-of-detail levels the programs take morph zones for (shaders/lod.glsl)
+# The rendered surface's programs by how they colour it (shaders/terrain.glsl's SHADING), each also with "_lod":
+# the texture; the texture slope-shaded; the endless world's own height bands.
+TERRAIN_SHADINGS = {"terrain": 0, "terrain_slope": 1, "terrain_world": 2}
 
 
 def _glsl(value: float | Sequence[float]) -> str:
@@ -364,7 +367,10 @@ class GpuResources:
             "LIGHT_DIFFUSE": LIGHT_DIFFUSE, "BAND_LOW_COLOR": TEXIMAGE_BAND_COLORS[0],
             "BAND_MIDDLE_COLOR": TEXIMAGE_BAND_COLORS[1], "BAND_HIGH_COLOR": TEXIMAGE_BAND_COLORS[2]}
         self.programs = {
-            "terrain": load_program(ctx, "terrain", **surface),
+            **{name: load_program(ctx, "terrain", **surface, SHADING=shading)
+               for name, shading in TERRAIN_SHADINGS.items()},
+            **{f"{name}_lod": load_program(ctx, "terrain", **surface, **lod_levels, LOD=1, SHADING=shading)
+               for name, shading in TERRAIN_SHADINGS.items()},
             "sky": load_program(ctx, "sky", **fog, FOG_START=SKY_FOG[0], FOG_END=SKY_FOG[1], SKY_EYE=SKY_EYE),
             "water": load_program(ctx, "water", **fog, FOG_START=SURFACE_FOG[0], FOG_END=SURFACE_FOG[1],
                                   WATER_COLOR=WATER_COLOR),
@@ -373,7 +379,6 @@ class GpuResources:
                                      BAND_HIGH_COLOR=TEXIMAGE_BAND_COLORS[2], LIGHT_DIRECTION=LIGHT_DIRECTION,
                                      LIGHT_AMBIENT=LIGHT_AMBIENT, LIGHT_DIFFUSE=LIGHT_DIFFUSE,
                                      WET_DARKENING=WET_DARKENING),
-            "terrain_lod": load_program(ctx, "terrain", **surface, **lod_levels, LOD=1),
             "grid_lines": load_program(ctx, "lines", **bands, PROFILE=2),
             "grid_lines_lod": load_program(ctx, "lines", **bands, **lod_levels, PROFILE=3),
             "polyline": load_program(ctx, "lines", PROFILE=1),
@@ -389,7 +394,7 @@ class GpuResources:
         for name, program in self.programs.items():
             self._own(f"program:{name}", program)
         # Attribute-less draws: positions come from gl_VertexID / gl_InstanceID.
-        for name in ("terrain", "water", "teximage", "grid_lines", "screen_quad", "sky_table", "natural_sky",
+        for name in (*TERRAIN_SHADINGS, "water", "teximage", "grid_lines", "screen_quad", "sky_table", "natural_sky",
                      "natural_terrain", "natural_water", "slope_map"):
             self._own(f"vao:{name}", ctx.vertex_array(self.programs[name], []))
         sky = self._own("buffer:sky", ctx.buffer(_sky_vertices()))

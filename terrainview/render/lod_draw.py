@@ -1,8 +1,8 @@
 """Drawing the surface with level of detail.
 
-Per frame, select nodes (terrainview/lod.py) and draw them as instanced grid patches with the ``terrain_lod``
-and ``grid_lines_lod`` programs. The renderer's rendered and lines modes call this when the full mesh would
-exceed its budget; otherwise they draw the full mesh.
+Per frame, select nodes (terrainview/lod.py) and draw them as instanced grid patches with the looks' patch
+programs (``terrain_lod`` and its other shadings, ``natural_terrain_lod``, ``grid_lines_lod``). The renderer's
+rendered and lines modes call this when the full mesh would exceed its budget; otherwise they draw the full mesh.
 """
 
 from __future__ import annotations
@@ -164,13 +164,11 @@ def lod_uniforms(program: moderngl.Program, selection: lod.Selection) -> None:
     uniform(program, "lod_eye").value = tuple(float(value) for value in selection.eye)
 
 
-def draw_selection(gpu: GpuResources, selection: lod.Selection, lines: bool, program_name: str | None = None) -> int:
-    """Draw the selected nodes as grid lines or triangles; the level-of-detail program's other uniforms are set.
+def draw_selection(gpu: GpuResources, selection: lod.Selection, lines: bool, program_name: str) -> int:
+    """Draw the selected nodes as grid lines or triangles with the patch program ``program_name``.
 
-    ``program_name`` is the look's patch program (by default the original's). Returns the triangles or line
-    segments drawn.
+    The program's other uniforms are set. Returns the triangles or line segments drawn.
     """
-    program_name = program_name or ("grid_lines_lod" if lines else "terrain_lod")
     program = gpu.programs[program_name]
     lod_uniforms(program, selection)
     for part, rows, quads in (("whole", selection.whole, selection.patch),

@@ -295,7 +295,7 @@ class Renderer:
             self.gpu.get("vao:grid_lines").render(moderngl.LINE_STRIP, vertices=size, instances=2 * size * tiles ** 2)
             segments = full
         else:
-            segments = draw_selection(self.gpu, selection, lines=True)
+            segments = draw_selection(self.gpu, selection, lines=True, program_name="grid_lines_lod")
         self._draw_pass_marks(settings, view, projection, frame, layout)
         return FrameStats(segments, "line segments", segments, full)
 
@@ -376,34 +376,37 @@ class Renderer:
         texture.filter = filter_
         texture.use(1)
 
+        world_ = World.of(settings)
+        # The program by how the surface is coloured (gpu.TERRAIN_SHADINGS); each also with level of detail.
+        shading = ("terrain_world" if world_ is not None else "terrain_slope" if settings.shading == "slope"
+                   else "terrain")
+
         def setup(terrain: moderngl.Program) -> None:
             uniform(terrain, "view").write(view)
             uniform(terrain, "projection").write(projection)
-            uniform(terrain, "slope_shading").value = settings.shading == "slope"
-            uniform(terrain, "surface_texture").value = 1
-            world_ = World.of(settings)
-            uniform(terrain, "own_bands").value = world_ is not None
             if world_ is not None:
                 uniform(terrain, "band_limits").value = world_band_limits(world_)
+            else:
+                uniform(terrain, "surface_texture").value = 1
 
         if settings.tile == ENDLESS:
             layout = camera.tile_layout(settings, tile_reach(False))
             surface_triangles, full = self._draw_world(settings, view, frame, False,
-                                                       SurfacePrograms("terrain", "terrain_lod", setup),
+                                                       SurfacePrograms(shading, f"{shading}_lod", setup),
                                                        tile_reach(False), FAR_PLANE)
         else:
             layout, selection = self._surface_layout(settings, view, projection, frame, lines=False)
-            terrain = gpu.programs["terrain" if selection is None else "terrain_lod"]
+            terrain = gpu.programs[shading if selection is None else f"{shading}_lod"]
             setup(terrain)
             size = gpu.surface_grid_size
             self._bind_tiles(terrain, gpu.get("heights:surface"), size, layout, selection)
             full = lod.full_mesh_triangles(_iterations_of(size), layout[0])
             if selection is None:
-                gpu.get("vao:terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
-                                              instances=(size - 1) * layout[0] ** 2)
+                gpu.get(f"vao:{shading}").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
+                                                 instances=(size - 1) * layout[0] ** 2)
                 surface_triangles = full
             else:
-                surface_triangles = draw_selection(gpu, selection, lines=False)
+                surface_triangles = draw_selection(gpu, selection, lines=False, program_name=f"{shading}_lod")
         tiles, origin = layout
         triangles = 8 + surface_triangles
 
