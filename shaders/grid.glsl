@@ -58,12 +58,13 @@ vec2 tile_offset(int tile_index) {
 }
 
 // The neighbours of a grid point a step away, along x (left, right) then z (back, front): wrapping across the
-// seamless map's edges, or for a region of the world, reaching into its apron. With the step in world units.
-void neighbour_heights(int column, int row, out vec4 heights, out float step_size) {
+// seamless map's edges, or for a region of the world (``region``), reaching into its apron. With the step in world
+// units. Pass ``region`` as a constant: a software rasterizer runs both sides of a branch it cannot fold.
+void neighbour_heights(int column, int row, bool region, out vec4 heights, out float step_size) {
     int last = grid_size - 1;
     int step = 1 << cell_shift;
     step_size = 2.0 * float(step) / float(last);
-    if (apron > 0) {
+    if (region) {
         heights = vec4(grid_height(column - step, row), grid_height(column + step, row),
                        grid_height(column, row - step), grid_height(column, row + step));
     } else {

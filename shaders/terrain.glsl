@@ -36,7 +36,7 @@ out float surface_height;
 vec3 slope_normal(int column, int row) {
     vec4 around;
     float step_size;
-    neighbour_heights(column, row, around, step_size);
+    neighbour_heights(column, row, SHADING == 2, around, step_size);  // the world's bands: its regions' maps
     return normalize(vec3(around.x - around.y, 2.0 * step_size, around.z - around.w));
 }
 

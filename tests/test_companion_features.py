@@ -321,6 +321,22 @@ def test_slopes_facing_the_light_are_brighter(renderer, axis):
     assert facing > away + 0.2
 
 
+
+def test_slope_shading_shows_no_seam_between_tiles(renderer):
+    """A level surface is lit alike everywhere, the tiles' shared edges included: its normals there come from
+    the neighbours across the seamless edge (reading past the map's edge instead drew a line along every seam)."""
+    settings = SceneSettings(mode="rendered", iterations=5, teximage_iterations=6, tile=3, pitch=70.0, ytrans=-0.1,
+                             ztrans=-2.5)
+    renderer.update(settings)
+    renderer.gpu.upload_surface_texture(np.full((256, 256, 3), 160, dtype=np.uint8))
+    renderer.gpu.upload_surface(np.full((33, 33), 0.1, dtype=np.float32))
+    none = render_pixels(renderer, settings, (320, 180)).astype(float)
+    slope_shaded = render_pixels(renderer, settings.replace(shading="slope"), (320, 180)).astype(float)
+    surface = np.abs(none - FOG).max(axis=2) > 30
+    assert surface.mean() > 0.5, "the tiles fill most of the frame"
+    ratio = grey(slope_shaded - FOG)[surface] / grey(none - FOG)[surface]  # the fog's share taken out
+    assert ratio.max() - ratio.min() < 0.05, (ratio.min(), ratio.max())
+
 # --- water ----------------------------------------------------------------------------------------------------
 
 

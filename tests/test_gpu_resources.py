@@ -300,3 +300,60 @@ def test_the_sky_table_follows_the_sun_there_and_back(renderer, gl_ctx):
             fresh.release()
         assert constants == expected_constants
         np.testing.assert_array_equal(values, expected_values)
+
+
+@pytest.mark.parametrize("region", [False, True])
+def test_a_grid_points_neighbours_wrap_on_tiles_and_reach_into_a_regions_apron(renderer, region):
+    """grid.glsl's neighbour_heights, which the slope-shaded and the world's normals come from, read back by
+    transform feedback for every point: a tile's map wraps across its seamless edges (its last point is its first);
+    a region's reaches one point past its edge into its apron. Either way round, the edges' normals are wrong."""
+    from moderngl_window.meta import ProgramDescription
+    from moderngl_window.opengl.program import ProgramShaders
+
+    from terrainview.render import gpu
+
+    ctx, side = renderer.ctx, 9  # a map of 8 cells a side, 9 points
+    apron = 1 if region else 0
+    values = np.random.default_rng(3).standard_normal((side + 2 * apron,) * 2).astype(np.float32)
+    if not region:
+        values[-1, :], values[:, -1] = values[0, :], values[:, 0]  # seamless
+    source = f"""#version 330
+#if defined VERTEX_SHADER
+#include "grid.glsl"
+out vec4 around;
+void main() {{
+    float step_size;
+    neighbour_heights(gl_VertexID % {side}, gl_VertexID / {side}, {"true" if region else "false"}, around, step_size);
+}}
+#endif
+"""
+    defines = {"HEIGHT_BAND_ROWS": str(gpu.HEIGHT_BAND_ROWS), "BANDS_PER_ARRAY": str(gpu.BANDS_PER_ARRAY),
+               "HEIGHT_ARRAYS": str(gpu.HEIGHT_ARRAYS)}
+    shaders = ProgramShaders.from_single(ProgramDescription(path="neighbours.glsl", defines=defines), source)
+    shaders.handle_includes(gpu._shader_source)
+    program = ctx.program(vertex_shader=shaders.vertex_source.source, varyings=["around"])
+    heights = gpu.HeightBands(ctx, side + 2 * apron, side + 2 * apron)
+    heights.write(values)
+    heights.bind(program)
+    for name, value in (("grid_size", side), ("cell_shift", 0), ("apron", apron)):
+        if name in program:  # (a region's neighbours need no grid size: the compiler drops it)
+            program[name].value = value
+    out = ctx.buffer(reserve=side * side * 16)
+    vertex_array = ctx.vertex_array(program, [])
+    target = ctx.simple_framebuffer((1, 1))  # a context without a window has no framebuffer of its own
+    with ctx.scope(target):
+        vertex_array.transform(out, gpu.moderngl.POINTS, vertices=side * side)
+    around = np.frombuffer(out.read(), dtype=np.float32).reshape(side, side, 4)
+    for release in (target, vertex_array, out, program):
+        release.release()
+    heights.release()
+    if region:  # the map's own points, and the apron around them
+        padded = values
+        left, right = padded[1:-1, :-2], padded[1:-1, 2:]
+        back, front = padded[:-2, 1:-1], padded[2:, 1:-1]
+    else:  # one period of the map, wrapping
+        period = values[:-1, :-1]
+        left, right = np.roll(period, 1, axis=1), np.roll(period, -1, axis=1)
+        back, front = np.roll(period, 1, axis=0), np.roll(period, -1, axis=0)
+        left, right, back, front = (np.pad(a, ((0, 1), (0, 1)), mode="wrap") for a in (left, right, back, front))
+    np.testing.assert_array_equal(around, np.stack([left, right, back, front], axis=-1))
