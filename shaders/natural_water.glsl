@@ -2,6 +2,7 @@
 // The natural look's sea at the water level, out to the far plane: it reflects the sky by Fresnel (a mirror at
 // grazing angles, clear looking down), glints where it mirrors the sun, darkens and turns opaque with depth,
 // and lightens along the shore. Blended over the surface drawn before it.
+#define FLOOR_MAP 0   // 1: the endless world's program, the ground under the sea from sea_floor; 0: the tiles' map
 
 #if defined VERTEX_SHADER
 
@@ -28,7 +29,6 @@ uniform float level;
 uniform vec2 land_extent;   // half the land's side in world units (a large value for endless land)
 uniform vec2 land_centre;
 #define SHALLOWS_FADE 0.3   // world units within the land's outer edge over which its shallows fade out
-uniform bool floor_map;        // the endless world: the ground under the sea comes from sea_floor
 uniform sampler2D sea_floor;   // the world's heights around the eye (terrainview/scene/world_regions.py)
 uniform vec3 sea_floor_rect;   // its west and north edges and its side, in world units
 in vec3 world_position;
@@ -48,17 +48,18 @@ float ripple(vec2 p) {
 }
 
 float ground_below(vec2 xz) {
-    if (floor_map) {
-        vec2 place = (xz - sea_floor_rect.xy) / sea_floor_rect.z;  // 0 to 1 across the floor's points
-        if (any(lessThan(place, vec2(0.0))) || any(greaterThan(place, vec2(1.0)))) return level - 1.0;
-        float points = float(textureSize(sea_floor, 0).x);
-        return texture(sea_floor, (place * (points - 1.0) + 0.5) / points).r;
-    }
+#if FLOOR_MAP
+    vec2 place = (xz - sea_floor_rect.xy) / sea_floor_rect.z;  // 0 to 1 across the floor's points
+    if (any(lessThan(place, vec2(0.0))) || any(greaterThan(place, vec2(1.0)))) return level - 1.0;
+    float points = float(textureSize(sea_floor, 0).x);
+    return texture(sea_floor, (place * (points - 1.0) + 0.5) / points).r;
+#else
     vec2 local = xz - land_centre;
     if (abs(local.x) > land_extent.x || abs(local.y) > land_extent.y) return level - 1.0;  // open sea
     // Between the cell's corners, as the land's surface runs (one corner's height for the whole cell made the
     // shallows a pattern of squares along the grid).
     return map_height(fract((xz + 1.0) * 0.5) * float(grid_size - 1));
+#endif
 }
 
 // Depth the sea gains toward the land's outer edge, so that its shallows fade into the open sea over the last

@@ -388,6 +388,7 @@ class GpuResources:
             "natural_terrain": load_program(ctx, "natural_terrain", **natural, **bands),
             "natural_terrain_lod": load_program(ctx, "natural_terrain", **natural, **bands, **lod_levels, LOD=1),
             "natural_water": load_program(ctx, "natural_water", **bands, **sky_table),
+            "natural_water_world": load_program(ctx, "natural_water", **bands, **sky_table, FLOOR_MAP=1),
             "pass_marks": load_program(ctx, "pass_marks", **bands, COPIED_ACROSS_EDGE=fractal.COPIED_ACROSS_EDGE),
             "slope_map": load_program(ctx, "slope_map", **bands),
         }
@@ -395,7 +396,7 @@ class GpuResources:
             self._own(f"program:{name}", program)
         # Attribute-less draws: positions come from gl_VertexID / gl_InstanceID.
         for name in (*TERRAIN_SHADINGS, "water", "teximage", "grid_lines", "screen_quad", "sky_table", "natural_sky",
-                     "natural_terrain", "natural_water", "slope_map"):
+                     "natural_terrain", "natural_water", "natural_water_world", "slope_map"):
             self._own(f"vao:{name}", ctx.vertex_array(self.programs[name], []))
         sky = self._own("buffer:sky", ctx.buffer(_sky_vertices()))
         self._own("vao:sky", ctx.vertex_array(self.programs["sky"],

@@ -529,23 +529,24 @@ class Renderer:
             ctx.enable(moderngl.BLEND)
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
             ctx.depth_mask = False  # type: ignore[attr-defined]  # moderngl has it; its stub does not
-            water = gpu.programs["natural_water"]
+            # The sea's depth is read from the tile's map (repeated without end, or within the tiles); over the
+            # endless world, from its floor around the eye: a program each.
+            water_program = "natural_water_world" if settings.tile == ENDLESS else "natural_water"
+            water = gpu.programs[water_program]
             uniform(water, "view").write(view)
             uniform(water, "projection").write(projection)
             sky_uniforms(water)
-            # The sea's depth is read from the tile's map (repeated without end, or within the tiles); over the
-            # endless world, from its floor around the eye.
             extent = 1e9 if isinstance(settings.tile, str) else float(tiles)
             values = {"eye": eye, "haze_density": haze, "level": settings.water_level,
-                      "reach": NATURAL_FAR_PLANE, "land_centre": origin, "land_extent": (extent, extent),
-                      "floor_map": settings.tile == ENDLESS, "sea_floor": SEA_FLOOR_UNIT}
+                      "reach": NATURAL_FAR_PLANE, "land_centre": origin, "land_extent": (extent, extent)}
             if settings.tile == ENDLESS:
                 self.world.sea_floor(settings, eye[0], eye[2]).use(SEA_FLOOR_UNIT)
-                values["sea_floor_rect"] = self.world.sea_floor_rect
+                values |= {"sea_floor": SEA_FLOOR_UNIT, "sea_floor_rect": self.world.sea_floor_rect}
+            else:
+                self._bind_grid(water, gpu.get("heights:surface"), size, None)
             for name, value in values.items():
                 uniform(water, name).value = value
-            self._bind_grid(water, gpu.get("heights:surface"), size, None)
-            gpu.get("vao:natural_water").render(moderngl.TRIANGLE_STRIP, vertices=4)
+            gpu.get(f"vao:{water_program}").render(moderngl.TRIANGLE_STRIP, vertices=4)
             ctx.depth_mask = True  # type: ignore[attr-defined]  # moderngl has it; its stub does not
             triangles += 2
         return FrameStats(triangles, "triangles", surface_triangles, full)
