@@ -17,6 +17,7 @@ from PIL import Image
 from test_gpu_resources import GlNames, settle
 
 import terrainview.window.panel
+from terrainview.base.resources import assets_dir
 from terrainview.render.imgui_draw import ImGuiRenderer
 from terrainview.scene.settings import SceneSettings
 from terrainview.window.imgui_input import StyleScale, WindowInput
@@ -421,8 +422,8 @@ def test_ui_scale_out_of_range_is_one_line_and_exit_2(call_main, usage_error):
 
 class RecordingImGui:
     """imgui for the panel with every collapsing header open and the labels of the value widgets recorded, with
-    how far each one's label reaches past the right edge of the region it is drawn in, and where each text and
-    button lands."""
+    how far each one's label reaches past the right edge of the region it is drawn in, and where each text
+    (coloured too) and button lands."""
 
     def __init__(self) -> None:
         self.labels: list[str] = []
@@ -457,11 +458,11 @@ class RecordingImGui:
                 self.calls[label] = (name, (value, low, high))
                 return self._recorded(label, lambda: real(label, value, low, high, *args, **kwargs))
             return slider
-        if name in ("text", "text_disabled", "text_wrapped", "button"):
-            def noted(label, *args, **kwargs):
-                result = real(label, *args, **kwargs)
+        if name in ("text", "text_disabled", "text_wrapped", "button", "text_colored"):
+            def noted(*args, **kwargs):
+                result = real(*args, **kwargs)
                 low, high = imgui.get_item_rect_min(), imgui.get_item_rect_max()
-                self.drawn[label] = (low.x, low.y, high.x, high.y)
+                self.drawn[args[1] if name == "text_colored" else args[0]] = (low.x, low.y, high.x, high.y)
                 return result
             return noted
         if name == "end_child":
@@ -607,7 +608,24 @@ def moved(function: str, label: str, args: tuple) -> tuple:
     if function == "drag_float":
         return True, args[0] + 0.25
     assert function == "input_text", function
-    return True, {"Seed": "4242", "Seed image": "sketch.png"}.get(label, "elsewhere.toml")
+    return True, {"Seed": "4242", "Seed image": SEED_IMAGE}.get(label, "elsewhere.toml")
+
+
+SEED_IMAGE = str(assets_dir() / "sketch-island.png")
+
+
+def test_a_seed_image_that_cannot_be_read_is_refused_as_it_is_entered(ui, target, monkeypatch):
+    """Named as the panel names it, in the status line, with the scene keeping its image (it was taken, and the
+    generation then failed with "seed_image: ..."); a good path afterwards is taken and the line clears."""
+    start = SceneSettings(mode="rendered", seed_image=SEED_IMAGE)
+    panel = Panel()
+    refused = record_panel(ui, target, start, monkeypatch, moves={"Seed image": (True, "nosuch.png")}, panel=panel)
+    assert refused.settings == start
+    assert panel.seed_image_error == "Seed image: nosuch.png: no such file"
+    assert panel.seed_image_error in refused.drawn, "shown in the status line"
+    taken = record_panel(ui, target, start.replace(seed_image=""), monkeypatch,
+                         moves={"Seed image": (True, SEED_IMAGE)}, panel=panel)
+    assert taken.settings.seed_image == SEED_IMAGE and panel.seed_image_error is None
 
 
 @pytest.mark.parametrize("settings", [

@@ -16,6 +16,7 @@ from imgui_bundle import imgui
 from terrainview.scene import camera, catalog
 from terrainview.scene.image_size import MAX_IMAGE_SIDE, MAX_RENDER_SIDE, SUPERSAMPLE_FACTORS, window_shot_supersample
 from terrainview.scene.presets import preset_names
+from terrainview.scene.seed_image import file_problem
 from terrainview.scene.settings import (
     CAMERAS,
     ENDLESS,
@@ -146,6 +147,7 @@ class Panel:
     editing_seed: bool = False
     seed_image_text: str = ""
     editing_seed_image: bool = False
+    seed_image_error: str | None = None  # why the path entered was refused (the scene kept its own)
     scene_path: str = ""  # the scene file to load; Save fills in the file it wrote to ./scenes/
     shot: ShotOptions = field(default_factory=ShotOptions)
     # Sections other modules add below the screenshot section (the flythrough): settings in, settings out.
@@ -337,7 +339,13 @@ class Panel:
         self.editing_seed_image = imgui.is_item_active()
         if imgui.is_item_hovered():
             _wrapped_tooltip("a grey-scale PNG or JPEG; Enter applies it, empty turns it off")
-        return settings.replace(seed_image=self.seed_image_text.strip()) if entered else settings
+        if not entered:
+            return settings
+        # Checked as it is entered, named as the panel names it; the scene keeps the image it had.
+        path = self.seed_image_text.strip()
+        problem = file_problem(path) if path else None
+        self.seed_image_error = f"{label}: {path}: {problem}" if problem else None
+        return settings if problem else settings.replace(seed_image=path)
 
     def _water(self, settings: SceneSettings) -> SceneSettings:
         enabled = settings.water_level is not None
@@ -397,19 +405,18 @@ class Panel:
         if imgui.is_item_deactivated_after_edit():
             self.ui_scale = round(self.ui_scale_value, 2)
 
-    @staticmethod
-    def _draw_status(status: PanelStatus) -> None:
+    def _draw_status(self, status: PanelStatus) -> None:
         imgui.separator()
         # One line whatever the worker does, records or fails, so the panel keeps its height (an error or the
         # recording clock on lines of their own moved every row above them).
         if status.recording_seconds is not None:
             imgui.text_colored(imgui.ImVec4(1.0, 0.2, 0.2, 1.0), recording_clock(status.recording_seconds))
             imgui.same_line()
-        if status.error and status.busy_seconds is None:
-            imgui.text_colored(imgui.ImVec4(1.0, 0.35, 0.3, 1.0),
-                               _shortened(status.error, imgui.get_content_region_avail().x))
+        error = self.seed_image_error or status.error
+        if error and status.busy_seconds is None:
+            imgui.text_colored(imgui.ImVec4(1.0, 0.35, 0.3, 1.0), _shortened(error, imgui.get_content_region_avail().x))
             if imgui.is_item_hovered():
-                _wrapped_tooltip(status.error)
+                _wrapped_tooltip(error)
         else:
             imgui.text(activity(status))
         imgui.text(change_line(status))
