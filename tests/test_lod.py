@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -462,3 +463,41 @@ def test_a_frame_takes_the_finest_error_its_budget_allows_never_coarser_than_the
     cell = 2.0 / (1 << 7)
     assert lines.ranges[0] <= cell * pixels_per_unit / 4.0 + 1e-9, "a wireframe's cells stay four pixels apart"
 
+
+
+def test_regions_selected_together_equal_each_selected_alone():
+    """select_regions decides the regions outside the view or drawn whole in one pass: every region's selection
+    is select_nodes's own, bit for bit, over views from near the ground to high above, some regions held coarser
+    than the frame's iterations (a far one drawn from its stand-in map)."""
+    from terrainview.scene import world_regions
+    from terrainview.scene.world_regions import RegionKey, World
+
+    world_, iterations = World(5, 0.7, 1.0, 2), 8
+    keys = [RegionKey(x, z, iterations - (abs(x) + abs(z)) % 3) for x in range(-3, 4) for z in range(-3, 4)]
+    pyramids = [world_regions.region_pyramid(world_regions.region_map(world_, key)) for key in keys]
+    bottom = min(float(p.low.min()) for p in pyramids)
+    top = max(float(p.high.max()) for p in pyramids)
+    surfaces = [lod.LodSurface.of_region(p, iterations, float(p.low[-1]), float(p.high[-1])) for p in pyramids]
+    roots = np.array([world_regions.region_centre(key.x, key.z) for key in keys])
+    rng = np.random.default_rng(11)
+    decided = set()
+    for _ in range(12):
+        settings = SceneSettings(camera="fly", tile="endless", iterations=iterations,
+                                 eye_x=float(rng.uniform(-4, 4)), eye_z=float(rng.uniform(-4, 4)),
+                                 eye_y=float(rng.choice([0.3, 1.0, 4.0])), yrot=float(rng.uniform(0, 360)),
+                                 pitch=float(rng.uniform(-30, 60)))
+        view = camera.view_matrix(settings)
+        planes = lod.frustum_planes(np.array(projection_matrix(16 / 9) * view, dtype=np.float64), 12.0,
+                                    np.array(view, dtype=np.float64))
+        eye = np.array(camera.eye_position(settings))
+        ranges = lod.grid_ranges(iterations, 720, FIELD_OF_VIEW_Y, float(rng.choice([1.0, 4.0])))
+        together = lod.select_regions(surfaces, roots, planes, eye, ranges, bottom, top)
+        for surface, root, chosen in zip(surfaces, roots, together, strict=True):
+            alone = lod.select_nodes(dataclasses.replace(surface, bottom=bottom, top=top), root, planes, eye, ranges,
+                                     outer_edges=0)
+            for field in ("whole", "quarters", "ranges", "eye"):
+                np.testing.assert_array_equal(getattr(chosen, field), getattr(alone, field))
+            assert chosen.patch == alone.patch
+            decided.add("none" if not len(alone.whole) + len(alone.quarters) else
+                        "whole" if len(alone.whole) == 1 and not len(alone.quarters) else "nodes")
+    assert decided == {"none", "whole", "nodes"}, "each kind of region met"

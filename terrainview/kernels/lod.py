@@ -19,6 +19,7 @@ the true distance, and it makes a node's extent its horizontal size alone, whate
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -292,6 +293,29 @@ def _select_kernel(roots, root_edges, low, high, offsets, surface_cells, patch, 
 
 
 @njit(cache=True, nogil=True)
+def _root_choices_kernel(roots, low, high, finest, surface_cells, patch, levels, planes, eye, ranges2):
+    """Per root of its own one-root surface, given its top node's bounds (``low``, ``high``): what it selects.
+
+    0 when wholly outside the frustum, 1 when drawn whole (beyond its top level's range, or held no finer), 2 when
+    it needs selecting: the same tests, in the same order, as ``_select_kernel``'s first steps.
+    """
+    cell = 2.0 / surface_cells
+    side = patch << levels
+    choices = np.empty(roots.shape[0], dtype=np.int64)
+    for root in range(roots.shape[0]):
+        x0 = roots[root, 0] - 1.0 + 0 * side * cell
+        z0 = roots[root, 1] - 1.0 + 0 * side * cell
+        x1, z1 = x0 + side * cell, z0 + side * cell
+        if _outside(planes, x0, low[root], z0, x1, high[root], z1):
+            choices[root] = 0
+        elif levels == finest[root] or _distance2(eye, x0, z0, x1, z1) > ranges2[levels - 1]:
+            choices[root] = 1
+        else:
+            choices[root] = 2
+    return choices
+
+
+@njit(cache=True, nogil=True)
 def _root_edges_kernel(roots):
     """Per root: bit 1 when no root lies next to it in +x, bit 2 when none lies next to it in +z."""
     edges = np.full(roots.shape[0], 3, dtype=np.int64)
@@ -344,6 +368,44 @@ class Selection:
             total += 2 * quads * quads * len(rows) + quads * int(np.count_nonzero(edges & EDGE_HIGH_X)
                                                                  + np.count_nonzero(edges & EDGE_HIGH_Z))
         return total
+
+
+def select_regions(surfaces: list[LodSurface], roots: np.ndarray, planes: np.ndarray, eye: np.ndarray,
+                   ranges: np.ndarray, bottom: float, top: float, outer_edges: int = 0) -> list[Selection]:
+    """``select_nodes`` of each surface about its own root (``roots``, (R, 2)), within the slab ``bottom``..``top``.
+
+    The endless world's regions: surfaces of one size, each a root drawn on its own. Most lie far off, outside the
+    view or drawn as one whole patch: those are decided for every region in one call, the same as select_nodes
+    would; only the rest are selected node by node.
+    """
+    if not surfaces:
+        return []
+    first = surfaces[0]
+    if any(surface.iterations != first.iterations for surface in surfaces):
+        raise ValueError("select_regions takes surfaces of one size")
+    roots = np.ascontiguousarray(roots, dtype=np.float64).reshape(-1, 2)
+    planes = np.ascontiguousarray(planes, dtype=np.float64)
+    slab_eye = np.array([eye[0], max(0.0, float(eye[1]) - top, bottom - float(eye[1])), eye[2]], dtype=np.float64)
+    ranges2 = np.asarray(ranges, dtype=np.float64) ** 2
+    top_nodes = [surface.offsets[surface.levels] for surface in surfaces]
+    choices = _root_choices_kernel(
+        roots, np.array([s.low[n] for s, n in zip(surfaces, top_nodes, strict=True)], dtype=np.float32),
+        np.array([s.high[n] for s, n in zip(surfaces, top_nodes, strict=True)], dtype=np.float32),
+        np.array([s.finest for s in surfaces], dtype=np.int64), 1 << first.iterations, first.patch, first.levels,
+        planes, slab_eye, ranges2)
+    none = np.empty((0, INSTANCE_FIELDS), dtype=np.float32)
+    ranges = np.asarray(ranges, dtype=np.float64)
+    selections = []
+    for surface, root, choice in zip(surfaces, roots, choices, strict=True):
+        if choice == 2:
+            held = dataclasses.replace(surface, bottom=bottom, top=top)
+            selections.append(select_nodes(held, root, planes, eye, ranges, outer_edges=outer_edges))
+            continue
+        whole = none
+        if choice == 1:
+            whole = np.array([[root[0], root[1], 0.0, 0.0, surface.levels, outer_edges & 3]], dtype=np.float32)
+        selections.append(Selection(whole, none, surface.patch, ranges, slab_eye))
+    return selections
 
 
 def select_nodes(surface: LodSurface, roots: np.ndarray, planes: np.ndarray, eye: np.ndarray,

@@ -8,7 +8,6 @@ ranges and the slab of heights every region shares, so neighbours meet with the 
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -337,15 +336,11 @@ class WorldTerrain:
 
     def _select(self, in_view: list[tuple[RegionKey, _Resident]], planes: np.ndarray, eye: np.ndarray,
                 ranges: np.ndarray, bottom: float, top: float) -> list[lod.Selection | None]:
-        selections: list[lod.Selection | None] = []
-        for key, resident in in_view:
-            if resident.surface is None:
-                selections.append(None)
-                continue
-            surface = dataclasses.replace(resident.surface, bottom=bottom, top=top)
-            roots = np.array([world_regions.region_centre(key.x, key.z)])
-            selections.append(lod.select_nodes(surface, roots, planes, eye, ranges, outer_edges=0))
-        return selections
+        held = [(key, resident.surface) for key, resident in in_view if resident.surface is not None]
+        roots = np.array([world_regions.region_centre(key.x, key.z) for key, _ in held]).reshape(-1, 2)
+        chosen = iter(lod.select_regions([surface for _, surface in held], roots, planes, eye, ranges, bottom, top))
+        # A tiny world's regions have no pyramid: each draws its full grid (None).
+        return [None if resident.surface is None else next(chosen) for _, resident in in_view]
 
 
 @dataclass
