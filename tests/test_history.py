@@ -72,6 +72,7 @@ def test_the_history_is_bounded():
     (SceneSettings(), SceneSettings(h=0.45), "H 0.70 to 0.45"),
     (SceneSettings(), SceneSettings(mode="rendered"), "mode lines to rendered"),
     (SceneSettings(), SceneSettings(seed=3, iterations=5), "2 settings"),
+    (SceneSettings(), SceneSettings(seed_image="sketch.png"), "seed image none to sketch.png"),  # not two spaces
 ])
 def test_a_step_says_what_changed(before, after, label):
     assert describe(before, after) == label

@@ -623,9 +623,16 @@ def test_a_seed_image_that_cannot_be_read_is_refused_as_it_is_entered(ui, target
     assert refused.settings == start
     assert panel.seed_image_error == "Seed image: nosuch.png: no such file"
     assert panel.seed_image_error in refused.drawn, "shown in the status line"
+    record_panel(ui, target, start, monkeypatch, panel=panel)
+    assert panel.seed_image_text == "nosuch.png", "the refused path stays in the field, to be mended"
     taken = record_panel(ui, target, start.replace(seed_image=""), monkeypatch,
                          moves={"Seed image": (True, SEED_IMAGE)}, panel=panel)
     assert taken.settings.seed_image == SEED_IMAGE and panel.seed_image_error is None
+    # Refused again, then the scene changes another way (an undo, a preset, a slider): the error is old news.
+    record_panel(ui, target, start, monkeypatch, moves={"Seed image": (True, "nosuch.png")}, panel=panel)
+    assert panel.seed_image_error is not None
+    later = record_panel(ui, target, start.replace(h=0.4), monkeypatch, panel=panel)
+    assert panel.seed_image_error is None and "Seed image: nosuch.png: no such file" not in later.drawn
 
 
 @pytest.mark.parametrize("settings", [
@@ -676,6 +683,7 @@ def test_the_change_line_names_what_made_the_change():
     assert change_line(PanelStatus(change_seconds=0.25, regions_pending=3)) == (
         "change shown after 250 ms (world: 3 regions to make)")
     assert change_line(PanelStatus(regions_pending=0)) == "change shown after - (world: every region made)"
+    assert change_line(PanelStatus(regions_pending=1)).endswith("(world: 1 region to make)")
 
 def test_the_help_keys_never_run_into_their_meanings(ui, target, monkeypatch):
     """F1's table: each meaning starts right of the widest keys ("Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y" ran into one)."""

@@ -465,15 +465,19 @@ def test_a_frame_takes_the_finest_error_its_budget_allows_never_coarser_than_the
 
 
 
-def test_regions_selected_together_equal_each_selected_alone():
+@pytest.mark.parametrize("iterations", [4, 6, 8])
+def test_regions_selected_together_equal_each_selected_alone(iterations):
     """select_regions decides the regions outside the view or drawn whole in one pass: every region's selection
     is select_nodes's own, bit for bit, over views from near the ground to high above, some regions held coarser
-    than the frame's iterations (a far one drawn from its stand-in map)."""
+    than the frame's iterations (a far one drawn from its stand-in map; at 6, some held no finer than their top
+    level), and regions of one patch (4: a single level)."""
     from terrainview.scene import world_regions
     from terrainview.scene.world_regions import RegionKey, World
 
-    world_, iterations = World(5, 0.7, 1.0, 2), 8
-    keys = [RegionKey(x, z, iterations - (abs(x) + abs(z)) % 3) for x in range(-3, 4) for z in range(-3, 4)]
+    world_ = World(5, 0.7, 1.0, 2)
+    coarser = 0 if iterations == 4 else 3  # held up to two levels coarser (a region is one patch at 4)
+    keys = [RegionKey(x, z, iterations - (abs(x) + abs(z)) % max(coarser, 1)) for x in range(-3, 4)
+            for z in range(-3, 4)]
     pyramids = [world_regions.region_pyramid(world_regions.region_map(world_, key)) for key in keys]
     bottom = min(float(p.low.min()) for p in pyramids)
     top = max(float(p.high.max()) for p in pyramids)
@@ -498,6 +502,8 @@ def test_regions_selected_together_equal_each_selected_alone():
             for field in ("whole", "quarters", "ranges", "eye"):
                 np.testing.assert_array_equal(getattr(chosen, field), getattr(alone, field))
             assert chosen.patch == alone.patch
-            decided.add("none" if not len(alone.whole) + len(alone.quarters) else
-                        "whole" if len(alone.whole) == 1 and not len(alone.quarters) else "nodes")
-    assert decided == {"none", "whole", "nodes"}, "each kind of region met"
+            top_only = len(alone.whole) == 1 and not len(alone.quarters) and alone.whole[0, 4] == surface.levels
+            decided.add("none" if not len(alone.whole) + len(alone.quarters) else "whole" if top_only else "nodes")
+    assert decided == ({"none", "whole"} if iterations == 4 else {"none", "whole", "nodes"}), decided
+    if iterations == 6:
+        assert any(surface.finest == surface.levels for surface in surfaces), "some held no finer than the top"

@@ -210,12 +210,19 @@ def frustum_planes(view_projection: np.ndarray, far_view_depth: float | None = N
 
 
 @njit(cache=True, nogil=True)
-def _box(roots, root, surface_cells, cell, low, high, offsets, patch, level, a, b):
+def _square(roots, root, cell, patch, level, a, b):
+    """Node (a, b) of ``level`` about root ``root``: its x0, z0, x1, z1 in world units."""
     side = patch << level
     x0 = roots[root, 0] - 1.0 + a * side * cell
     z0 = roots[root, 1] - 1.0 + b * side * cell
-    index = offsets[level] + b * (surface_cells // side) + a
-    return x0, low[index], z0, x0 + side * cell, high[index], z0 + side * cell
+    return x0, z0, x0 + side * cell, z0 + side * cell
+
+
+@njit(cache=True, nogil=True)
+def _box(roots, root, surface_cells, cell, low, high, offsets, patch, level, a, b):
+    x0, z0, x1, z1 = _square(roots, root, cell, patch, level, a, b)
+    index = offsets[level] + b * (surface_cells // (patch << level)) + a
+    return x0, low[index], z0, x1, high[index], z1
 
 
 @njit(cache=True, nogil=True)
@@ -300,12 +307,9 @@ def _root_choices_kernel(roots, low, high, finest, surface_cells, patch, levels,
     it needs selecting: the same tests, in the same order, as ``_select_kernel``'s first steps.
     """
     cell = 2.0 / surface_cells
-    side = patch << levels
     choices = np.empty(roots.shape[0], dtype=np.int64)
     for root in range(roots.shape[0]):
-        x0 = roots[root, 0] - 1.0 + 0 * side * cell
-        z0 = roots[root, 1] - 1.0 + 0 * side * cell
-        x1, z1 = x0 + side * cell, z0 + side * cell
+        x0, z0, x1, z1 = _square(roots, root, cell, patch, levels, 0, 0)
         if _outside(planes, x0, low[root], z0, x1, high[root], z1):
             choices[root] = 0
         elif levels == finest[root] or _distance2(eye, x0, z0, x1, z1) > ranges2[levels - 1]:
@@ -374,9 +378,10 @@ def select_regions(surfaces: list[LodSurface], roots: np.ndarray, planes: np.nda
                    ranges: np.ndarray, bottom: float, top: float, outer_edges: int = 0) -> list[Selection]:
     """``select_nodes`` of each surface about its own root (``roots``, (R, 2)), within the slab ``bottom``..``top``.
 
-    The endless world's regions: surfaces of one size, each a root drawn on its own. Most lie far off, outside the
-    view or drawn as one whole patch: those are decided for every region in one call, the same as select_nodes
-    would; only the rest are selected node by node.
+    The endless world's regions: surfaces of one size, each a root drawn on its own, so its edge flags are
+    ``outer_edges`` (none by default: a neighbour draws the shared edge), not found from the other roots. Most
+    lie far off, outside the view or drawn as one whole patch: those are decided for every region in one call,
+    the same as select_nodes would; only the rest are selected node by node.
     """
     if not surfaces:
         return []

@@ -132,8 +132,9 @@ def _select_level_of_detail() -> None:
     surface = lod.LodSurface.from_heights(fractal.diamond_square(6, 0, 0.7))
     view_projection = np.eye(4)
     ranges = lod.lod_ranges(surface, 720, 45.0, lod.DEFAULT_ERROR_PIXELS)
-    lod.select_nodes(surface, lod.tile_roots(1), lod.frustum_planes(view_projection), np.array([0.0, 1.0, 0.0]),
-                     ranges)
+    planes, eye = lod.frustum_planes(view_projection), np.array([0.0, 1.0, 0.0])
+    lod.select_nodes(surface, lod.tile_roots(1), planes, eye, ranges)
+    lod.select_regions([surface], lod.tile_roots(1), planes, eye, ranges, surface.bottom, surface.top)  # the world's
 
 
 def main() -> int:

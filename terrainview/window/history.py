@@ -33,6 +33,8 @@ def _scene(settings: SceneSettings) -> SceneSettings:
 
 
 def _shown(value: object) -> str:
+    if value == "":  # an empty path: "seed image none to sketch.png", not two spaces
+        return "none"
     return f"{value:.2f}" if isinstance(value, float) else str(value)
 
 

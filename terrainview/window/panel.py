@@ -147,7 +147,8 @@ class Panel:
     editing_seed: bool = False
     seed_image_text: str = ""
     editing_seed_image: bool = False
-    seed_image_error: str | None = None  # why the path entered was refused (the scene kept its own)
+    seed_image_error: str | None = None  # why the path entered was refused (the scene kept its own) ...
+    refused_in: SceneSettings | None = None  # ... in this scene: any change to it ends the error
     scene_path: str = ""  # the scene file to load; Save fills in the file it wrote to ./scenes/
     shot: ShotOptions = field(default_factory=ShotOptions)
     # Sections other modules add below the screenshot section (the flythrough): settings in, settings out.
@@ -163,6 +164,8 @@ class Panel:
         """Draw the help (if shown) and the panel for one frame; returns the settings and the buttons pressed."""
         actions = PanelActions()
         scale = self.ui_scale
+        if self.seed_image_error and settings != self.refused_in:  # another change since: the error is old news
+            self.seed_image_error = self.refused_in = None
         if self.close_popups:
             imgui.internal.close_popups_except_modals()
             self.close_popups = False
@@ -332,7 +335,7 @@ class Panel:
 
     def _seed_image(self, settings: SceneSettings, label: str) -> SceneSettings:
         """A path applied on Enter (a half-typed path would be a missing file at every keystroke)."""
-        if not self.editing_seed_image:
+        if not self.editing_seed_image and self.seed_image_error is None:  # a refused path stays to be mended
             self.seed_image_text = settings.seed_image
         entered, self.seed_image_text = imgui.input_text(label, self.seed_image_text,
                                                          imgui.InputTextFlags_.enter_returns_true)
@@ -345,6 +348,7 @@ class Panel:
         path = self.seed_image_text.strip()
         problem = file_problem(path) if path else None
         self.seed_image_error = f"{label}: {path}: {problem}" if problem else None
+        self.refused_in = settings if problem else None
         return settings if problem else settings.replace(seed_image=path)
 
     def _water(self, settings: SceneSettings) -> SceneSettings:
@@ -506,7 +510,8 @@ def change_line(status: PanelStatus) -> str:
     shown = "-" if status.change_seconds is None else f"{status.change_seconds * 1000:.0f} ms"
     if status.regions_pending is None:
         return f"change shown after {shown} (generated in {status.generation_seconds * 1000:.1f} ms)"
-    regions = f"{status.regions_pending} regions to make" if status.regions_pending else "every region made"
+    pending = status.regions_pending
+    regions = f"{pending} region{'s' if pending > 1 else ''} to make" if pending else "every region made"
     return f"change shown after {shown} (world: {regions})"
 
 
