@@ -476,8 +476,8 @@ def test_regions_selected_together_equal_each_selected_alone(iterations):
 
     world_ = World(5, 0.7, 1.0, 2)
     coarser = 0 if iterations == 4 else 3  # held up to two levels coarser (a region is one patch at 4)
-    keys = [RegionKey(x, z, iterations - (abs(x) + abs(z)) % max(coarser, 1)) for x in range(-3, 4)
-            for z in range(-3, 4)]
+    keys = [RegionKey(x, z, iterations - (abs(x) + abs(z)) % max(coarser, 1)) for x in range(-6, 7)
+            for z in range(-6, 7)]  # out to 13 units: past the top level's range, whatever the error
     pyramids = [world_regions.region_pyramid(world_regions.region_map(world_, key)) for key in keys]
     bottom = min(float(p.low.min()) for p in pyramids)
     top = max(float(p.high.max()) for p in pyramids)
@@ -491,19 +491,29 @@ def test_regions_selected_together_equal_each_selected_alone(iterations):
                                  eye_y=float(rng.choice([0.3, 1.0, 4.0])), yrot=float(rng.uniform(0, 360)),
                                  pitch=float(rng.uniform(-30, 60)))
         view = camera.view_matrix(settings)
-        planes = lod.frustum_planes(np.array(projection_matrix(16 / 9) * view, dtype=np.float64), 12.0,
+        planes = lod.frustum_planes(np.array(projection_matrix(16 / 9) * view, dtype=np.float64), 14.0,
                                     np.array(view, dtype=np.float64))
         eye = np.array(camera.eye_position(settings))
-        ranges = lod.grid_ranges(iterations, 720, FIELD_OF_VIEW_Y, float(rng.choice([1.0, 4.0])))
-        together = lod.select_regions(surfaces, roots, planes, eye, ranges, bottom, top)
-        for surface, root, chosen in zip(surfaces, roots, together, strict=True):
-            alone = lod.select_nodes(dataclasses.replace(surface, bottom=bottom, top=top), root, planes, eye, ranges,
-                                     outer_edges=0)
-            for field in ("whole", "quarters", "ranges", "eye"):
-                np.testing.assert_array_equal(getattr(chosen, field), getattr(alone, field))
-            assert chosen.patch == alone.patch
-            top_only = len(alone.whole) == 1 and not len(alone.quarters) and alone.whole[0, 4] == surface.levels
-            decided.add("none" if not len(alone.whole) + len(alone.quarters) else "whole" if top_only else "nodes")
-    assert decided == ({"none", "whole"} if iterations == 4 else {"none", "whole", "nodes"}), decided
+        # A coarse error's top range is about 8 units (MAX_NODE_EXTENT): regions past it are drawn coarser still.
+        for error, coarser_top in ((1.0, False), (16.0, False), (16.0, True)):
+            ranges = lod.grid_ranges(iterations, 720, FIELD_OF_VIEW_Y, error, coarser_top=coarser_top)
+            check_regions(surfaces, roots, planes, eye, ranges, bottom, top, decided)
+    assert decided == ({"none", "whole", "coarser"} if iterations == 4 else {"none", "whole", "coarser", "nodes"}), \
+        decided
     if iterations == 6:
         assert any(surface.finest == surface.levels for surface in surfaces), "some held no finer than the top"
+
+
+def check_regions(surfaces, roots, planes, eye, ranges, bottom, top, decided: set) -> None:
+    """select_regions against select_nodes region by region, noting what each region came to in ``decided``."""
+    together = lod.select_regions(surfaces, roots, planes, eye, ranges, bottom, top)
+    for surface, root, chosen in zip(surfaces, roots, together, strict=True):
+        alone = lod.select_nodes(dataclasses.replace(surface, bottom=bottom, top=top), root, planes, eye, ranges,
+                                 outer_edges=0)
+        for field in ("whole", "quarters", "ranges", "eye"):
+            np.testing.assert_array_equal(getattr(chosen, field), getattr(alone, field))
+        assert chosen.patch == alone.patch
+        top_only = len(alone.whole) == 1 and not len(alone.quarters) and alone.whole[0, 4] == surface.levels
+        coarser = len(alone.quarters) == 1 and not len(alone.whole) and alone.quarters[0, 4] == surface.levels + 1
+        decided.add("none" if not len(alone.whole) + len(alone.quarters) else "whole" if top_only
+                    else "coarser" if coarser else "nodes")

@@ -29,6 +29,34 @@ def test_a_view_from_above_is_land_everywhere_with_no_crack_between_regions(rend
         assert len(renderer.world.wanted) > 9 and renderer.world.missing == 0
 
 
+def test_far_regions_drawn_coarser_than_their_top_level_leave_no_crack(renderer, monkeypatch):
+    """The natural look reaches 24 units: regions past their top level's range are drawn as half-size patches
+    (lod.grid_ranges's coarser_top), and where they meet finer ones the land stays whole: seen from high up,
+    no pixel below the horizon is left at the far plane's depth (the sky would show through)."""
+    from terrainview.kernels import lod
+    from terrainview.render.renderer import Frame
+
+    chosen = []
+    select_regions = lod.select_regions
+    monkeypatch.setattr(lod, "select_regions",
+                        lambda *args: chosen.extend(select_regions(*args)) or chosen[-len(args[0]):])
+    settings = SceneSettings(mode="rendered", look="natural", tile=ENDLESS, iterations=6, camera="fly", eye_y=6.0,
+                             pitch=50.0, lod_error=16.0)
+    renderer.update(settings)
+    ctx = renderer.ctx
+    color, depth = ctx.renderbuffer((160, 120)), ctx.depth_texture((160, 120))
+    framebuffer = ctx.framebuffer([color], depth)
+    try:
+        renderer.draw(settings, framebuffer, Frame((160, 120)))
+        far = np.frombuffer(depth.read(), dtype="f4").reshape(120, 160) >= 1.0
+    finally:
+        for released in (framebuffer, color, depth):
+            released.release()
+    coarser = [selection for selection in chosen if len(selection.quarters) and
+               selection.quarters[0, 4] == len(selection.ranges) - 1]
+    assert coarser, "some regions drawn coarser than their top level"
+    assert not far[60:].any(), f"{int(far[60:].sum())} pixels of the lower half show through the land"
+
 def test_the_world_does_not_repeat_where_the_repeated_surface_does(renderer):
     moved = {"eye_x": ABOVE.eye_x + 2.0}  # one region (one tile) to the east
     repeat = ABOVE.replace(tile=REPEAT, pitch=80.0)

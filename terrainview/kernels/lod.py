@@ -181,8 +181,14 @@ def lod_ranges(surface: LodSurface, image_height: int, field_of_view_y: float, e
     return grid_ranges(surface.iterations, image_height, field_of_view_y, error_pixels)
 
 
-def grid_ranges(iterations: int, image_height: int, field_of_view_y: float, error_pixels: float) -> np.ndarray:
-    """lod_ranges of any 2-unit map of ``iterations`` (its levels depend on its size alone)."""
+def grid_ranges(iterations: int, image_height: int, field_of_view_y: float, error_pixels: float,
+                coarser_top: bool = False) -> np.ndarray:
+    """lod_ranges of any 2-unit map of ``iterations`` (its levels depend on its size alone).
+
+    With ``coarser_top`` the top level's range is finite too, and one more level, unbounded, follows it: a root
+    beyond its range is drawn as a half-size patch of every other point (the endless world's far regions, which
+    would otherwise cost a whole patch each however small they are on screen).
+    """
     cell = 2.0 / (1 << iterations)
     patch = min(PATCH_QUADS, 1 << iterations)
     levels = iterations - (patch.bit_length() - 1)
@@ -190,7 +196,7 @@ def grid_ranges(iterations: int, image_height: int, field_of_view_y: float, erro
     base = cell * pixels_per_unit_at_1 / error_pixels
     # A node's horizontal diagonal: sqrt(2) * patch grid steps of its level.
     base = max(base, math.sqrt(2.0) * patch * cell / MAX_NODE_EXTENT)
-    ranges = base * 2.0 ** np.arange(levels + 1)
+    ranges = base * 2.0 ** np.arange(levels + (2 if coarser_top else 1))
     ranges[-1] = np.inf
     return ranges
 
@@ -278,6 +284,12 @@ def _select_kernel(roots, root_edges, low, high, offsets, surface_cells, patch, 
         root, level, a, b = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
         x0, y0, z0, x1, y1, z1 = _box(roots, root, surface_cells, cell, low, high, offsets, patch, level, a, b)
         d2 = _distance2(eye, x0, z0, x1, z1)
+        if level == levels and ranges2.shape[0] > levels + 1 and d2 > ranges2[levels]:
+            # Beyond even the top level's range (``grid_ranges``'s coarser_top): the root as a half-size patch of
+            # the level above it, every other point of the top level's.
+            quarter_count = _emit(quarters, quarter_count, quarter_distances, roots, root, root_edges, surface_cells,
+                                  levels + 1, patch << levels, a, b, d2)
+            continue
         if level == finest or d2 > ranges2[level - 1]:
             whole_count = _emit(whole, whole_count, whole_distances, roots, root, root_edges, surface_cells,
                                 level, patch << level, a, b, d2)
@@ -304,7 +316,8 @@ def _root_choices_kernel(roots, low, high, finest, surface_cells, patch, levels,
     """Per root of its own one-root surface, given its top node's bounds (``low``, ``high``): what it selects.
 
     0 when wholly outside the frustum, 1 when drawn whole (beyond its top level's range, or held no finer), 2 when
-    it needs selecting: the same tests, in the same order, as ``_select_kernel``'s first steps.
+    it needs selecting, 3 when drawn coarser than its top level (beyond its range): the same tests, in the same
+    order, as ``_select_kernel``'s first steps.
     """
     cell = 2.0 / surface_cells
     choices = np.empty(roots.shape[0], dtype=np.int64)
@@ -312,7 +325,11 @@ def _root_choices_kernel(roots, low, high, finest, surface_cells, patch, levels,
         x0, z0, x1, z1 = _square(roots, root, cell, patch, levels, 0, 0)
         if _outside(planes, x0, low[root], z0, x1, high[root], z1):
             choices[root] = 0
-        elif levels == finest[root] or _distance2(eye, x0, z0, x1, z1) > ranges2[levels - 1]:
+            continue
+        d2 = _distance2(eye, x0, z0, x1, z1)
+        if ranges2.shape[0] > levels + 1 and d2 > ranges2[levels]:
+            choices[root] = 3
+        elif levels == finest[root] or d2 > ranges2[levels - 1]:
             choices[root] = 1
         else:
             choices[root] = 2
@@ -406,10 +423,13 @@ def select_regions(surfaces: list[LodSurface], roots: np.ndarray, planes: np.nda
             held = dataclasses.replace(surface, bottom=bottom, top=top)
             selections.append(select_nodes(held, root, planes, eye, ranges, outer_edges=outer_edges))
             continue
-        whole = none
+        whole = quarters = none
+        row = np.array([[root[0], root[1], 0.0, 0.0, surface.levels, outer_edges & 3]], dtype=np.float32)
         if choice == 1:
-            whole = np.array([[root[0], root[1], 0.0, 0.0, surface.levels, outer_edges & 3]], dtype=np.float32)
-        selections.append(Selection(whole, none, surface.patch, ranges, slab_eye))
+            whole = row
+        elif choice == 3:  # the level above the top's, as a half-size patch
+            quarters = row + np.array([0.0, 0.0, 0.0, 0.0, 1.0, 0.0], dtype=np.float32)
+        selections.append(Selection(whole, quarters, surface.patch, ranges, slab_eye))
     return selections
 
 

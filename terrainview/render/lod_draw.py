@@ -128,8 +128,9 @@ def finest_within_budget(select: Callable[[float], tuple[Chosen, int]], cap: flo
             coarser, coarser_count = select(error)
             if coarser_count >= count:
                 # Taken as the floor: past an error that grows with the image's height the ranges stop shrinking
-                # (MAX_NODE_EXTENT in lod.grid_ranges), so coarser errors select the same nodes (the natural
-                # look's endless view, 143 regions in view, stays near 100k triangles).
+                # (MAX_NODE_EXTENT in lod.grid_ranges), so coarser errors select the same nodes. (The endless
+                # world's far regions then take half-size patches, grid_ranges's coarser_top: its natural view,
+                # 143 regions within reach, draws 54k triangles where a whole patch each made 101k.)
                 break
             chosen, count = coarser, coarser_count
             if count <= limit:

@@ -275,7 +275,7 @@ class WorldTerrain:
             chosen = self._select(in_view, image_planes, eye, ranges, bottom, top)
             return chosen, sum(_count(selection, lines) for selection in chosen if selection is not None)
 
-        ranges_of = functools.partial(lod.grid_ranges, iterations, detail_height, field_of_view_y)
+        ranges_of = functools.partial(lod.grid_ranges, iterations, detail_height, field_of_view_y, coarser_top=True)
         patch_ranges, selections = finest_within_budget(once_per_ranges(ranges_of, select), settings.lod_error,
                                                         limit, lines)
         if image_projection != projection:  # one tile of a larger image: the whole image's error, this tile's nodes
