@@ -490,10 +490,17 @@ class TestKeysInProcess:
         settle(fresh)
 
     def test_leaving_the_endless_world_tells_the_region_worker_once(self, fresh, monkeypatch):
+        from terrainview.window import world_feed
+
         start = fresh.settings
-        fresh.settings = start.replace(tile="endless")
+        make = world_feed.region_map
+        # Regions made slowly, so that some are still to make when a frame counts them (a quick worker, or maps
+        # held from an earlier visit, left none to count).
+        monkeypatch.setattr(world_feed, "region_map", lambda *args: time.sleep(0.05) or make(*args))
+        fresh.settings = start.replace(tile="endless", seed=start.seed + 1)
         assert frames_until(fresh, lambda: fresh.world_feed._asked[0] is not None), "the world asked for regions"
         assert frames_until(fresh, lambda: (fresh.status.regions_pending or 0) > 0), "the status line counts them"
+        monkeypatch.undo()
         forgotten = []
         monkeypatch.setattr(fresh.world_feed, "forget", lambda: forgotten.append(True))
         fresh.settings = start.replace(tile=1)

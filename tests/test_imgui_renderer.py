@@ -621,18 +621,20 @@ def test_a_seed_image_that_cannot_be_read_is_refused_as_it_is_entered(ui, target
     panel = Panel()
     refused = record_panel(ui, target, start, monkeypatch, moves={"Seed image": (True, "nosuch.png")}, panel=panel)
     assert refused.settings == start
-    assert panel.seed_image_error == "Seed image: nosuch.png: no such file"
-    assert panel.seed_image_error in refused.drawn, "shown in the status line"
-    record_panel(ui, target, start, monkeypatch, panel=panel)
+    message = "Seed image: nosuch.png: no such file"
+    assert panel.refused_seed_image is not None and panel.refused_seed_image[0] == message
+    assert message in refused.drawn, "shown in the status line"
+    turned = record_panel(ui, target, start.replace(yrot=30.0, pitch=-10.0), monkeypatch, panel=panel)
     assert panel.seed_image_text == "nosuch.png", "the refused path stays in the field, to be mended"
+    assert message in turned.drawn, "the camera moving is no change to the scene: the error stands"
     taken = record_panel(ui, target, start.replace(seed_image=""), monkeypatch,
                          moves={"Seed image": (True, SEED_IMAGE)}, panel=panel)
-    assert taken.settings.seed_image == SEED_IMAGE and panel.seed_image_error is None
+    assert taken.settings.seed_image == SEED_IMAGE and panel.refused_seed_image is None
     # Refused again, then the scene changes another way (an undo, a preset, a slider): the error is old news.
     record_panel(ui, target, start, monkeypatch, moves={"Seed image": (True, "nosuch.png")}, panel=panel)
-    assert panel.seed_image_error is not None
+    assert panel.refused_seed_image is not None
     later = record_panel(ui, target, start.replace(h=0.4), monkeypatch, panel=panel)
-    assert panel.seed_image_error is None and "Seed image: nosuch.png: no such file" not in later.drawn
+    assert panel.refused_seed_image is None and message not in later.drawn
 
 
 @pytest.mark.parametrize("settings", [

@@ -33,13 +33,13 @@ def test_far_regions_drawn_coarser_than_their_top_level_leave_no_crack(renderer,
     """The natural look reaches 24 units: regions past their top level's range are drawn as half-size patches
     (lod.grid_ranges's coarser_top), and where they meet finer ones the land stays whole: seen from high up,
     no pixel below the horizon is left at the far plane's depth (the sky would show through)."""
-    from terrainview.kernels import lod
+    from terrainview.render import world_draw
     from terrainview.render.renderer import Frame
 
-    chosen = []
-    select_regions = lod.select_regions
-    monkeypatch.setattr(lod, "select_regions",
-                        lambda *args: chosen.extend(select_regions(*args)) or chosen[-len(args[0]):])
+    drawn = []  # the selections of the frame drawn (not of every try of the budget's search)
+    upload = world_draw.WorldTerrain._upload_instances
+    monkeypatch.setattr(world_draw.WorldTerrain, "_upload_instances",
+                        lambda self, selections, *args: drawn.extend(selections) or upload(self, selections, *args))
     settings = SceneSettings(mode="rendered", look="natural", tile=ENDLESS, iterations=6, camera="fly", eye_y=6.0,
                              pitch=50.0, lod_error=16.0)
     renderer.update(settings)
@@ -52,7 +52,7 @@ def test_far_regions_drawn_coarser_than_their_top_level_leave_no_crack(renderer,
     finally:
         for released in (framebuffer, color, depth):
             released.release()
-    coarser = [selection for selection in chosen if len(selection.quarters) and
+    coarser = [selection for selection in drawn if selection is not None and len(selection.quarters) and
                selection.quarters[0, 4] == len(selection.ranges) - 1]
     assert coarser, "some regions drawn coarser than their top level"
     assert not far[60:].any(), f"{int(far[60:].sum())} pixels of the lower half show through the land"

@@ -413,8 +413,8 @@ def without_cell_alternation(original: np.ndarray, eroded: np.ndarray) -> np.nda
     """``eroded`` with its change from ``original`` smoothed over one cell: [1, 2, 1] / 4 along each axis, wrapping.
 
     The droplets' scheme leaves a cell-to-cell alternation in what it changes, strongest where the brush is about a
-    cell and a half wide (iterations 8, the teximage's default): a checkerboard on eroded slopes, 27 times the
-    uneroded map's power at two cells' wavelength. The filter's response is cos^2(pi / wavelength): 0 at two
+    cell and a half wide (iterations 8, the teximage's default): a checkerboard on eroded slopes, about 11 times
+    the uneroded map's power at two cells' wavelength. The filter's response is cos^2(pi / wavelength): 0 at two
     cells, 0.5 at four, 0.85 at eight, near 1 for longer ones; the map itself is not smoothed, only the change.
     Both maps seamless, the same shape (the erosion's own, already checked: no second pass over them).
     """

@@ -392,11 +392,11 @@ class Selection:
 
 
 def select_regions(surfaces: list[LodSurface], roots: np.ndarray, planes: np.ndarray, eye: np.ndarray,
-                   ranges: np.ndarray, bottom: float, top: float, outer_edges: int = 0) -> list[Selection]:
+                   ranges: np.ndarray, bottom: float, top: float) -> list[Selection]:
     """``select_nodes`` of each surface about its own root (``roots``, (R, 2)), within the slab ``bottom``..``top``.
 
-    The endless world's regions: surfaces of one size, each a root drawn on its own, so its edge flags are
-    ``outer_edges`` (none by default: a neighbour draws the shared edge), not found from the other roots. Most
+    The endless world's regions: surfaces of one size, each a root drawn on its own, with no edge flags (a
+    neighbour draws the shared edge: select_nodes's ``outer_edges=0``), not found from the other roots. Most
     lie far off, outside the view or drawn as one whole patch: those are decided for every region in one call,
     the same as select_nodes would; only the rest are selected node by node.
     """
@@ -407,29 +407,24 @@ def select_regions(surfaces: list[LodSurface], roots: np.ndarray, planes: np.nda
         raise ValueError("select_regions takes surfaces of one size")
     roots = np.ascontiguousarray(roots, dtype=np.float64).reshape(-1, 2)
     planes = np.ascontiguousarray(planes, dtype=np.float64)
-    slab_eye = np.array([eye[0], max(0.0, float(eye[1]) - top, bottom - float(eye[1])), eye[2]], dtype=np.float64)
-    ranges2 = np.asarray(ranges, dtype=np.float64) ** 2
-    top_nodes = [surface.offsets[surface.levels] for surface in surfaces]
-    choices = _root_choices_kernel(
-        roots, np.array([s.low[n] for s, n in zip(surfaces, top_nodes, strict=True)], dtype=np.float32),
-        np.array([s.high[n] for s, n in zip(surfaces, top_nodes, strict=True)], dtype=np.float32),
-        np.array([s.finest for s in surfaces], dtype=np.int64), 1 << first.iterations, first.patch, first.levels,
-        planes, slab_eye, ranges2)
+    slab = dataclasses.replace(first, bottom=bottom, top=top)
+    slab_eye = np.array([eye[0], slab.eye_height(float(eye[1])), eye[2]], dtype=np.float64)
+    choices = _root_choices_kernel(  # each surface's top node is the last of its pyramid
+        roots, np.array([s.low[-1] for s in surfaces], dtype=np.float32),
+        np.array([s.high[-1] for s in surfaces], dtype=np.float32), np.array([s.finest for s in surfaces]),
+        1 << first.iterations, first.patch, first.levels, planes, slab_eye, np.asarray(ranges, dtype=np.float64) ** 2)
     none = np.empty((0, INSTANCE_FIELDS), dtype=np.float32)
     ranges = np.asarray(ranges, dtype=np.float64)
     selections = []
     for surface, root, choice in zip(surfaces, roots, choices, strict=True):
         if choice == 2:
             held = dataclasses.replace(surface, bottom=bottom, top=top)
-            selections.append(select_nodes(held, root, planes, eye, ranges, outer_edges=outer_edges))
+            selections.append(select_nodes(held, root, planes, eye, ranges, outer_edges=0))
             continue
-        whole = quarters = none
-        row = np.array([[root[0], root[1], 0.0, 0.0, surface.levels, outer_edges & 3]], dtype=np.float32)
-        if choice == 1:
-            whole = row
-        elif choice == 3:  # the level above the top's, as a half-size patch
-            quarters = row + np.array([0.0, 0.0, 0.0, 0.0, 1.0, 0.0], dtype=np.float32)
-        selections.append(Selection(whole, quarters, surface.patch, ranges, slab_eye))
+        # Drawn whole (1), or as the level above the top's in a half-size patch (3): one row, as _emit writes it.
+        row = np.array([[root[0], root[1], 0.0, 0.0, surface.levels + (choice == 3), 0]], dtype=np.float32)
+        selections.append(Selection(row if choice == 1 else none, row if choice == 3 else none, surface.patch,
+                                    ranges, slab_eye))
     return selections
 
 

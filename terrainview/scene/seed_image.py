@@ -7,6 +7,7 @@ size), so moving a slider does not decode it again.
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import warnings
 from collections import OrderedDict
@@ -49,13 +50,21 @@ def _opened(path: str) -> Iterator[Any]:
         raise ValueError(f"cannot decode the image ({error})") from None
 
 
+def _file_status(path: str | os.PathLike) -> tuple[os.stat_result | None, str | None]:
+    """The file at ``path`` as the file system has it, or why there is no image file there."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return None, "no such file"
+    except OSError as error:
+        return None, error.strerror or str(error)
+    return (info, None) if stat.S_ISREG(info.st_mode) else (None, "not a file")
+
+
 def file_problem(path: str | os.PathLike) -> str | None:
     """Why ``path`` cannot be a seed image, from the file system and the image's header (None if it may be one)."""
-    if not os.path.exists(path):
-        return "no such file"
-    if not os.path.isfile(path):
-        return "not a file"
-    return header_problem(path)
+    _, problem = _file_status(path)
+    return problem or header_problem(path)
 
 
 def header_problem(path: str | os.PathLike) -> str | None:
@@ -92,14 +101,9 @@ def load_seed_image(path: str | os.PathLike) -> np.ndarray:
     for a missing, unreadable or non-image file.
     """
     path = os.fspath(path)
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise ValueError(f"seed_image: {path}: no such file") from None
-    except OSError as error:
-        raise ValueError(f"seed_image: {path}: {error.strerror or error}") from None
-    if not os.path.isfile(path):
-        raise ValueError(f"seed_image: {path}: not a file")
+    info, problem = _file_status(path)
+    if info is None:
+        raise ValueError(f"seed_image: {path}: {problem}")
     key = (os.path.abspath(path), info.st_mtime_ns, info.st_size)
     with _decoded_lock:
         grey = _decoded.get(key)

@@ -244,27 +244,20 @@ def base_type(spec: dataclasses.Field) -> str:
     return type(spec.default).__name__ if spec.default is not None else "float"
 
 
-def clamped(value: float, low: float, high: float, angle: bool = False) -> float:
-    """``value`` within ``low``..``high``.
-
-    An angle whose range spans a whole turn is brought back into it by whole turns instead (a pitch's range, less
-    than a turn, only stops it).
-    """
-    if angle and high - low >= 360.0 and not low <= value <= high:
-        value = math.remainder(value, 360.0)  # the same direction, nearest 0 (a yaw), ...
-        value += 360.0 if value < low else -360.0 if value > high else 0.0  # ... or within 0..360 (an azimuth)
-    return min(high, max(low, value))
-
-
 def within_range(name: str, value: float) -> float:
-    """``value`` brought within the range of the number field ``name`` (``clamped``).
+    """``value`` brought within the range of the number field ``name``.
 
-    A camera moved by keys, drags or the ground stops each field at the edge of what a scene can hold (10,000
-    units from the origin along each axis), instead of making a scene that cannot be; the panel's fields stop there
-    by their own range.
+    A camera moved by keys, drags or the ground, or a flight's curve, stops each field at the edge of what a scene
+    can hold (10,000 units from the origin along each axis), instead of making a scene that cannot be; the panel's
+    fields stop there by their own range. An angle whose range spans a whole turn is brought back into it by whole
+    turns instead (a pitch's range, less than a turn, only stops it).
     """
     meta = SceneSettings.__dataclass_fields__[name].metadata
-    value = clamped(value, meta["low"], meta["high"], bool(meta.get("angle")))
+    low, high = meta["low"], meta["high"]
+    if meta.get("angle") and high - low >= 360.0 and not low <= value <= high:
+        value = math.remainder(value, 360.0)  # the same direction, nearest 0 (a yaw), ...
+        value += 360.0 if value < low else -360.0 if value > high else 0.0  # ... or within 0..360 (an azimuth)
+    value = min(high, max(low, value))
     return 0.0 if 0 < abs(value) < FLOAT32_TINY else value
 
 

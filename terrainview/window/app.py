@@ -151,6 +151,7 @@ class TerrainApp(mglw.WindowConfig):
                 self.world_feed.request(world, missing, lit)
             elif self.drawn_settings is not None and World.of(self.drawn_settings) is not None:
                 self.world_feed.forget()  # the frame that leaves the endless world
+            self.status.regions_pending = self.world_feed.pending if world is not None else None
             self.drawn_settings = settings
             self.status.drawn = self.frame_stats.summary()
             settled = self.feed.settled_seconds()
@@ -195,7 +196,6 @@ class TerrainApp(mglw.WindowConfig):
         self.status.compiling = self.feed.compiling
         self.status.fly_speed = self.flight.speed
         self.status.recording_seconds = self.flythrough.recording_seconds
-        self.status.regions_pending = self.world_feed.pending if World.of(self.settings) is not None else None
         self.imgui_input.new_frame(frame_time)
         self.style_scale.apply(self.panel.ui_scale)
         imgui.new_frame()

@@ -26,7 +26,7 @@ class Step:
     label: str
 
 
-def _scene(settings: SceneSettings) -> SceneSettings:
+def scene_of(settings: SceneSettings) -> SceneSettings:
     """The settings without the camera: what a step is made of."""
     return settings.replace(**{name: SceneSettings.__dataclass_fields__[name].default
                                for name in camera.CAMERA_FIELDS})
@@ -56,13 +56,13 @@ class SceneHistory:
     """The steps behind and ahead of the current scene, and the change still being made (a drag)."""
 
     def __init__(self, settings: SceneSettings) -> None:
-        self._settled = _scene(settings)  # the scene as of the last step (or the start)
+        self._settled = scene_of(settings)  # the scene as of the last step (or the start)
         self.undo_steps: list[Step] = []
         self.redo_steps: list[Step] = []
 
     def observe(self, settings: SceneSettings, interacting: bool) -> None:
         """Called every frame with the current settings; a change becomes a step once nothing is being dragged."""
-        scene = _scene(settings)
+        scene = scene_of(settings)
         if interacting or scene == self._settled:
             return
         self.undo_steps.append(Step(self._settled, scene, describe(self._settled, scene)))

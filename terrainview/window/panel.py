@@ -27,7 +27,7 @@ from terrainview.scene.settings import (
     SceneSettings,
     option_spec,
 )
-from terrainview.window.history import SceneHistory
+from terrainview.window.history import SceneHistory, scene_of
 
 SHORTCUTS = (
     ("Left / Right, A / D", "turn 3 degrees (hold to repeat, 30 steps/s)"),
@@ -147,8 +147,8 @@ class Panel:
     editing_seed: bool = False
     seed_image_text: str = ""
     editing_seed_image: bool = False
-    seed_image_error: str | None = None  # why the path entered was refused (the scene kept its own) ...
-    refused_in: SceneSettings | None = None  # ... in this scene: any change to it ends the error
+    # A seed image refused as entered: why, and in which scene (camera aside); a change to the scene ends it.
+    refused_seed_image: tuple[str, SceneSettings] | None = None
     scene_path: str = ""  # the scene file to load; Save fills in the file it wrote to ./scenes/
     shot: ShotOptions = field(default_factory=ShotOptions)
     # Sections other modules add below the screenshot section (the flythrough): settings in, settings out.
@@ -164,8 +164,8 @@ class Panel:
         """Draw the help (if shown) and the panel for one frame; returns the settings and the buttons pressed."""
         actions = PanelActions()
         scale = self.ui_scale
-        if self.seed_image_error and settings != self.refused_in:  # another change since: the error is old news
-            self.seed_image_error = self.refused_in = None
+        if self.refused_seed_image and scene_of(settings) != self.refused_seed_image[1]:  # old news: a change since
+            self.refused_seed_image = None
         if self.close_popups:
             imgui.internal.close_popups_except_modals()
             self.close_popups = False
@@ -335,7 +335,7 @@ class Panel:
 
     def _seed_image(self, settings: SceneSettings, label: str) -> SceneSettings:
         """A path applied on Enter (a half-typed path would be a missing file at every keystroke)."""
-        if not self.editing_seed_image and self.seed_image_error is None:  # a refused path stays to be mended
+        if not self.editing_seed_image and self.refused_seed_image is None:  # a refused path stays to be mended
             self.seed_image_text = settings.seed_image
         entered, self.seed_image_text = imgui.input_text(label, self.seed_image_text,
                                                          imgui.InputTextFlags_.enter_returns_true)
@@ -347,8 +347,7 @@ class Panel:
         # Checked as it is entered, named as the panel names it; the scene keeps the image it had.
         path = self.seed_image_text.strip()
         problem = file_problem(path) if path else None
-        self.seed_image_error = f"{label}: {path}: {problem}" if problem else None
-        self.refused_in = settings if problem else None
+        self.refused_seed_image = (f"{label}: {path}: {problem}", scene_of(settings)) if problem else None
         return settings if problem else settings.replace(seed_image=path)
 
     def _water(self, settings: SceneSettings) -> SceneSettings:
@@ -416,7 +415,7 @@ class Panel:
         if status.recording_seconds is not None:
             imgui.text_colored(imgui.ImVec4(1.0, 0.2, 0.2, 1.0), recording_clock(status.recording_seconds))
             imgui.same_line()
-        error = self.seed_image_error or status.error
+        error = self.refused_seed_image[0] if self.refused_seed_image else status.error
         if error and status.busy_seconds is None:
             imgui.text_colored(imgui.ImVec4(1.0, 0.35, 0.3, 1.0), _shortened(error, imgui.get_content_region_avail().x))
             if imgui.is_item_hovered():
