@@ -521,6 +521,41 @@ class TestKeysInProcess:
         tap(fresh, fresh.wnd.keys.F2)
         assert not fresh.panel.status_line_visible
 
+    def test_the_natural_look_drafts_while_the_view_moves_and_is_whole_at_rest(self, fresh, monkeypatch):
+        from terrainview.window.app import DRAFT_REST_SECONDS
+
+        clock = [100.0]
+        monkeypatch.setattr(fresh, "input_clock", lambda: clock[0])
+        width, height = fresh.wnd.buffer_size
+        draft_line = f", draft {round(width / 2)}x{round(height / 2)} while moving"
+
+        def window_sharpness() -> float:  # the view right of the panel: its change from one pixel to the next
+            resolved = fresh.ctx.simple_framebuffer((width, height))  # the window's may be multisampled
+            fresh.ctx.copy_framebuffer(resolved, fresh.wnd.fbo)
+            pixels = np.frombuffer(resolved.read(), dtype=np.uint8).reshape(height, width, 3)
+            resolved.release()
+            return float(np.abs(np.diff(pixels[:, width // 2:].astype(np.int16), axis=1)).mean())
+
+        try:
+            fresh.settings = fresh.settings.replace(mode="rendered", look="natural", ztrans=-2.0, pitch=20.0)
+            settle(fresh)
+            assert fresh.status.drawn.endswith(draft_line), "a change: a draft"
+            clock[0] += DRAFT_REST_SECONDS + 0.1
+            fresh.on_render(0.0, 1 / 60)
+            assert "draft" not in fresh.status.drawn, "at rest: the whole frame"
+            whole = window_sharpness()
+            tap(fresh, fresh.wnd.keys.LEFT)  # the view turns
+            fresh.on_render(0.0, 1 / 60)
+            assert fresh.status.drawn.endswith(draft_line)
+            assert window_sharpness() < 0.8 * whole, "drawn at half size, stretched"
+            fresh.panel.draft_while_moving = False  # the panel's "Draft while moving" unticked
+            tap(fresh, fresh.wnd.keys.LEFT)
+            fresh.on_render(0.0, 1 / 60)
+            assert "draft" not in fresh.status.drawn
+        finally:
+            fresh.panel.draft_while_moving = True
+            fresh.settings = fresh.settings.replace(look="original")
+
     def test_f12_saves_an_antialiased_shot_of_the_window(self, fresh, tmp_path, monkeypatch):
         monkeypatch.chdir(tmp_path)
         tap(fresh, fresh.wnd.keys.F12)

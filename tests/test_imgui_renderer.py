@@ -508,6 +508,14 @@ def test_no_two_panel_items_share_an_id(ui, target, monkeypatch, camera):
     assert len(set(labels)) == len(labels), sorted(label for label in labels if labels.count(label) > 1)
 
 
+def test_the_draft_checkbox_turns_the_windows_drafts_off_and_shows_in_the_natural_look_only(ui, target, monkeypatch):
+    panel = Panel()
+    natural = SceneSettings(mode="rendered", look="natural")
+    record_panel(ui, target, natural, monkeypatch, moves={"Draft while moving": (True, False)}, panel=panel)
+    assert panel.draft_while_moving is False
+    assert "Draft while moving" not in panel_labels(ui, target, natural.replace(look="original"), monkeypatch)
+
+
 def test_height_scale_slider_is_logarithmic_over_the_whole_range(ui, target, monkeypatch):
     recording = record_panel(ui, target, SceneSettings(), monkeypatch)
     low, high, flags = recording.ranges["Height scale"]
@@ -587,8 +595,8 @@ OWN_SETTINGS = {
     # Switching the camera keeps the view: these scenes' orbit and fly views are the same, so only the mode moves.
     "Mode": {"camera"}, "Yaw": {"yrot"}, "Pitch": {"pitch"},
     # Not scene settings: a preset (loaded as a scene file), the scene file's name, the screenshot's size, the
-    # panel's own scale.
-    "Preset": set(), "Scene file": set(), "Size": set(), "UI scale": set(),
+    # panel's own scale, the window's drafts.
+    "Preset": set(), "Scene file": set(), "Size": set(), "UI scale": set(), "Draft while moving": set(),
 }
 CAMERA_POSITION = {"orbit": ("xtrans", "ytrans", "ztrans"), "fly": ("eye_x", "eye_y", "eye_z")}
 

@@ -640,3 +640,57 @@ def test_a_window_frame_never_waits_for_a_whole_slope_map_and_a_render_does(rend
         assert frames == 3 and np.array_equal(last, exact)
     finally:
         renderer.world.streaming = False
+
+
+def _window_pixels(framebuffer, size) -> np.ndarray:
+    return np.frombuffer(framebuffer.read(), dtype=np.uint8).reshape(size[1], size[0], 3).astype(np.int16)
+
+
+def test_a_draft_is_the_frame_at_half_size_stretched_with_the_full_frames_detail(renderer):
+    """A draft (the window's natural-look frames while the view moves) looks like the full frame, softer, and draws
+    the mesh the full frame draws: a draft chosen for its own size would want other regions' detail and mesh."""
+    from terrainview.render.draft import DraftTarget, draft_size
+    from terrainview.render.renderer import Frame
+
+    settings = SceneSettings(mode="rendered", look="natural", iterations=7, tile=3, camera="fly", eye_x=0.3,
+                             eye_y=0.45, eye_z=0.8, pitch=8.0, yrot=20.0, water_level=-0.02, lod="on")
+    renderer.update(settings)
+    size = (192, 108)
+    framebuffer = renderer.ctx.simple_framebuffer(size)
+    draft = DraftTarget(renderer.ctx)
+    try:
+        full_stats = renderer.draw(settings, framebuffer, Frame(size))
+        full = _window_pixels(framebuffer, size)
+        draft_stats = draft.draw(renderer, settings, framebuffer, Frame(size))
+        drafted = _window_pixels(framebuffer, size)
+        assert draft.size == draft_size(size) == (96, 54)
+        assert (draft_stats.terrain, draft_stats.terrain_full) == (full_stats.terrain, full_stats.terrain_full)
+        assert draft_stats.terrain < draft_stats.terrain_full, "level of detail chose the mesh"
+        assert np.abs(drafted - full).mean() < 12.0, "the same picture"
+        # Softer: less of the picture's change from one pixel to the next.
+        assert np.abs(np.diff(drafted, axis=1)).mean() < 0.8 * np.abs(np.diff(full, axis=1)).mean()
+    finally:
+        draft.release()
+        framebuffer.release()
+
+
+def test_a_draft_makes_its_image_again_only_when_the_size_changes(renderer):
+    from terrainview.render.draft import DraftTarget
+    from terrainview.render.renderer import Frame
+
+    settings = SceneSettings(mode="rendered", look="natural", iterations=4)
+    renderer.update(settings)
+    draft = DraftTarget(renderer.ctx)
+    framebuffer = renderer.ctx.simple_framebuffer((64, 48))
+    try:
+        draft.draw(renderer, settings, framebuffer, Frame((64, 48)))
+        first = draft._objects
+        draft.draw(renderer, settings, framebuffer, Frame((64, 48)))
+        assert draft._objects is first, "kept while the size stays"
+        draft.draw(renderer, settings, framebuffer, Frame((40, 30)))
+        assert draft.size == (20, 15)
+        assert all(type(gl_object.mglo).__name__ == "InvalidObject" for gl_object in first), "the old one released"
+    finally:
+        draft.release()
+        framebuffer.release()
+    assert draft.size is None

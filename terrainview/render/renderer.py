@@ -226,6 +226,11 @@ class Renderer:
         with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
             return draw(self, settings, framebuffer, frame)
 
+    def draw_texture(self, framebuffer: moderngl.Framebuffer, texture: moderngl.Texture) -> None:
+        """Stretch ``texture`` over the whole of ``framebuffer`` (a draft over the window)."""
+        with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
+            self._draw_image(framebuffer, texture, (-1.0, -1.0, 1.0, 1.0), glm.mat4(1.0))
+
     def _line_uniforms(self, program: moderngl.Program, settings: SceneSettings, framebuffer: moderngl.Framebuffer,
                        view: glm.mat4, projection: glm.mat4, frame: Frame) -> None:
         _, _, viewport_width, viewport_height = framebuffer.viewport

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +19,7 @@ from imgui_bundle import imgui
 from terrainview.base.atomic_files import OutputError
 from terrainview.base.messages import printable, say
 from terrainview.base.parsing import bounded_argument, join_option_values
+from terrainview.render.draft import DraftTarget, draft_size
 from terrainview.render.imgui_draw import ImGuiRenderer
 from terrainview.render.renderer import Frame, FrameStats, Renderer
 from terrainview.scene import camera, catalog, world_regions
@@ -46,6 +48,7 @@ from terrainview.window.screenshots import ShotRequest, WindowScreenshots
 from terrainview.window.world_feed import WorldFeed
 
 MESSAGE_SECONDS = 4.0
+DRAFT_REST_SECONDS = 0.3  # the natural look's frames are drafts until the view has rested this long
 QUIT_CONFIRM_SECONDS = MESSAGE_SECONDS  # a second Escape quits while the window still says so
 WORLD_IGNORES = ("The endless world is plain diamond-square: erosion, fault formation, a seed image and the passes "
                  "apply to tiles (Layout: tiles or repeated)")
@@ -92,6 +95,8 @@ class TerrainApp(mglw.WindowConfig):
         self.world_feed = WorldFeed()  # the endless world's regions, made while frames draw
         self.renderer.world.streaming = True
         self.drawn_settings: SceneSettings | None = None  # the last settings a frame was drawn with
+        self.draft = DraftTarget(self.ctx)
+        self.changed_at = -math.inf  # the input clock's time when the settings drawn last changed
         self.flight = arrow_keys.ArrowKeyCamera()
         # Key presses are timed against the frames' time steps (tests that give frame times drive their own).
         self.input_clock: Callable[[], float] = time.perf_counter
@@ -143,7 +148,11 @@ class TerrainApp(mglw.WindowConfig):
         if self.renderer.can_draw(settings):
             frame = Frame(self.wnd.buffer_size, line_scale=self.wnd.pixel_ratio)
             self.world_feed.take(self.renderer.world.cache)
-            self.frame_stats = self.renderer.draw(settings, framebuffer, frame)
+            drafting = self._drafts(settings)
+            if drafting:
+                self.frame_stats = self.draft.draw(self.renderer, settings, framebuffer, frame)
+            else:
+                self.frame_stats = self.renderer.draw(settings, framebuffer, frame)
             world = World.of(settings)
             if world is not None:
                 lit = settings.look is Look.NATURAL and settings.mode == "rendered"  # regions lit by their own maps
@@ -154,6 +163,9 @@ class TerrainApp(mglw.WindowConfig):
             self.status.regions_pending = self.world_feed.pending if world is not None else None
             self.drawn_settings = settings
             self.status.drawn = self.frame_stats.summary()
+            if drafting:
+                width, height = draft_size(frame.image_size)
+                self.status.drawn += f", draft {width}x{height} while moving"
             settled = self.feed.settled_seconds()
             if settled is not None:
                 self.status.change_seconds = settled
@@ -162,6 +174,17 @@ class TerrainApp(mglw.WindowConfig):
         self.screenshots.advance(self.settings, self.feed.is_current(self.settings), self.status.error)
         self.frame_counter.tick(time.perf_counter(), self.status)
         self._draw_ui(frame_time)
+
+    def _drafts(self, settings: SceneSettings) -> bool:
+        """Whether this frame is a draft (render/draft.py): the natural look with drafts on, changed lately.
+
+        Lately: the scene or the view changed within the last DRAFT_REST_SECONDS.
+        """
+        now = self.input_clock()
+        if settings != self.drawn_settings:
+            self.changed_at = now
+        natural = settings.look is Look.NATURAL and settings.mode == "rendered"
+        return self.panel.draft_while_moving and natural and now - self.changed_at < DRAFT_REST_SECONDS
 
     def _take_generated(self) -> None:
         if self.screenshots.job is not None:  # a screenshot in progress keeps the terrain it started with
@@ -440,6 +463,7 @@ class TerrainApp(mglw.WindowConfig):
         self.feed.stop()
         self.world_feed.stop()
         self.screenshots.release()
+        self.draft.release()
         self.renderer.release()
         self.imgui.release()
 

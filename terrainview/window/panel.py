@@ -142,6 +142,7 @@ class Panel:
     help_visible: bool = False
     close_popups: bool = False  # Escape closes an open list at the next frame
     status_line_visible: bool = False  # F2: the frame rate and what was drawn, over the view, panel or not
+    draft_while_moving: bool = True  # the natural look drawn at half size while the view or a slider moves
     preset_names: list[str] = field(default_factory=list)  # read once, when the panel first shows them
     seed_text: str = ""
     editing_seed: bool = False
@@ -250,6 +251,10 @@ class Panel:
             if s.look is Look.NATURAL:
                 s = _slider(s, "sun_azimuth", "Sun azimuth (deg)")
                 s = _slider(s, "sun_elevation", "Sun elevation (deg)")
+                _, self.draft_while_moving = imgui.checkbox("Draft while moving", self.draft_while_moving)
+                if imgui.is_item_hovered(imgui.HoveredFlags_.delay_normal):
+                    _wrapped_tooltip("half the window's size on each side while the view or a slider moves (about "
+                                     "twice the frames), the full picture once it rests; shots are always full")
                 if s.mode != "rendered":
                     imgui.text_disabled("the natural look shows in rendered mode")
         if imgui.collapsing_header("Generator and texture"):
