@@ -42,16 +42,18 @@ def _frames(ctx, renderer: Renderer, framebuffer) -> None:
           f"drafts while the view moves ({width}x{height} stretched over it)")
     print(f"  {'iter':>4s} {'tile':>7s} {'frame ms':>9s} {'drawn':>22s}  target  {'draft ms':>8s}")
     draft = DraftTarget(ctx)
-    for iterations in (8, 10, 12):
-        for tile in (1, 3, 8, "endless"):
-            settings = VIEW.replace(iterations=iterations, tile=tile)
-            renderer.update(settings)
-            ms = _frame_ms(ctx, functools.partial(renderer.draw, settings, framebuffer, Frame(SIZE)))
-            draft_ms = _frame_ms(ctx, functools.partial(draft.draw, renderer, settings, framebuffer, Frame(SIZE)))
-            drawn = renderer.draw(settings, framebuffer, Frame(SIZE)).terrain_summary()
-            print(f"  {iterations:4d} {tile!s:>7s} {ms:9.1f} {drawn:>22s}  {verdict(ms <= FRAME_TARGET_MS):6s}  "
-                  f"{draft_ms:8.1f}")
-    draft.release()
+    try:
+        for iterations in (8, 10, 12):
+            for tile in (1, 3, 8, "endless"):
+                settings = VIEW.replace(iterations=iterations, tile=tile)
+                renderer.update(settings)
+                ms = _frame_ms(ctx, functools.partial(renderer.draw, settings, framebuffer, Frame(SIZE)))
+                draft_ms = _frame_ms(ctx, functools.partial(draft.draw, renderer, settings, framebuffer, Frame(SIZE)))
+                drawn = renderer.draw(settings, framebuffer, Frame(SIZE)).terrain_summary()
+                print(f"  {iterations:4d} {tile!s:>7s} {ms:9.1f} {drawn:>22s}  {verdict(ms <= FRAME_TARGET_MS):6s}  "
+                      f"{draft_ms:8.1f}")
+    finally:
+        draft.release()
 
 
 def _shadows() -> None:

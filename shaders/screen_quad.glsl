@@ -1,5 +1,5 @@
 #version 330
-// A textured rectangle in normalised device coordinates (clouds mode, teximage mode).
+// A textured rectangle in normalised device coordinates (clouds mode, teximage mode, the window's drafts).
 
 #if defined VERTEX_SHADER
 

@@ -95,6 +95,30 @@ def test_the_gl_object_count_detects_a_leak(renderer, gl_names):
     assert gl_names.live() == before
 
 
+def test_drafts_at_changing_window_sizes_do_not_grow_gl_objects(renderer, gl_names):
+    """The window's draft image is made again when the window's size changes, the old one released."""
+    from terrainview.render.draft import DraftTarget
+    from terrainview.render.renderer import Frame
+
+    settings = SceneSettings(mode="rendered", look="natural", iterations=4)
+    renderer.update(settings)
+    framebuffer = renderer.ctx.simple_framebuffer((64, 48))
+    draft = DraftTarget(renderer.ctx)
+    try:
+        draft.draw(renderer, settings, framebuffer, Frame((64, 48)))
+        live = gl_names.live()
+        for step in range(30):
+            size = (64, 48) if step % 2 else (40 + step, 30)
+            draft.draw(renderer, settings, framebuffer, Frame(size))
+            assert draft.size == (size[0] // 2, size[1] // 2)
+        draft.draw(renderer, settings, framebuffer, Frame((64, 48)))
+        assert gl_names.live() == live
+    finally:
+        draft.release()
+        framebuffer.release()
+    assert draft.size is None
+
+
 def test_regenerating_200_times_does_not_grow_gl_objects(renderer, gl_names):
     ctx = renderer.ctx
     first = churn_settings(0)

@@ -508,12 +508,13 @@ def test_no_two_panel_items_share_an_id(ui, target, monkeypatch, camera):
     assert len(set(labels)) == len(labels), sorted(label for label in labels if labels.count(label) > 1)
 
 
-def test_the_draft_checkbox_turns_the_windows_drafts_off_and_shows_in_the_natural_look_only(ui, target, monkeypatch):
+def test_the_draft_checkbox_turns_the_windows_drafts_off_and_shows_where_the_natural_look_does(ui, target, monkeypatch):
     panel = Panel()
     natural = SceneSettings(mode="rendered", look="natural")
     record_panel(ui, target, natural, monkeypatch, moves={"Draft while moving": (True, False)}, panel=panel)
     assert panel.draft_while_moving is False
-    assert "Draft while moving" not in panel_labels(ui, target, natural.replace(look="original"), monkeypatch)
+    for elsewhere in (natural.replace(look="original"), natural.replace(mode="lines")):  # where it never drafts
+        assert "Draft while moving" not in panel_labels(ui, target, elsewhere, monkeypatch)
 
 
 def test_height_scale_slider_is_logarithmic_over_the_whole_range(ui, target, monkeypatch):

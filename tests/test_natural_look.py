@@ -672,25 +672,3 @@ def test_a_draft_is_the_frame_at_half_size_stretched_with_the_full_frames_detail
     finally:
         draft.release()
         framebuffer.release()
-
-
-def test_a_draft_makes_its_image_again_only_when_the_size_changes(renderer):
-    from terrainview.render.draft import DraftTarget
-    from terrainview.render.renderer import Frame
-
-    settings = SceneSettings(mode="rendered", look="natural", iterations=4)
-    renderer.update(settings)
-    draft = DraftTarget(renderer.ctx)
-    framebuffer = renderer.ctx.simple_framebuffer((64, 48))
-    try:
-        draft.draw(renderer, settings, framebuffer, Frame((64, 48)))
-        first = draft._objects
-        draft.draw(renderer, settings, framebuffer, Frame((64, 48)))
-        assert draft._objects is first, "kept while the size stays"
-        draft.draw(renderer, settings, framebuffer, Frame((40, 30)))
-        assert draft.size == (20, 15)
-        assert all(type(gl_object.mglo).__name__ == "InvalidObject" for gl_object in first), "the old one released"
-    finally:
-        draft.release()
-        framebuffer.release()
-    assert draft.size is None

@@ -26,38 +26,41 @@ class DraftTarget:
 
     def __init__(self, ctx: moderngl.Context) -> None:
         self.ctx = ctx
-        self._objects: tuple[moderngl.Framebuffer, moderngl.Texture, moderngl.Renderbuffer] | None = None
+        self._framebuffer: moderngl.Framebuffer | None = None
+        self._texture: moderngl.Texture | None = None
+        self._depth: moderngl.Renderbuffer | None = None
 
     @property
     def size(self) -> tuple[int, int] | None:
         """The size of the image held, if any."""
-        return None if self._objects is None else self._objects[1].size
+        return None if self._texture is None else self._texture.size
 
     def draw(self, renderer: Renderer, settings: SceneSettings, framebuffer: moderngl.Framebuffer,
              frame: Frame) -> FrameStats:
-        """Draw ``frame`` as a draft and stretch it over ``framebuffer`` (filtered); returns what the draft drew.
+        """Draw ``frame`` (a whole image, not a tile of one) as a draft and stretch it over ``framebuffer``.
 
-        The draft's level of detail is chosen for its own size: a coarser mesh, which is most of what it saves.
+        The level of detail stays the full frame's (chosen for its height), so the mesh and the endless world's
+        regions do not change between drafts and whole frames: the saving is in the pixels shaded. Returns what
+        the draft drew.
         """
         size = draft_size(frame.image_size)
         if self.size != size:
             self.release()
-            texture = self.ctx.texture(size, 4)
-            texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
-            texture.repeat_x = texture.repeat_y = False
-            depth = self.ctx.depth_renderbuffer(size)
-            self._objects = (self.ctx.framebuffer([texture], depth), texture, depth)
-        target, texture, _ = self._objects  # type: ignore[misc]  # made just above when missing
-        detail_height = frame.detail_height or frame.image_size[1]
-        stats = renderer.draw(settings, target, Frame(size, line_scale=frame.line_scale * DRAFT_SCALE,
-                                                      field_of_view_y=frame.field_of_view_y,
-                                                      detail_height=detail_height))
-        renderer.draw_texture(framebuffer, texture)
+            self._texture = self.ctx.texture(size, 4)
+            self._texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
+            self._texture.repeat_x = self._texture.repeat_y = False
+            self._depth = self.ctx.depth_renderbuffer(size)
+            self._framebuffer = self.ctx.framebuffer([self._texture], self._depth)
+        assert self._framebuffer is not None and self._texture is not None
+        stats = renderer.draw(settings, self._framebuffer,
+                              Frame(size, line_scale=frame.line_scale * DRAFT_SCALE,
+                                    field_of_view_y=frame.field_of_view_y, detail_height=frame.detail_image_height))
+        renderer.draw_texture(framebuffer, self._texture)
         return stats
 
     def release(self) -> None:
         """Release the offscreen image (a later draft makes a new one)."""
-        if self._objects is not None:
-            for gl_object in self._objects:
+        for gl_object in (self._framebuffer, self._texture, self._depth):
+            if gl_object is not None:
                 gl_object.release()
-            self._objects = None
+        self._framebuffer = self._texture = self._depth = None

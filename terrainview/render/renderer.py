@@ -18,7 +18,7 @@ import numpy as np
 from pyglm import glm
 
 from terrainview.kernels import fractal, lighting, lod, texturing
-from terrainview.render.gpu import FOG_COLOR, SURFACE_FOG, GpuResources, HeightBands, uniform
+from terrainview.render.gpu import FOG_COLOR, SLOPE_UNIT, SURFACE_FOG, GpuResources, HeightBands, uniform
 from terrainview.render.lod_draw import LodTerrain, draw_selection
 from terrainview.render.world_draw import LIGHT_UNIT, SurfacePrograms, WorldTerrain
 from terrainview.scene import camera, catalog
@@ -29,6 +29,7 @@ from terrainview.scene.world_regions import World, world_band_limits, world_snow
 FIELD_OF_VIEW_Y = 60.0
 WATER_UNIT = 3  # the natural look's erosion maps (the surface's wetness and deposit)
 SEA_FLOOR_UNIT = 3  # the endless world's sea floor, in the natural look's water program
+STRETCH_UNIT = SLOPE_UNIT + 1  # draw_texture's: no program samples it
 NEAR_PLANE = 0.1
 FAR_PLANE = 15.0
 # The natural look sees farther: land out to NATURAL_REACH fades into the haze, the sea to the far plane.
@@ -47,6 +48,11 @@ class Frame:
     line_scale: float = 1.0
     field_of_view_y: float = FIELD_OF_VIEW_Y
     detail_height: int | None = None  # the output image's height the level of detail is chosen for
+
+    @property
+    def detail_image_height(self) -> int:
+        """The height the level of detail is chosen for: ``detail_height``, else the image's own."""
+        return self.detail_height or self.image_size[1]
 
     @property
     def aspect(self) -> float:
@@ -227,9 +233,12 @@ class Renderer:
             return draw(self, settings, framebuffer, frame)
 
     def draw_texture(self, framebuffer: moderngl.Framebuffer, texture: moderngl.Texture) -> None:
-        """Stretch ``texture`` over the whole of ``framebuffer`` (a draft over the window)."""
+        """Stretch ``texture`` over the whole of ``framebuffer`` (a draft over the window).
+
+        From a texture unit no program samples: the next draft is drawn into that texture.
+        """
         with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
-            self._draw_image(framebuffer, texture, (-1.0, -1.0, 1.0, 1.0), glm.mat4(1.0))
+            self._draw_image(framebuffer, texture, (-1.0, -1.0, 1.0, 1.0), glm.mat4(1.0), STRETCH_UNIT)
 
     def _line_uniforms(self, program: moderngl.Program, settings: SceneSettings, framebuffer: moderngl.Framebuffer,
                        view: glm.mat4, projection: glm.mat4, frame: Frame) -> None:
@@ -273,7 +282,7 @@ class Renderer:
         """
         reach = tile_reach(lines) if reach is None else reach
         layout = camera.tile_layout(settings, reach)
-        detail_height = frame.detail_height or frame.image_size[1]
+        detail_height = frame.detail_image_height
         image_projection = projection_matrix(frame.aspect, frame.field_of_view_y, far)
         selection = self.lod.select(settings, view, projection, detail_height, frame.field_of_view_y, lines,
                                     layout, image_projection, reach)
@@ -325,7 +334,7 @@ class Renderer:
         """The endless world's regions in view (render/world_draw.py): what was drawn, and the full mesh's."""
         image_projection = projection_matrix(frame.aspect, frame.field_of_view_y, far)
         return self.world.draw(settings, view, frame.perspective(far), image_projection,
-                               frame.detail_height or frame.image_size[1], frame.field_of_view_y, lines, programs,
+                               frame.detail_image_height, frame.field_of_view_y, lines, programs,
                                reach)
 
     @staticmethod
@@ -557,13 +566,13 @@ class Renderer:
         return FrameStats(triangles, "triangles", surface_triangles, full)
 
     def _draw_image(self, framebuffer: moderngl.Framebuffer, texture: moderngl.Texture, rectangle: tuple,
-                    ndc_window: glm.mat4) -> FrameStats:
+                    ndc_window: glm.mat4, unit: int = 0) -> FrameStats:
         framebuffer.clear(0.0, 0.0, 0.0, 1.0)
         program = self.gpu.programs["screen_quad"]
         uniform(program, "rectangle").value = rectangle
         uniform(program, "ndc_window").write(ndc_window)
-        texture.use(0)
-        uniform(program, "image").value = 0
+        texture.use(unit)
+        uniform(program, "image").value = unit
         self.gpu.get("vao:screen_quad").render(moderngl.TRIANGLE_STRIP, vertices=4)
         return FrameStats(2, "triangles")
 

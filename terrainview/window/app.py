@@ -19,7 +19,7 @@ from imgui_bundle import imgui
 from terrainview.base.atomic_files import OutputError
 from terrainview.base.messages import printable, say
 from terrainview.base.parsing import bounded_argument, join_option_values
-from terrainview.render.draft import DraftTarget, draft_size
+from terrainview.render.draft import DraftTarget
 from terrainview.render.imgui_draw import ImGuiRenderer
 from terrainview.render.renderer import Frame, FrameStats, Renderer
 from terrainview.scene import camera, catalog, world_regions
@@ -148,14 +148,14 @@ class TerrainApp(mglw.WindowConfig):
         if self.renderer.can_draw(settings):
             frame = Frame(self.wnd.buffer_size, line_scale=self.wnd.pixel_ratio)
             self.world_feed.take(self.renderer.world.cache)
-            drafting = self._drafts(settings)
+            drafting = self._draft_this_frame(settings)
             if drafting:
                 self.frame_stats = self.draft.draw(self.renderer, settings, framebuffer, frame)
             else:
                 self.frame_stats = self.renderer.draw(settings, framebuffer, frame)
             world = World.of(settings)
             if world is not None:
-                lit = settings.look is Look.NATURAL and settings.mode == "rendered"  # regions lit by their own maps
+                lit = _natural_shown(settings)  # regions lit by their own maps
                 missing = self.renderer.world.cache.requests(self.renderer.world.wanted, lit)
                 self.world_feed.request(world, missing, lit)
             elif self.drawn_settings is not None and World.of(self.drawn_settings) is not None:
@@ -163,8 +163,8 @@ class TerrainApp(mglw.WindowConfig):
             self.status.regions_pending = self.world_feed.pending if world is not None else None
             self.drawn_settings = settings
             self.status.drawn = self.frame_stats.summary()
-            if drafting:
-                width, height = draft_size(frame.image_size)
+            if drafting and self.draft.size is not None:
+                width, height = self.draft.size
                 self.status.drawn += f", draft {width}x{height} while moving"
             settled = self.feed.settled_seconds()
             if settled is not None:
@@ -175,16 +175,15 @@ class TerrainApp(mglw.WindowConfig):
         self.frame_counter.tick(time.perf_counter(), self.status)
         self._draw_ui(frame_time)
 
-    def _drafts(self, settings: SceneSettings) -> bool:
-        """Whether this frame is a draft (render/draft.py): the natural look with drafts on, changed lately.
+    def _draft_this_frame(self, settings: SceneSettings) -> bool:
+        """Note when the settings to draw last changed; whether this frame is a draft (render/draft.py).
 
-        Lately: the scene or the view changed within the last DRAFT_REST_SECONDS.
+        A draft: the natural look with drafts on, and a change within the last DRAFT_REST_SECONDS.
         """
         now = self.input_clock()
         if settings != self.drawn_settings:
             self.changed_at = now
-        natural = settings.look is Look.NATURAL and settings.mode == "rendered"
-        return self.panel.draft_while_moving and natural and now - self.changed_at < DRAFT_REST_SECONDS
+        return self.panel.draft_while_moving and _natural_shown(settings) and now - self.changed_at < DRAFT_REST_SECONDS
 
     def _take_generated(self) -> None:
         if self.screenshots.job is not None:  # a screenshot in progress keeps the terrain it started with
@@ -466,6 +465,11 @@ class TerrainApp(mglw.WindowConfig):
         self.draft.release()
         self.renderer.release()
         self.imgui.release()
+
+
+def _natural_shown(settings: SceneSettings) -> bool:
+    """The natural look is what the frame shows (it shows in rendered mode only)."""
+    return settings.look is Look.NATURAL and settings.mode == "rendered"
 
 
 _ui_scale = bounded_argument(MIN_UI_SCALE, MAX_UI_SCALE)  # --ui-scale's value, by the one number rule

@@ -251,11 +251,13 @@ class Panel:
             if s.look is Look.NATURAL:
                 s = _slider(s, "sun_azimuth", "Sun azimuth (deg)")
                 s = _slider(s, "sun_elevation", "Sun elevation (deg)")
-                _, self.draft_while_moving = imgui.checkbox("Draft while moving", self.draft_while_moving)
-                if imgui.is_item_hovered(imgui.HoveredFlags_.delay_normal):
-                    _wrapped_tooltip("half the window's size on each side while the view or a slider moves (about "
-                                     "twice the frames), the full picture once it rests; shots are always full")
-                if s.mode != "rendered":
+                if s.mode == "rendered":
+                    _, self.draft_while_moving = imgui.checkbox("Draft while moving", self.draft_while_moving)
+                    if imgui.is_item_hovered(imgui.HoveredFlags_.delay_normal):
+                        _wrapped_tooltip("half the window's size on each side while the view or a slider moves "
+                                         "(about twice the frames), the full picture once it rests; shots are always "
+                                         "full")
+                else:
                     imgui.text_disabled("the natural look shows in rendered mode")
         if imgui.collapsing_header("Generator and texture"):
             s = _combo(s, "generator", "Generator", {name: entry.label for name, entry in catalog.GENERATORS.items()})
