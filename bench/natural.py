@@ -13,7 +13,7 @@ from bench import median_ms, verdict
 from terrainview.kernels import fractal, lighting
 from terrainview.render.draft import DraftTarget, draft_size
 from terrainview.render.offscreen import TiledRender, create_headless_context
-from terrainview.render.renderer import Frame, Renderer
+from terrainview.render.renderer import Frame, FrameStats, Renderer
 from terrainview.scene.settings import CameraMode, Look, SceneSettings
 
 SIZE = (1280, 720)
@@ -24,16 +24,15 @@ VIEW = SceneSettings(mode="rendered", look=Look.NATURAL, camera=CameraMode.FLY, 
                      pitch=8.0, yrot=20.0, water_level=-0.02, sun_azimuth=120.0, sun_elevation=25.0)
 
 
-def _frame_ms(ctx, draw: Callable[[], object], repeats: int = 3) -> float:
-    draw()
-    ctx.finish()
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        draw()
+def _frame_ms(ctx, draw: Callable[[], FrameStats]) -> tuple[float, FrameStats]:
+    """Median milliseconds of three frames (after one), GL finished, and what the last one drew."""
+    drawn: list[FrameStats] = []
+
+    def frame() -> None:
+        drawn.append(draw())
         ctx.finish()
-        times.append(time.perf_counter() - started)
-    return 1000 * statistics.median(times)
+
+    return median_ms(frame, repeats=3, warmups=1), drawn[-1]
 
 
 def _frames(ctx, renderer: Renderer, framebuffer) -> None:
@@ -47,9 +46,10 @@ def _frames(ctx, renderer: Renderer, framebuffer) -> None:
             for tile in (1, 3, 8, "endless"):
                 settings = VIEW.replace(iterations=iterations, tile=tile)
                 renderer.update(settings)
-                ms = _frame_ms(ctx, functools.partial(renderer.draw, settings, framebuffer, Frame(SIZE)))
-                draft_ms = _frame_ms(ctx, functools.partial(draft.draw, renderer, settings, framebuffer, Frame(SIZE)))
-                drawn = renderer.draw(settings, framebuffer, Frame(SIZE)).terrain_summary()
+                ms, stats = _frame_ms(ctx, functools.partial(renderer.draw, settings, framebuffer, Frame(SIZE)))
+                draft_ms, _ = _frame_ms(ctx, functools.partial(draft.draw, renderer, settings, framebuffer,
+                                                               Frame(SIZE)))
+                drawn = stats.terrain_summary()
                 print(f"  {iterations:4d} {tile!s:>7s} {ms:9.1f} {drawn:>22s}  {verdict(ms <= FRAME_TARGET_MS):6s}  "
                       f"{draft_ms:8.1f}")
     finally:

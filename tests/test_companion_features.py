@@ -321,7 +321,6 @@ def test_slopes_facing_the_light_are_brighter(renderer, axis):
     assert facing > away + 0.2
 
 
-
 def test_slope_shading_shows_no_seam_between_tiles(renderer):
     """A level surface is lit alike everywhere, the tiles' shared edges included: its normals there come from
     the neighbours across the seamless edge (reading past the map's edge instead drew a line along every seam)."""

@@ -144,12 +144,12 @@ def test_pitch_never_leaves_its_range():
     assert all(-80.0 <= flight.at(k / 100).pitch <= 80.0 for k in range(501))
 
 
-
 def test_a_sunrise_through_north_comes_back_into_the_azimuths_range():
     """350 to 20 degrees turns through north: 5 degrees halfway (the unwrapped curve says 365)."""
     flight = Flythrough(START, (Keyframe(0.0, {"sun_azimuth": 350.0}), Keyframe(1.0, {"sun_azimuth": 20.0})))
     assert flight.at(0.5).sun_azimuth == pytest.approx(5.0, abs=1e-9)
     assert all(0.0 <= flight.at(k / 100).sun_azimuth <= 360.0 for k in range(101))
+
 
 def test_overrides_fix_a_setting_for_the_whole_flight():
     flight = Flythrough(START, (Keyframe(1.0, {"tile": 2, "yrot": 5.0}), Keyframe(2.0, {"tile": 3})))
@@ -270,7 +270,6 @@ def test_an_unknown_setting_is_one_warning_however_many_keyframes_name_it(tmp_pa
     assert "keyframe 4" in bend and "'bend'" in bend and "more" not in bend
 
 
-
 def test_a_seed_image_is_checked_once_however_many_keyframes_name_it(tmp_path, monkeypatch):
     """A recorded flight names the scene's image in every keyframe: it is opened once, when the scene is read."""
     (tmp_path / "seed.png").write_bytes((resources.assets_dir() / "sketch-island.png").read_bytes())
@@ -333,7 +332,6 @@ def test_bad_flight_for_the_viewer_is_one_line_exit_2(tmp_path, call_main, usage
     usage_error(status, err, "keyframe 1", "time")
     status, _, err = call_main("--flight", str(tmp_path / "none.toml"))
     usage_error(status, err, "no such flight file")
-
 
 
 def test_a_replay_pauses_at_its_end_and_space_plays_it_again():

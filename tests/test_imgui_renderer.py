@@ -669,7 +669,6 @@ def test_the_widget_table_covers_every_widget_of_some_scene(ui, target, monkeypa
     assert shown | set("XYZ") == set(OWN_SETTINGS) | set("XYZ")
 
 
-
 def test_the_panel_keeps_its_height_while_the_worker_works(ui, target):
     """Generating, eroding, idle, failed or recording, the status block has one activity line: the panel does not
     jump (an error or the recording clock on lines of their own moved every row above)."""
@@ -695,6 +694,7 @@ def test_the_change_line_names_what_made_the_change():
         "change shown after 250 ms (world: 3 regions to make)")
     assert change_line(PanelStatus(regions_pending=0)) == "change shown after - (world: every region made)"
     assert change_line(PanelStatus(regions_pending=1)).endswith("(world: 1 region to make)")
+
 
 def test_the_help_keys_never_run_into_their_meanings(ui, target, monkeypatch):
     """F1's table: each meaning starts right of the widest keys ("Ctrl+Z, Ctrl+Shift+Z / Ctrl+Y" ran into one)."""
@@ -770,16 +770,17 @@ def test_the_custom_screenshot_size_hint_stays_inside_the_panel(ui, target, monk
     assert hint[2] <= panel.rect[2]
 
 
-@pytest.mark.parametrize("width", [20.0, 60.0, 150.0, 400.0])
+@pytest.mark.parametrize("width", [20.0, 60.0, 150.0, 400.0, 2000.0])
 def test_a_shortened_label_is_the_longest_start_that_fits(ui, target, width):
     """_shortened keeps the longest start of the text that fits with "..." (found by halving), or all of it."""
     from terrainview.window.panel import _shortened
 
     text = "seed_image: /a/long/path/" + "folder/" * 12 + "nosuch.png: no such file"
     seen = []
-    frame(ui, target(1, DISPLAY), 1.0, lambda: seen.append((_shortened(text, width),
+    frame(ui, target(1, DISPLAY), 1.0, lambda: seen.append((_shortened(text, width), imgui.calc_text_size(text).x,
                                                             [imgui.calc_text_size(text[:n] + "...").x
                                                              for n in range(len(text) + 1)])))
-    shortened, widths = seen[0]
+    shortened, whole, widths = seen[0]
+    assert (whole <= width) == (width == 2000.0), "the widest fits the whole text, the others cut it"
     longest = max((n for n, size in enumerate(widths) if size <= width), default=0)
-    assert shortened == text[:longest] + "..."
+    assert shortened == (text if whole <= width else text[:longest] + "...")

@@ -464,7 +464,6 @@ def test_a_frame_takes_the_finest_error_its_budget_allows_never_coarser_than_the
     assert lines.ranges[0] <= cell * pixels_per_unit / 4.0 + 1e-9, "a wireframe's cells stay four pixels apart"
 
 
-
 @pytest.mark.parametrize("iterations", [4, 6, 8])
 def test_regions_selected_together_equal_each_selected_alone(iterations):
     """select_regions decides the regions outside the view or drawn whole in one pass: every region's selection

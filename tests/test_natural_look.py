@@ -672,3 +672,16 @@ def test_a_draft_is_the_frame_at_half_size_stretched_with_the_full_frames_detail
     finally:
         draft.release()
         framebuffer.release()
+
+
+def test_the_natural_look_is_drawn_once_its_light_maps_are_there(renderer):
+    """Until a tiled terrain's light maps arrive the original look is drawn, and the window drafts only the natural
+    look (a draft of the original look there would be a soft picture for nothing)."""
+    original = SceneSettings(mode="rendered", iterations=4)
+    natural = original.replace(look="natural")
+    renderer.update(original)
+    assert not renderer.draws_natural(natural), "no light maps traced yet"
+    assert renderer.draws_natural(natural.replace(tile="endless")), "the world's regions bring their own"
+    renderer.update(natural)
+    assert renderer.draws_natural(natural)
+    assert not renderer.draws_natural(natural.replace(mode="lines")) and not renderer.draws_natural(original)

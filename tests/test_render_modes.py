@@ -283,6 +283,28 @@ def test_teximage_bands_in_a_power_of_two_square(frame):
     assert (greenish | greyish).mean() > 0.9
 
 
+@pytest.mark.parametrize("texture", ["teximage", "blend"])
+def test_teximage_mode_is_black_around_its_square_over_a_frame_drawn_before(renderer, texture):
+    """The square is drawn over what the framebuffer held (the window's last frame): black around it, whether the
+    teximage's triangles or a CPU-made texture fill it."""
+    from terrainview.render.renderer import Frame
+
+    size = (96, 64)
+    framebuffer = renderer.ctx.simple_framebuffer(size)
+    try:
+        for settings in (SceneSettings(mode="rendered", iterations=4, texture=texture),
+                         SceneSettings(mode="teximage", iterations=4, texture=texture, teximage_iterations=5)):
+            renderer.update(settings)
+            renderer.draw(settings, framebuffer, Frame(size))
+        pixels = np.frombuffer(framebuffer.read(), dtype=np.uint8).reshape(size[1], size[0], 3)
+    finally:
+        framebuffer.release()
+    side = 64
+    outside = np.ones(size[::-1], bool)
+    outside[:, (size[0] - side) // 2:(size[0] + side) // 2] = False
+    assert np.all(pixels[outside] == 0)
+
+
 def test_teximage_lit_flat_shading(frame):
     """Ambient 0.5 + diffuse: one band shows many brightness levels, none darker than half its colour."""
     pixels = frame(SceneSettings(mode="teximage", teximage_iterations=6), (320, 180)).astype(int)

@@ -57,6 +57,7 @@ def test_far_regions_drawn_coarser_than_their_top_level_leave_no_crack(renderer,
     assert coarser, "some regions drawn coarser than their top level"
     assert not far[60:].any(), f"{int(far[60:].sum())} pixels of the lower half show through the land"
 
+
 def test_the_world_does_not_repeat_where_the_repeated_surface_does(renderer):
     moved = {"eye_x": ABOVE.eye_x + 2.0}  # one region (one tile) to the east
     repeat = ABOVE.replace(tile=REPEAT, pitch=80.0)

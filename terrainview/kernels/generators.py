@@ -306,8 +306,8 @@ def fault_formation(iterations: int, seed: int = 0, fault_iterations: int = 200,
                        *_fault_lines_for(seed, fault_iterations), deltas, offset, gain)
     if blur > 0.0:
         # At most one map width: wider is all but flat anyway, and keeps the kernel within the wrap.
-        weights = _gaussian_weights(min(blur * 2.0 ** (iterations - blur_iterations), float(1 << iterations)))
-        heights = run_rows(_PERIODIC_BLUR, heights.shape[0], _blur_work(heights, weights), heights, weights)
+        heights = periodic_filter(heights, _gaussian_weights(min(blur * 2.0 ** (iterations - blur_iterations),
+                                                                 float(1 << iterations))))
     return heights
 
 

@@ -315,9 +315,10 @@ def _select_kernel(roots, root_edges, low, high, offsets, surface_cells, patch, 
 def _root_choices_kernel(roots, low, high, finest, surface_cells, patch, levels, planes, eye, ranges2):
     """Per root of its own one-root surface, given its top node's bounds (``low``, ``high``): what it selects.
 
-    0 when wholly outside the frustum, 1 when drawn whole (beyond its top level's range, or held no finer), 2 when
-    it needs selecting, 3 when drawn coarser than its top level (beyond its range): the same tests, in the same
-    order, as ``_select_kernel``'s first steps.
+    0 when wholly outside the frustum, 3 when drawn coarser than its top level (beyond the top level's range, where
+    the ranges have a level after it), 1 when drawn whole as its top node (beyond the range of the level below, or
+    held no finer), 2 when it needs selecting: the same tests, in the same order, as ``_select_kernel``'s first
+    steps.
     """
     cell = 2.0 / surface_cells
     choices = np.empty(roots.shape[0], dtype=np.int64)
@@ -409,12 +410,12 @@ def select_regions(surfaces: list[LodSurface], roots: np.ndarray, planes: np.nda
     planes = np.ascontiguousarray(planes, dtype=np.float64)
     slab = dataclasses.replace(first, bottom=bottom, top=top)
     slab_eye = np.array([eye[0], slab.eye_height(float(eye[1])), eye[2]], dtype=np.float64)
+    ranges = np.asarray(ranges, dtype=np.float64)
     choices = _root_choices_kernel(  # each surface's top node is the last of its pyramid
         roots, np.array([s.low[-1] for s in surfaces], dtype=np.float32),
         np.array([s.high[-1] for s in surfaces], dtype=np.float32), np.array([s.finest for s in surfaces]),
-        1 << first.iterations, first.patch, first.levels, planes, slab_eye, np.asarray(ranges, dtype=np.float64) ** 2)
+        1 << first.iterations, first.patch, first.levels, planes, slab_eye, ranges ** 2)
     none = np.empty((0, INSTANCE_FIELDS), dtype=np.float32)
-    ranges = np.asarray(ranges, dtype=np.float64)
     selections = []
     for surface, root, choice in zip(surfaces, roots, choices, strict=True):
         if choice == 2:

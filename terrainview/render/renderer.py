@@ -232,10 +232,19 @@ class Renderer:
         with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
             return draw(self, settings, framebuffer, frame)
 
+    def draws_natural(self, settings: SceneSettings) -> bool:
+        """Whether a frame of ``settings`` shows the natural look: rendered mode, with light maps to draw it by.
+
+        The tiles' light maps are traced after each new terrain; until the first arrive the original look is drawn.
+        """
+        natural = settings.look is Look.NATURAL and settings.mode == "rendered"
+        return natural and (settings.tile == ENDLESS or self.gpu.has("texture:light_maps"))
+
     def draw_texture(self, framebuffer: moderngl.Framebuffer, texture: moderngl.Texture) -> None:
         """Stretch ``texture`` over the whole of ``framebuffer`` (a draft over the window).
 
-        From a texture unit no program samples: the next draft is drawn into that texture.
+        From a texture unit no program samples: the next draft is drawn into that texture. No clear first: the
+        quad covers every pixel.
         """
         with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):
             self._draw_image(framebuffer, texture, (-1.0, -1.0, 1.0, 1.0), glm.mat4(1.0), STRETCH_UNIT)
@@ -376,7 +385,7 @@ class Renderer:
 
         In the natural look: the daylight sky, the sunlit surface and the sea (``_draw_natural``).
         """
-        if settings.look is Look.NATURAL and (settings.tile == ENDLESS or self.gpu.has("texture:light_maps")):
+        if self.draws_natural(settings):
             return self._draw_natural(settings, framebuffer, frame)
         ctx, gpu = self.ctx, self.gpu
         view, projection = camera.view_matrix(settings), frame.perspective()
@@ -384,13 +393,14 @@ class Renderer:
         filter_ = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR) if settings.linear else (
             moderngl.NEAREST, moderngl.NEAREST)
 
-        # The tiled surface: depth test and back-face culling, textured, fogged.
+        # The tiled surface: depth test and back-face culling, textured (the endless world by its own height
+        # bands), fogged.
         ctx.enable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
-        texture = gpu.surface_texture()
-        texture.filter = filter_
-        texture.use(1)
-
         world_ = World.of(settings)
+        if world_ is None:
+            texture = gpu.surface_texture()
+            texture.filter = filter_
+            texture.use(1)
         # The program by how the surface is coloured (gpu.TERRAIN_SHADINGS); each also with level of detail.
         shading = ("terrain_world" if world_ is not None else "terrain_slope" if settings.shading == "slope"
                    else "terrain")
@@ -403,7 +413,7 @@ class Renderer:
             else:
                 uniform(terrain, "surface_texture").value = 1
 
-        if settings.tile == ENDLESS:
+        if world_ is not None:
             layout = camera.tile_layout(settings, tile_reach(False))
             surface_triangles, full = self._draw_world(settings, view, frame, False,
                                                        SurfacePrograms(shading, f"{shading}_lod", setup),
@@ -567,7 +577,6 @@ class Renderer:
 
     def _draw_image(self, framebuffer: moderngl.Framebuffer, texture: moderngl.Texture, rectangle: tuple,
                     ndc_window: glm.mat4, unit: int = 0) -> FrameStats:
-        framebuffer.clear(0.0, 0.0, 0.0, 1.0)
         program = self.gpu.programs["screen_quad"]
         uniform(program, "rectangle").value = rectangle
         uniform(program, "ndc_window").write(ndc_window)
@@ -581,6 +590,7 @@ class Renderer:
         """Draw the clouds texture over the whole image, unfiltered."""
         clouds = self.gpu.get("texture:clouds")
         clouds.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        framebuffer.clear(0.0, 0.0, 0.0, 1.0)
         return self._draw_image(framebuffer, clouds, (-1.0, -1.0, 1.0, 1.0), frame.ndc_window)
 
     @_draws('teximage')
@@ -593,6 +603,7 @@ class Renderer:
         if catalog.texture(settings).make is not None:  # a CPU-made texture is an image: show it
             texture = self.gpu.surface_texture()
             texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
+            framebuffer.clear(0.0, 0.0, 0.0, 1.0)
             return self._draw_image(framebuffer, texture, (-half_x, -half_y, half_x, half_y), frame.ndc_window)
         # The teximage itself: its triangles drawn straight into the square, as the original drew them.
         framebuffer.clear(0.0, 0.0, 0.0, 1.0)

@@ -27,7 +27,7 @@ from terrainview.scene.arguments import add_scene_arguments, one_line_errors, sc
 from terrainview.scene.flythrough import Flythrough, load_flight
 from terrainview.scene.image_size import window_shot_supersample
 from terrainview.scene.presets import preset_path
-from terrainview.scene.settings import Look, SceneSettings
+from terrainview.scene.settings import SceneSettings
 from terrainview.scene.world_regions import World
 from terrainview.window import arrow_keys, window_arguments
 from terrainview.window.flythrough_controls import FlythroughControls, ReplayKey, add_flight_argument
@@ -155,7 +155,7 @@ class TerrainApp(mglw.WindowConfig):
                 self.frame_stats = self.renderer.draw(settings, framebuffer, frame)
             world = World.of(settings)
             if world is not None:
-                lit = _natural_shown(settings)  # regions lit by their own maps
+                lit = self.renderer.draws_natural(settings)  # regions lit by their own maps
                 missing = self.renderer.world.cache.requests(self.renderer.world.wanted, lit)
                 self.world_feed.request(world, missing, lit)
             elif self.drawn_settings is not None and World.of(self.drawn_settings) is not None:
@@ -180,10 +180,11 @@ class TerrainApp(mglw.WindowConfig):
 
         A draft: the natural look with drafts on, and a change within the last DRAFT_REST_SECONDS.
         """
-        now = self.input_clock()
+        now = self._time_step_at
         if settings != self.drawn_settings:
             self.changed_at = now
-        return self.panel.draft_while_moving and _natural_shown(settings) and now - self.changed_at < DRAFT_REST_SECONDS
+        natural = self.renderer.draws_natural(settings)  # not the original look drawn while light maps are traced
+        return self.panel.draft_while_moving and natural and now - self.changed_at < DRAFT_REST_SECONDS
 
     def _take_generated(self) -> None:
         if self.screenshots.job is not None:  # a screenshot in progress keeps the terrain it started with
@@ -465,11 +466,6 @@ class TerrainApp(mglw.WindowConfig):
         self.draft.release()
         self.renderer.release()
         self.imgui.release()
-
-
-def _natural_shown(settings: SceneSettings) -> bool:
-    """The natural look is what the frame shows (it shows in rendered mode only)."""
-    return settings.look is Look.NATURAL and settings.mode == "rendered"
 
 
 _ui_scale = bounded_argument(MIN_UI_SCALE, MAX_UI_SCALE)  # --ui-scale's value, by the one number rule
