@@ -1,9 +1,11 @@
 #version 330
-// Lines of the 1D and wireframe modes, each segment expanded to one screen-space triangle by a geometry shader
-// (the fragment shader cuts it to the line's rectangle) so that width and antialiasing behave the same on every
-// driver (core profile promises only 1-pixel lines).
-// PROFILE 1: a polyline from a vertex buffer (1D mode); PROFILE 2: the heightmap grid's rows and columns;
-// PROFILE 3: the level-of-detail patches' rows and columns (lod.glsl).
+// Lines of the 1D and wireframe modes, drawn as screen-space triangles by a geometry shader (the fragment shader
+// cuts each line's rectangle out of them) so that width and antialiasing behave the same on every driver (core
+// profile promises only 1-pixel lines). llvmpipe's cost is per triangle set up far more than per pixel, so a
+// grid vertex's two segments (to the next column and the next row) share one triangle: the three points' own,
+// grown to hold both lines.
+// PROFILE 1: a polyline from a vertex buffer (1D mode), one triangle per segment; PROFILE 2: the heightmap
+// grid's rows and columns; PROFILE 3: the level-of-detail patches' rows and columns (lod.glsl).
 #define PROFILE 2
 
 #if defined VERTEX_SHADER
@@ -23,47 +25,61 @@ void main() {
 #elif PROFILE == 3
 #include "lod.glsl"
 
-// Level-of-detail patches: the patch's grid vertices, joined into row and column segments by an index buffer
-// (terrainview/gpu.py patch_line_indices). A node draws its last row and column only where they are an outer
-// edge of the tiles (elsewhere the neighbour's first row or column is the same line), so no line is drawn
-// twice: the geometry shader drops a segment whose two ends both lie on such an inner last row or column.
-flat out int inner_edges;   // 1: on the last column, not an outer edge; 2: on the last row, not an outer edge
+// Level-of-detail patches: the patch's grid vertices, each with its neighbours in the next column and row, as one
+// triangle of an index buffer (terrainview/render/gpu.py patch_corner_indices). A node draws its last row and
+// column only where they are an outer edge of the tiles (elsewhere the neighbour's first row or column is the
+// same line), so no line is drawn twice.
+flat out int legs;   // the segments this vertex starts: 1 to the next column, 2 to the next row
 
 void main() {
     ivec2 index = lod_patch_index();
     int flags = int(node_info.y);
-    inner_edges = (index.x == patch_quads && (flags & 1) == 0 ? 1 : 0)
-                | (index.y == patch_quads && (flags & 2) == 0 ? 2 : 0);
+    bool last_column = index.x == patch_quads, last_row = index.y == patch_quads;
+    bool inner_column = last_column && (flags & 1) == 0, inner_row = last_row && (flags & 2) == 0;
+    legs = (last_column || inner_row ? 0 : 1) | (last_row || inner_column ? 0 : 2);
     LodVertex vertex = lod_vertex(index, false);
     gl_Position = projection * view * vec4(vertex.world, 1.0);
 }
 #else
 #include "grid.glsl"
 
+// The grid's vertices in threes: a vertex, its neighbour in the next column, its neighbour in the next row (the
+// vertex itself past the last column or row); one tile per instance.
+flat out int legs;   // the segments the triangle's first vertex starts: 1 to the next column, 2 to the next row
+
 void main() {
-    int line_index = gl_InstanceID % (2 * grid_size);
-    int tile_index = gl_InstanceID / (2 * grid_size);
-    bool along_x = line_index < grid_size;
-    int column = along_x ? gl_VertexID : line_index - grid_size;
-    int row = along_x ? line_index : gl_VertexID;
-    gl_Position = projection * view * vec4(grid_position(column, row, tile_index), 1.0);
+    int vertex = gl_VertexID / 3, corner = gl_VertexID % 3;
+    int column = vertex % grid_size, row = vertex / grid_size;
+    legs = (column < grid_size - 1 ? 1 : 0) | (row < grid_size - 1 ? 2 : 0);
+    if (corner == 1) column = min(column + 1, grid_size - 1);
+    if (corner == 2) row = min(row + 1, grid_size - 1);
+    gl_Position = projection * view * vec4(grid_position(column, row, gl_InstanceID), 1.0);
 }
 #endif
 
 #elif defined GEOMETRY_SHADER
 
+#if PROFILE == 1
 layout(lines) in;
-layout(triangle_strip, max_vertices = 3) out;
+#else
+layout(triangles) in;
+flat in int legs[];
+#endif
+layout(triangle_strip, max_vertices = 6) out;
 uniform vec2 viewport_size;
 uniform float line_width;   // in pixels
 uniform bool antialias;
-// The fragment's place in the segment's own frame, in pixels: (across its centre line, along it from end a).
-noperspective out vec2 segment_pixel;
-flat out float segment_end;   // where the line's square cap beyond end b ends, along it
+// The fragment's place in each line's own frame, in pixels: (across its centre line, along it from its first
+// end) for the first line (xy) and the second (zw). Linear on the screen; every vertex of a triangle below has
+// the same w, so perspective-correct interpolation is exactly that (llvmpipe misplaced noperspective values in
+// some large level-of-detail triangles).
+smooth out vec4 line_places;
+flat out vec2 line_ends;   // where each line's square cap beyond its second end ends, along it
+flat out int shown_lines;  // 1: the first line, 2: the second, 3: both
 
 // Keep the part of the segment on the inner side of one depth plane: plane_sign +1 the near plane (z >= -w),
-// -1 the far plane (z <= w). The triangle below is placed at end a's depth, so both ends must be within the
-// depth range for it to be drawn whole.
+// -1 the far plane (z <= w). The triangles below are placed at one end's depth, so both ends must be within the
+// depth range for them to be drawn whole.
 bool clip_to_plane(inout vec4 a, inout vec4 b, float plane_sign) {
     float da = a.w + plane_sign * a.z, db = b.w + plane_sign * b.z;
     if (da < 0.0 && db < 0.0) return false;
@@ -72,44 +88,98 @@ bool clip_to_plane(inout vec4 a, inout vec4 b, float plane_sign) {
     return true;
 }
 
-// Outputs are undefined after each EmitVertex, so every vertex sets both, the flat one included.
-void emit(vec4 clip, vec2 pixel_offset, vec2 place, float end) {
-    segment_pixel = place;
-    segment_end = end;
+bool within_depth_range(vec4 clip) {
+    return clip.w + clip.z >= 0.0 && clip.w - clip.z >= 0.0;
+}
+
+vec2 to_pixels(vec4 clip) {
+    return clip.xy / clip.w * 0.5 * viewport_size;
+}
+
+// A line's rectangle, in pixels: its square caps reach half the width past each end; half a pixel more on each
+// side gives the antialiased edge room to fade out (the coverage ramp reaches 0 there).
+float cap_length() {
+    return 0.5 * line_width;
+}
+
+float half_extent() {
+    return 0.5 * line_width + (antialias ? 0.5 : 0.0);
+}
+
+// Outputs are undefined after each EmitVertex, so every vertex sets all of them, the flat ones included.
+void emit(vec4 clip, vec2 pixel_offset, vec4 places, vec2 ends, int shown) {
+    line_places = places;
+    line_ends = ends;
+    shown_lines = shown;
     gl_Position = vec4(clip.xy + pixel_offset / viewport_size * 2.0 * clip.w, clip.z, clip.w);
     EmitVertex();
 }
 
-#if PROFILE == 3
-flat in int inner_edges[];
-#endif
-
-void main() {
-#if PROFILE == 3
-    if ((inner_edges[0] & inner_edges[1]) != 0) return;
-#endif
-    vec4 a = gl_in[0].gl_Position, b = gl_in[1].gl_Position;
+// One line, from a to b, as slot 1 or 2 of the fragment shader's. One triangle of twice its rectangle's size
+// holds it: a right triangle with legs twice the rectangle's sides, its right angle at the rectangle's corner
+// (across, along) = (-extent, -cap).
+void emit_line(vec4 a, vec4 b, int slot) {
     if (!clip_to_plane(a, b, 1.0) || !clip_to_plane(a, b, -1.0)) return;
-    vec2 screen_a = a.xy / a.w * 0.5 * viewport_size, screen_b = b.xy / b.w * 0.5 * viewport_size;
-    vec2 direction = screen_b - screen_a;
+    vec2 direction = to_pixels(b) - to_pixels(a);
     float length_pixels = length(direction);
     direction = length_pixels > 1e-6 ? direction / length_pixels : vec2(1.0, 0.0);
     vec2 normal = vec2(-direction.y, direction.x);
-    // The line's rectangle: its square caps reach half the width past each end, and half a pixel more on each
-    // side gives the antialiased edge room to fade out (the coverage ramp reaches 0 there). One triangle of
-    // twice the rectangle's size holds it, the fragment shader cutting the rest: llvmpipe's cost is per
-    // triangle set up, far more than per fragment, so this is cheaper than the rectangle's two triangles.
-    float extent = 0.5 * line_width + (antialias ? 0.5 : 0.0);
-    float cap = 0.5 * line_width;
+    float extent = half_extent(), cap = cap_length();
     float rectangle_length = length_pixels + 2.0 * cap;
-    float end = length_pixels + cap;
-    // A right triangle with legs twice the rectangle's sides, its right angle at the rectangle's corner
-    // (across, along) = (-extent, -cap); the rectangle's opposite corner lies on its hypotenuse.
-    emit(a, -cap * direction - extent * normal, vec2(-extent, -cap), end);
-    emit(a, (2.0 * rectangle_length - cap) * direction - extent * normal, vec2(-extent, 2.0 * rectangle_length - cap),
-         end);
-    emit(a, -cap * direction + 3.0 * extent * normal, vec2(3.0 * extent, -cap), end);
+    vec2 ends = vec2(length_pixels + cap);
+    vec2 corners[3] = vec2[3](vec2(-extent, -cap), vec2(-extent, 2.0 * rectangle_length - cap),
+                              vec2(3.0 * extent, -cap));
+    for (int i = 0; i < 3; ++i) {   // both slots hold the place: shown_lines says which one is read
+        emit(a, corners[i].y * direction + corners[i].x * normal, corners[i].xyxy, ends, slot);
+    }
     EndPrimitive();
+}
+
+#if PROFILE != 1
+// Both lines of a grid vertex, from v to the next column's r and the next row's d, in one triangle: v and the
+// two lines' directions, the shorter line's side lengthened to at least half the other's (so no corner of the
+// triangle is needle-sharp), each side then moved out by the distance from a line's end to its rectangle's far
+// corner, so it holds both rectangles. False where the lines are nearly in a line on the screen or a point is
+// outside the depth range: the caller draws the two lines apart.
+bool emit_corner(vec4 v, vec4 r, vec4 d) {
+    if (!within_depth_range(v) || !within_depth_range(r) || !within_depth_range(d)) return false;
+    vec2 origin = to_pixels(v), to_r = to_pixels(r) - origin, to_d = to_pixels(d) - origin;
+    float length_r = length(to_r), length_d = length(to_d);
+    if (min(length_r, length_d) < 1e-3) return false;
+    vec2 along_r = to_r / length_r, along_d = to_d / length_d;
+    float turn = along_r.x * along_d.y - along_r.y * along_d.x;   // the sine of the angle between them
+    if (abs(turn) < 0.2) return false;
+    vec2 points[3] = vec2[3](vec2(0.0), along_r * max(length_r, 0.5 * length_d),
+                             along_d * max(length_d, 0.5 * length_r));
+    float cap = cap_length(), margin = length(vec2(half_extent(), cap));
+    vec2 outward[3];   // each side's outward unit normal: side i runs from point i to point i + 1
+    for (int i = 0; i < 3; ++i) {
+        vec2 side = normalize(points[(i + 1) % 3] - points[i]);
+        outward[i] = sign(turn) * vec2(side.y, -side.x);
+    }
+    vec2 across_r = vec2(-along_r.y, along_r.x), across_d = vec2(-along_d.y, along_d.x);
+    vec2 ends = vec2(length_r, length_d) + cap;
+    for (int i = 0; i < 3; ++i) {
+        // A corner moves out along the bisector of its sides' normals, far enough for both sides to move margin.
+        vec2 before = outward[(i + 2) % 3], after = outward[i];
+        vec2 place = points[i] + margin * (before + after) / (1.0 + dot(before, after));
+        emit(v, place, vec4(dot(place, across_r), dot(place, along_r), dot(place, across_d), dot(place, along_d)),
+             ends, 3);
+    }
+    EndPrimitive();
+    return true;
+}
+#endif
+
+void main() {
+#if PROFILE == 1
+    emit_line(gl_in[0].gl_Position, gl_in[1].gl_Position, 1);
+#else
+    vec4 v = gl_in[0].gl_Position, r = gl_in[1].gl_Position, d = gl_in[2].gl_Position;
+    if (legs[0] == 3 && emit_corner(v, r, d)) return;
+    if ((legs[0] & 1) != 0) emit_line(v, r, 1);
+    if ((legs[0] & 2) != 0) emit_line(v, d, 2);
+#endif
 }
 
 #elif defined FRAGMENT_SHADER
@@ -117,18 +187,27 @@ void main() {
 uniform vec3 line_color;
 uniform bool antialias;
 uniform float line_width;
-noperspective in vec2 segment_pixel;
-flat in float segment_end;
+smooth in vec4 line_places;
+flat in vec2 line_ends;
+flat in int shown_lines;
 out vec4 fragment_color;
 
+// Coverage of this pixel by one line: a one-pixel ramp at each edge when antialiased, else all or nothing; none
+// beyond its square caps.
+float coverage(vec2 place, float end) {
+    float across = place.x, along = place.y;
+    if (along < -0.5 * line_width || along > end) return 0.0;
+    return antialias ? clamp(0.5 * line_width + 0.5 - abs(across), 0.0, 1.0)
+                     : float(abs(across) <= 0.5 * line_width);
+}
+
 void main() {
-    float across = segment_pixel.x, along = segment_pixel.y;
-    if (along < -0.5 * line_width || along > segment_end) discard;   // beyond the square caps
-    // Coverage of this pixel by the line: a one-pixel ramp at each edge when antialiased, else all or nothing.
-    float coverage = antialias ? clamp(0.5 * line_width + 0.5 - abs(across), 0.0, 1.0)
-                               : float(abs(across) <= 0.5 * line_width);
-    if (coverage <= 0.0) discard;
-    fragment_color = vec4(line_color, coverage);
+    float first = (shown_lines & 1) != 0 ? coverage(line_places.xy, line_ends.x) : 0.0;
+    float second = (shown_lines & 2) != 0 ? coverage(line_places.zw, line_ends.y) : 0.0;
+    // Where both lines cover the pixel, as if each were blended over the other.
+    float covered = 1.0 - (1.0 - first) * (1.0 - second);
+    if (covered <= 0.0) discard;
+    fragment_color = vec4(line_color, covered);
 }
 
 #endif

@@ -128,6 +128,72 @@ def test_a_segment_leaving_the_depth_range_ends_where_it_leaves(gl_ctx, projecti
     assert np.array_equal(np.flatnonzero(covered.any(axis=0)), np.arange(17, 99))
 
 
+# A 5 x 5 grid with a bump, seen from above at an angle: its rows and columns run every way on the screen.
+GRID_FROM_ABOVE = SceneSettings(mode="lines", iterations=2, tile=1, lod="off", antialias=False, ytrans=0.0,
+                                ztrans=-3.0, pitch=55.0, yrot=20.0)
+GRID_HEIGHTS = np.array([[0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.1, 0.2, 0.1, 0.0], [0.0, 0.2, 0.5, 0.2, 0.0],
+                         [0.0, 0.1, 0.2, 0.1, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0]], dtype=np.float32)
+
+
+def grid_segments_in_pixels(scene: SceneSettings, size: tuple[int, int]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """GRID_HEIGHTS' row and column segments as (start, end) in pixels of an image of ``size``, y up."""
+    from pyglm import glm
+
+    from terrainview.render.renderer import Frame
+    from terrainview.scene import camera
+
+    transform = Frame(size).perspective() * camera.view_matrix(scene)
+    side = GRID_HEIGHTS.shape[0]
+
+    def pixel(column: int, row: int) -> np.ndarray:
+        x, z = -1.0 + 2.0 * column / (side - 1), -1.0 + 2.0 * row / (side - 1)
+        clip = transform * glm.vec4(x, float(GRID_HEIGHTS[row, column]), z, 1.0)
+        assert abs(clip.z) < clip.w, "every point within the depth range"
+        return (np.array([clip.x, clip.y]) / clip.w * 0.5 + 0.5) * size
+
+    along_rows = [(pixel(column, row), pixel(column + 1, row)) for row in range(side) for column in range(side - 1)]
+    return along_rows + [(pixel(column, row), pixel(column, row + 1))
+                         for row in range(side - 1) for column in range(side)]
+
+
+@pytest.mark.parametrize(("antialias", "distance"), [(False, 3.0), (True, 3.0), (True, 1.3)],
+                         ids=["aliased", "antialiased", "past the image's edges"])
+def test_a_grid_vertexs_two_lines_share_one_triangle_drawn_as_the_two_lines(renderer, gl_ctx, antialias, distance):
+    """Lines mode draws a grid vertex's segments to the next column and the next row as one triangle grown around
+    both, half as many triangles as segments to set up. Each pixel comes out as if every segment were drawn alone:
+    inked where its centre lies in a segment's rectangle (6 pixels wide, square caps), and antialiased, the grey
+    of each segment's coverage blended in turn. Nearer, the grid reaches past the image's edges, where the GL cuts
+    the triangles (llvmpipe's cut once misplaced screen-linear values: the lines' places are interpolated as
+    perspective-correct values, which they equal, each triangle lying at one depth)."""
+    from terrainview.render.offscreen import render_pixels
+
+    size = (320, 180)
+    scene = GRID_FROM_ABOVE.replace(antialias=antialias, ztrans=-distance)
+    renderer.update(scene)
+    renderer.gpu.upload_surface(GRID_HEIGHTS)
+    with gl_ctx.query(primitives=True) as query:
+        grey = render_pixels(renderer, scene, size, line_scale=6.0)[::-1].astype(int).mean(axis=2)
+    rows, columns = np.mgrid[0:size[1], 0:size[0]]
+    centres = np.stack([columns + 0.5, rows + 0.5], axis=-1)
+    uncovered, margin = np.ones(grey.shape), np.full(grey.shape, np.inf)
+    segments = grid_segments_in_pixels(scene, size)
+    for start, end in segments:
+        length = float(np.linalg.norm(end - start))
+        direction = (end - start) / length
+        along = (centres - start) @ direction
+        across = np.abs((centres - start) @ np.array([-direction[1], direction[0]]))
+        coverage = np.clip(3.5 - across, 0.0, 1.0) if antialias else (across <= 3).astype(float)
+        uncovered *= 1.0 - np.where((along >= -3) & (along <= length + 3), coverage, 0.0)
+        # Pixels whose centres lie within a hair of a hard edge may go either way.
+        margin = np.minimum.reduce([margin, np.abs(along + 3), np.abs(along - length - 3)]
+                                   + ([] if antialias else [np.abs(across - 3)]))
+    expected = 255.0 * uncovered
+    assert (expected < 128).sum() > 3000
+    assert np.abs(grey - expected)[margin > 0.02].max() <= 4, "a pixel unlike the segments drawn alone"
+    # One triangle for each of the 16 vertices with both lines, one each for the 8 with one.
+    assert len(segments) == 40 and query.primitives == 16 + 8
+
+
 def test_lines_black_on_white(frame):
     pixels = frame(SceneSettings(mode="lines", iterations=4))
     white = np.all(pixels == 255, axis=2).mean()

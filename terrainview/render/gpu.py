@@ -126,20 +126,23 @@ def patch_triangle_indices(quads: int) -> np.ndarray:
     return np.column_stack([corner, below, corner + 1, corner + 1, below, below + 1]).astype("u4")
 
 
-def patch_line_indices(quads: int) -> np.ndarray:
-    """Line segments along the rows and columns of a quads x quads grid patch whose vertices run row by row.
+def patch_corner_indices(quads: int) -> np.ndarray:
+    """Each vertex of a quads x quads grid patch (vertices row by row) with its next column's and next row's.
 
-    Each vertex's segment to the next column and to the next row come together, so the vertex cache of the
-    GL's vertex stage finds most vertices already shaded (llvmpipe shades vertices on one thread).
+    Past the last column or row the vertex itself stands in. The lines program draws each three as the vertex's
+    two line segments (shaders/lines.glsl).
     """
     side = quads + 1
     row, column = np.divmod(np.arange(side * side, dtype=np.uint32), side)
     vertex = row * side + column
-    along_x = np.column_stack([vertex, vertex + 1])
-    along_z = np.column_stack([vertex, vertex + side])
-    pairs = np.stack([along_x, along_z], axis=1)  # per vertex: its row segment, then its column segment
-    keep = np.stack([column < quads, row < quads], axis=1)
-    return pairs[keep].astype("u4")
+    next_column = np.where(column < quads, vertex + 1, vertex)
+    next_row = np.where(row < quads, vertex + side, vertex)
+    return np.column_stack([vertex, next_column, next_row]).astype("u4")
+
+
+def patch_index_count(quads: int, lines: bool) -> int:
+    """How many indices ``patch_corner_indices`` (lines) or ``patch_triangle_indices`` make."""
+    return 3 * (quads + 1) ** 2 if lines else 6 * quads * quads
 
 
 def _upsampled(coarse: np.ndarray, factor: int) -> np.ndarray:
@@ -682,11 +685,19 @@ class GpuResources:
 
     # --- level of detail -----------------------------------------------------------------------------------
 
+    def draw_grid_lines(self, size: int, tiles: int) -> None:
+        """Draw ``tiles`` copies of a full size x size grid's rows and columns with the "grid_lines" program.
+
+        Each vertex's two segments are one triangle of three vertices (shaders/lines.glsl).
+        """
+        self.get("vao:grid_lines").render(moderngl.TRIANGLES, vertices=3 * size * size, instances=tiles)
+
     def lod_vertex_array(self, program: str, part: str, rows: np.ndarray, quads: int,
                          lines: bool) -> moderngl.VertexArray:
         """The vertex array that draws ``program``'s level-of-detail patches of ``quads`` quads per side.
 
-        Its index buffer joins the patch's vertices into line segments (``lines``) or triangles.
+        Its index buffer gives the lines program each vertex with its next column's and next row's (``lines``),
+        or joins the patch's vertices into triangles.
         One instance per row of ``rows`` (float32, N x 6, see terrainview/lod.py); ``part`` names the instance
         buffer ("whole" or "quarters"), which is rewritten in place and grows when needed.
         """
@@ -701,7 +712,7 @@ class GpuResources:
         vao_key = LodVertexArray(program, quads, part)
         if vao_key not in self._objects:
             content = [(buffer, "4f 2f/i", "node", "node_info")]
-            make_indices = patch_line_indices if lines else patch_triangle_indices
+            make_indices = patch_corner_indices if lines else patch_triangle_indices
             index_key = LodIndices(lines, quads)
             index = self._objects.get(index_key) or self._own(index_key, self.ctx.buffer(make_indices(quads)))
             self._own(vao_key, self.ctx.vertex_array(self.programs[program], content, index, index_element_size=4))

@@ -315,7 +315,7 @@ class Renderer:
         tiles = layout[0]
         full = lod.full_mesh_segments(_iterations_of(size), tiles)
         if selection is None:
-            self.gpu.get("vao:grid_lines").render(moderngl.LINE_STRIP, vertices=size, instances=2 * size * tiles ** 2)
+            self.gpu.draw_grid_lines(size, tiles ** 2)
             segments = full
         else:
             segments = draw_selection(self.gpu, selection, lines=True, program_name="grid_lines_lod")

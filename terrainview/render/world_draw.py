@@ -19,7 +19,14 @@ from pyglm import glm
 
 from terrainview.base.heap import give_back_freed_memory
 from terrainview.kernels import lighting, lod
-from terrainview.render.gpu import SLOPE_POINTS_PER_FRAME, GpuResources, HeightArrayPool, HeightBands, uniform
+from terrainview.render.gpu import (
+    SLOPE_POINTS_PER_FRAME,
+    GpuResources,
+    HeightArrayPool,
+    HeightBands,
+    patch_index_count,
+    uniform,
+)
 from terrainview.render.lod_draw import finest_within_budget, lod_uniforms, once_per_ranges
 from terrainview.scene import camera, world_regions
 from terrainview.scene.settings import SceneSettings
@@ -374,10 +381,7 @@ def _draw_patches(program: moderngl.Program, instances: dict[str, _Instances], i
         part.vertex_array.bind(node_info, "f", part.buffer, "2f", offset=first * stride + 16, stride=stride,
                                divisor=1)
         uniform(program, "patch_quads").value = part.quads
-        if lines:
-            part.vertex_array.render(moderngl.LINES, vertices=4 * part.quads * (part.quads + 1), instances=count)
-        else:
-            part.vertex_array.render(moderngl.TRIANGLES, vertices=6 * part.quads * part.quads, instances=count)
+        part.vertex_array.render(moderngl.TRIANGLES, vertices=patch_index_count(part.quads, lines), instances=count)
     return _count(selection, lines)
 
 
@@ -400,7 +404,7 @@ def _outside(planes: np.ndarray, keys: list[RegionKey], bottom: float, top: floa
 def _draw_full_mesh(gpu: GpuResources, program_name: str, size: int, lines: bool) -> int:
     """One tile's full grid with the program's attribute-less vertex array; returns what it drew."""
     if lines:
-        gpu.get("vao:grid_lines").render(moderngl.LINE_STRIP, vertices=size, instances=2 * size)
+        gpu.draw_grid_lines(size, 1)
         return lod.full_mesh_segments(size.bit_length() - 1, 1)
     gpu.get(f"vao:{program_name}").render(moderngl.TRIANGLE_STRIP, vertices=2 * size, instances=size - 1)
     return lod.full_mesh_triangles(size.bit_length() - 1, 1)
