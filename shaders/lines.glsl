@@ -69,13 +69,16 @@ layout(triangle_strip, max_vertices = 6) out;
 uniform vec2 viewport_size;
 uniform float line_width;   // in pixels
 uniform bool antialias;
+// What setting up one more triangle costs llvmpipe, in pixels shaded: a triangle holding two lines may cover up to
+// this much more than the lines' own two.
+#define SETUP_PIXELS 64.0
 // The fragment's place in each line's own frame, in pixels: (across its centre line, along it from its first
 // end) for the first line (xy) and the second (zw). Linear on the screen; every vertex of a triangle below has
 // the same w, so perspective-correct interpolation is exactly that (llvmpipe misplaced noperspective values in
 // some large level-of-detail triangles).
 smooth out vec4 line_places;
 flat out vec2 line_ends;   // where each line's square cap beyond its second end ends, along it
-flat out int shown_lines;  // 1: the first line, 2: the second, 3: both
+flat out int shown_lines;  // 1: the first line (one line alone), 3: both
 
 // Keep the part of the segment on the inner side of one depth plane: plane_sign +1 the near plane (z >= -w),
 // -1 the far plane (z <= w). The triangles below are placed at one end's depth, so both ends must be within the
@@ -115,10 +118,10 @@ void emit(vec4 clip, vec2 pixel_offset, vec4 places, vec2 ends, int shown) {
     EmitVertex();
 }
 
-// One line, from a to b, as slot 1 or 2 of the fragment shader's. One triangle of twice its rectangle's size
-// holds it: a right triangle with legs twice the rectangle's sides, its right angle at the rectangle's corner
+// One line, from a to b, as the fragment shader's first. One triangle of twice its rectangle's size holds it: a
+// right triangle with legs twice the rectangle's sides, its right angle at the rectangle's corner
 // (across, along) = (-extent, -cap).
-void emit_line(vec4 a, vec4 b, int slot) {
+void emit_line(vec4 a, vec4 b) {
     if (!clip_to_plane(a, b, 1.0) || !clip_to_plane(a, b, -1.0)) return;
     vec2 direction = to_pixels(b) - to_pixels(a);
     float length_pixels = length(direction);
@@ -126,21 +129,26 @@ void emit_line(vec4 a, vec4 b, int slot) {
     vec2 normal = vec2(-direction.y, direction.x);
     float extent = half_extent(), cap = cap_length();
     float rectangle_length = length_pixels + 2.0 * cap;
-    vec2 ends = vec2(length_pixels + cap);
     vec2 corners[3] = vec2[3](vec2(-extent, -cap), vec2(-extent, 2.0 * rectangle_length - cap),
                               vec2(3.0 * extent, -cap));
-    for (int i = 0; i < 3; ++i) {   // both slots hold the place: shown_lines says which one is read
-        emit(a, corners[i].y * direction + corners[i].x * normal, corners[i].xyxy, ends, slot);
+    for (int i = 0; i < 3; ++i) {
+        emit(a, corners[i].y * direction + corners[i].x * normal, corners[i].xyxy, vec2(length_pixels + cap), 1);
     }
     EndPrimitive();
 }
 
 #if PROFILE != 1
+// The area of emit_line's triangle for a line of this length, in pixels.
+float line_triangle_area(float length_pixels) {
+    return 4.0 * half_extent() * (length_pixels + 2.0 * cap_length());
+}
+
 // Both lines of a grid vertex, from v to the next column's r and the next row's d, in one triangle: v and the
 // two lines' directions, the shorter line's side lengthened to at least half the other's (so no corner of the
 // triangle is needle-sharp), each side then moved out by the distance from a line's end to its rectangle's far
-// corner, so it holds both rectangles. False where the lines are nearly in a line on the screen or a point is
-// outside the depth range: the caller draws the two lines apart.
+// corner, so it holds both rectangles. False where the caller draws the two lines apart: where they nearly line
+// up on the screen, a point is outside the depth range, or the triangle would cover more than the two lines'
+// own triangles and the setup of one more (long lines, whose cells are large on the screen).
 bool emit_corner(vec4 v, vec4 r, vec4 d) {
     if (!within_depth_range(v) || !within_depth_range(r) || !within_depth_range(d)) return false;
     vec2 origin = to_pixels(v), to_r = to_pixels(r) - origin, to_d = to_pixels(d) - origin;
@@ -157,14 +165,20 @@ bool emit_corner(vec4 v, vec4 r, vec4 d) {
         vec2 side = normalize(points[(i + 1) % 3] - points[i]);
         outward[i] = sign(turn) * vec2(side.y, -side.x);
     }
-    vec2 across_r = vec2(-along_r.y, along_r.x), across_d = vec2(-along_d.y, along_d.x);
-    vec2 ends = vec2(length_r, length_d) + cap;
+    vec2 grown[3];
     for (int i = 0; i < 3; ++i) {
         // A corner moves out along the bisector of its sides' normals, far enough for both sides to move margin.
         vec2 before = outward[(i + 2) % 3], after = outward[i];
-        vec2 place = points[i] + margin * (before + after) / (1.0 + dot(before, after));
+        grown[i] = points[i] + margin * (before + after) / (1.0 + dot(before, after));
+    }
+    vec2 first_side = grown[1] - grown[0], second_side = grown[2] - grown[0];
+    float area = 0.5 * abs(first_side.x * second_side.y - first_side.y * second_side.x);
+    if (area > line_triangle_area(length_r) + line_triangle_area(length_d) + SETUP_PIXELS) return false;
+    vec2 across_r = vec2(-along_r.y, along_r.x), across_d = vec2(-along_d.y, along_d.x);
+    for (int i = 0; i < 3; ++i) {
+        vec2 place = grown[i];
         emit(v, place, vec4(dot(place, across_r), dot(place, along_r), dot(place, across_d), dot(place, along_d)),
-             ends, 3);
+             vec2(length_r, length_d) + cap, 3);
     }
     EndPrimitive();
     return true;
@@ -173,12 +187,12 @@ bool emit_corner(vec4 v, vec4 r, vec4 d) {
 
 void main() {
 #if PROFILE == 1
-    emit_line(gl_in[0].gl_Position, gl_in[1].gl_Position, 1);
+    emit_line(gl_in[0].gl_Position, gl_in[1].gl_Position);
 #else
     vec4 v = gl_in[0].gl_Position, r = gl_in[1].gl_Position, d = gl_in[2].gl_Position;
     if (legs[0] == 3 && emit_corner(v, r, d)) return;
-    if ((legs[0] & 1) != 0) emit_line(v, r, 1);
-    if ((legs[0] & 2) != 0) emit_line(v, d, 2);
+    if ((legs[0] & 1) != 0) emit_line(v, r);
+    if ((legs[0] & 2) != 0) emit_line(v, d);
 #endif
 }
 

@@ -128,15 +128,28 @@ def test_a_segment_leaving_the_depth_range_ends_where_it_leaves(gl_ctx, projecti
     assert np.array_equal(np.flatnonzero(covered.any(axis=0)), np.arange(17, 99))
 
 
-# A 5 x 5 grid with a bump, seen from above at an angle: its rows and columns run every way on the screen.
-GRID_FROM_ABOVE = SceneSettings(mode="lines", iterations=2, tile=1, lod="off", antialias=False, ytrans=0.0,
-                                ztrans=-3.0, pitch=55.0, yrot=20.0)
+# A 5 x 5 grid with a bump; the views below see its rows and columns run every way on the screen.
 GRID_HEIGHTS = np.array([[0.0, 0.0, 0.0, 0.0, 0.0], [0.0, 0.1, 0.2, 0.1, 0.0], [0.0, 0.2, 0.5, 0.2, 0.0],
                          [0.0, 0.1, 0.2, 0.1, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0]], dtype=np.float32)
+GRID_VIEW = SceneSettings(mode="lines", iterations=2, tile=1, lod="off", antialias=False, ytrans=0.0, ztrans=-3.0,
+                          pitch=55.0, yrot=20.0)
+GRID_VIEWS = {
+    "aliased": GRID_VIEW,
+    "antialiased": GRID_VIEW.replace(antialias=True),
+    # Nearer: the grid reaches past the image's edges, where the GL cuts the triangles.
+    "past the image's edges": GRID_VIEW.replace(antialias=True, ztrans=-1.3),
+    # Along a diagonal from low down: far rows and columns nearly line up on the screen.
+    "grazing": GRID_VIEW.replace(antialias=True, pitch=4.0, yrot=45.0, ytrans=-0.3, ztrans=-3.5),
+    # From inside the grid: points behind the eye are outside the depth range, their lines cut at the near plane.
+    "through the near plane": GRID_VIEW.replace(antialias=True, camera="fly", eye_x=0.2, eye_y=0.6, eye_z=0.1,
+                                                pitch=40.0, yrot=10.0),
+}
 
 
-def grid_segments_in_pixels(scene: SceneSettings, size: tuple[int, int]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """GRID_HEIGHTS' row and column segments as (start, end) in pixels of an image of ``size``, y up."""
+def grid_segments_in_pixels(scene: SceneSettings, size: tuple[int, int]) -> tuple[list[tuple[np.ndarray, np.ndarray]],
+                                                                                   int]:
+    """GRID_HEIGHTS' row and column segments in an image of ``size``: (start, end) in pixels, y up, of each one's
+    part within the depth range; and how many segments were cut (or left out) there."""
     from pyglm import glm
 
     from terrainview.render.renderer import Frame
@@ -145,30 +158,38 @@ def grid_segments_in_pixels(scene: SceneSettings, size: tuple[int, int]) -> list
     transform = Frame(size).perspective() * camera.view_matrix(scene)
     side = GRID_HEIGHTS.shape[0]
 
-    def pixel(column: int, row: int) -> np.ndarray:
+    def clip(column: int, row: int) -> np.ndarray:
         x, z = -1.0 + 2.0 * column / (side - 1), -1.0 + 2.0 * row / (side - 1)
-        clip = transform * glm.vec4(x, float(GRID_HEIGHTS[row, column]), z, 1.0)
-        assert abs(clip.z) < clip.w, "every point within the depth range"
-        return (np.array([clip.x, clip.y]) / clip.w * 0.5 + 0.5) * size
+        return np.array(transform * glm.vec4(x, float(GRID_HEIGHTS[row, column]), z, 1.0))
 
-    along_rows = [(pixel(column, row), pixel(column + 1, row)) for row in range(side) for column in range(side - 1)]
-    return along_rows + [(pixel(column, row), pixel(column, row + 1))
-                         for row in range(side - 1) for column in range(side)]
+    ends = [(clip(column, row), clip(column + 1, row)) for row in range(side) for column in range(side - 1)]
+    ends += [(clip(column, row), clip(column, row + 1)) for row in range(side - 1) for column in range(side)]
+    segments, cut = [], 0
+    for a, b in ends:
+        for plane_sign in (1.0, -1.0):  # the near plane (z >= -w), the far plane (z <= w)
+            da, db = a[3] + plane_sign * a[2], b[3] + plane_sign * b[2]
+            if da < 0 and db < 0:
+                break
+            if da < 0 or db < 0:
+                cut += 1
+                a, b = (a + da / (da - db) * (b - a), b) if da < 0 else (a, b + db / (db - da) * (a - b))
+        else:
+            segments.append(tuple((point[:2] / point[3] * 0.5 + 0.5) * size for point in (a, b)))
+            continue
+        cut += 1
+    return segments, cut
 
 
-@pytest.mark.parametrize(("antialias", "distance"), [(False, 3.0), (True, 3.0), (True, 1.3)],
-                         ids=["aliased", "antialiased", "past the image's edges"])
-def test_a_grid_vertexs_two_lines_share_one_triangle_drawn_as_the_two_lines(renderer, gl_ctx, antialias, distance):
+@pytest.mark.parametrize("view", GRID_VIEWS)
+def test_a_grid_vertex_draws_its_two_lines_as_two_segments_drawn_alone_would(renderer, gl_ctx, view):
     """Lines mode draws a grid vertex's segments to the next column and the next row as one triangle grown around
-    both, half as many triangles as segments to set up. Each pixel comes out as if every segment were drawn alone:
-    inked where its centre lies in a segment's rectangle (6 pixels wide, square caps), and antialiased, the grey
-    of each segment's coverage blended in turn. Nearer, the grid reaches past the image's edges, where the GL cuts
-    the triangles (llvmpipe's cut once misplaced screen-linear values: the lines' places are interpolated as
-    perspective-correct values, which they equal, each triangle lying at one depth)."""
+    both, or apart where they nearly line up on the screen, leave the depth range or are long. Whichever, each
+    pixel comes out as if every segment were drawn alone: inked where its centre lies in a segment's rectangle
+    (6 pixels wide, square caps), and antialiased, the grey of each segment's coverage blended in turn."""
     from terrainview.render.offscreen import render_pixels
 
     size = (320, 180)
-    scene = GRID_FROM_ABOVE.replace(antialias=antialias, ztrans=-distance)
+    scene = GRID_VIEWS[view]
     renderer.update(scene)
     renderer.gpu.upload_surface(GRID_HEIGHTS)
     with gl_ctx.query(primitives=True) as query:
@@ -176,22 +197,34 @@ def test_a_grid_vertexs_two_lines_share_one_triangle_drawn_as_the_two_lines(rend
     rows, columns = np.mgrid[0:size[1], 0:size[0]]
     centres = np.stack([columns + 0.5, rows + 0.5], axis=-1)
     uncovered, margin = np.ones(grey.shape), np.full(grey.shape, np.inf)
-    segments = grid_segments_in_pixels(scene, size)
+    segments, cut = grid_segments_in_pixels(scene, size)
     for start, end in segments:
         length = float(np.linalg.norm(end - start))
         direction = (end - start) / length
         along = (centres - start) @ direction
         across = np.abs((centres - start) @ np.array([-direction[1], direction[0]]))
-        coverage = np.clip(3.5 - across, 0.0, 1.0) if antialias else (across <= 3).astype(float)
+        coverage = np.clip(3.5 - across, 0.0, 1.0) if scene.antialias else (across <= 3).astype(float)
         uncovered *= 1.0 - np.where((along >= -3) & (along <= length + 3), coverage, 0.0)
         # Pixels whose centres lie within a hair of a hard edge may go either way.
         margin = np.minimum.reduce([margin, np.abs(along + 3), np.abs(along - length - 3)]
-                                   + ([] if antialias else [np.abs(across - 3)]))
+                                   + ([] if scene.antialias else [np.abs(across - 3)]))
     expected = 255.0 * uncovered
-    assert (expected < 128).sum() > 3000
+    assert (expected < 128).sum() > 2000
     assert np.abs(grey - expected)[margin > 0.02].max() <= 4, "a pixel unlike the segments drawn alone"
-    # One triangle for each of the 16 vertices with both lines, one each for the 8 with one.
-    assert len(segments) == 40 and query.primitives == 16 + 8
+    # 16 vertices start two lines, 8 one: 24 triangles when every pair shares one, 40 when none does.
+    assert 24 <= query.primitives < 40, "some vertices' two lines share a triangle, not every one's"
+    assert (cut > 0) == (view == "through the near plane")
+
+
+def test_a_dense_grid_sets_up_about_half_as_many_triangles_as_it_draws_segments(renderer, gl_ctx):
+    from terrainview.kernels import lod
+    from terrainview.render.offscreen import render_pixels
+
+    scene = SceneSettings(mode="lines", iterations=6, tile=1, lod="off")
+    renderer.update(scene)
+    with gl_ctx.query(primitives=True) as query:
+        render_pixels(renderer, scene, (320, 180))
+    assert query.primitives < 0.55 * lod.full_mesh_segments(6, 1)
 
 
 def test_lines_black_on_white(frame):

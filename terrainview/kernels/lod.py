@@ -35,7 +35,7 @@ MORPH_END = 0.99  # ... and is complete just before the range ends, whatever the
 # between levels is fully morphed there while the coarser side has not started morphing.
 MAX_NODE_EXTENT = 0.35
 # The exact full mesh is drawn while it fits a frame of about 50 ms on llvmpipe, whose vertex and geometry
-# stages run on one thread (about 0.16 us a triangle, 0.35 us a line segment with its geometry shader):
+# stages run on one thread (about 0.16 us a triangle; a frame of line segments about 0.3 us each):
 # iterations 8 on one tile, the original's largest surface, is drawn as the original drew it.
 FULL_MESH_TRIANGLES = 200_000
 FULL_MESH_SEGMENTS = 140_000

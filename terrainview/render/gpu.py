@@ -328,7 +328,10 @@ class LodInstances:
 
 @dataclass(frozen=True)
 class LodIndices:
-    """The GPU table's key of a patch's index buffer: line segments or triangles of ``quads`` quads per side."""
+    """The GPU table's key of a patch's index buffer of ``quads`` quads per side.
+
+    For the lines program, each vertex with its next column's and next row's; else triangles.
+    """
 
     lines: bool
     quads: int
@@ -683,14 +686,14 @@ class GpuResources:
         pixels = np.frombuffer(texture.read(alignment=1), dtype=np.uint8)
         return pixels.reshape(texture.height, texture.width, 3)[::-1].copy()  # GL's first row is v = 0
 
-    # --- level of detail -----------------------------------------------------------------------------------
-
     def draw_grid_lines(self, size: int, tiles: int) -> None:
         """Draw ``tiles`` copies of a full size x size grid's rows and columns with the "grid_lines" program.
 
         Each vertex's two segments are one triangle of three vertices (shaders/lines.glsl).
         """
         self.get("vao:grid_lines").render(moderngl.TRIANGLES, vertices=3 * size * size, instances=tiles)
+
+    # --- level of detail -----------------------------------------------------------------------------------
 
     def lod_vertex_array(self, program: str, part: str, rows: np.ndarray, quads: int,
                          lines: bool) -> moderngl.VertexArray:
