@@ -191,6 +191,14 @@ def test_the_budget_search_takes_the_finest_error_that_fits():
     assert chosen == pytest.approx(8.0 / 1.5 ** 3) and len(tried) <= 4  # 2.37 px; 1.58 px would draw 120k
 
 
+def test_the_budget_search_tries_no_step_that_would_be_over_the_budget():
+    """A step finer draws at least LEAST_STEP_GROWTH times as much: at 39k of 60k the cap is the finest, untried."""
+    chosen, tried = budget_search(lambda error: 2.5e6 / error ** 2)
+    assert chosen == 8.0 and tried == [8.0]
+    chosen, tried = budget_search(lambda error: 1.5e6 / error ** 2)  # 23k at the cap, 53k a step finer
+    assert chosen == pytest.approx(8.0 / 1.5) and tried == pytest.approx([8.0, 8.0 / 1.5])
+
+
 def test_the_budget_search_through_once_per_ranges_selects_no_error_twice():
     """A count falling faster than 1 / error**2: the estimate overshoots, a coarser step fits, and the walk comes
     back to the first step, which once_per_ranges answers from memory."""

@@ -91,7 +91,8 @@ def test_regions_are_wanted_nearest_first_and_coarser_far_away():
     ranges = world_regions.world_ranges(settings, 720, 60.0)
     wanted = world_regions.wanted_regions(settings, 7.0, ranges)
     x, _, z = (0.0, 0.5, 3.0)
-    distances = [world_regions.region_distance(key.x, key.z, x, z) for key in wanted]
+    distances = world_regions.region_distances(np.array([key.x for key in wanted]), np.array([key.z for key in wanted]),
+                                               x, z)
     assert all(distance <= 7.0 for distance in distances)
     assert wanted[0].detail == 10 and min(key.detail for key in wanted) < 8, "near ones whole, far ones coarse"
     for key, distance in zip(wanted, distances, strict=True):

@@ -27,6 +27,10 @@ MAX_RETRIES = 8  # ... this many times at most
 # wireframe would fill in black).
 FINEST_ERROR_PIXELS = 1.0
 FINEST_LINES_ERROR_PIXELS = 4.0
+# A step finer multiplies what a view draws by at least this much (2.25 by 1 / error**2, down to 1.8 seen where
+# ranges near their floor): a step that would then be over the budget is not tried (a frame's selection is most
+# of its search's cost, and the default views all fit at the cap and never a step finer).
+LEAST_STEP_GROWTH = 1.75
 
 
 class LodTerrain:
@@ -137,7 +141,7 @@ def finest_within_budget(select: Callable[[float], tuple[Chosen, int]], cap: flo
                 break
         return chosen
     finest = FINEST_LINES_ERROR_PIXELS if lines else FINEST_ERROR_PIXELS
-    if count == 0 or cap <= finest:
+    if count == 0 or cap <= finest or count * LEAST_STEP_GROWTH > limit:
         return chosen
     finest_step = math.floor(math.log(cap / finest) / math.log(ERROR_GROWTH) + 1e-9)
     # The count goes about as 1 / error**2: start where it would meet the limit, then walk to the finest that fits.
@@ -148,6 +152,8 @@ def finest_within_budget(select: Callable[[float], tuple[Chosen, int]], cap: flo
         finer, finer_count = select(cap / ERROR_GROWTH ** step)
         if finer_count <= limit:
             fitting = (step, finer)
+            if finer_count * LEAST_STEP_GROWTH > limit:
+                break  # the next step cannot fit
             step += 1
         elif fitting[0] >= step - 1 and fitting[0] > 0:
             break  # the step before fitted: it is the finest

@@ -239,7 +239,8 @@ class WorldTerrain:
         # One region past the reach too: made before it comes into view.
         self.wanted = world_regions.wanted_regions(settings, reach + PREFETCH, ranges)
         eye_x, _, eye_z = camera.eye_position(settings)
-        within = [world_regions.region_distance(key.x, key.z, eye_x, eye_z) <= reach for key in self.wanted]
+        places = np.array([(key.x, key.z) for key in self.wanted], dtype=np.int64).reshape(-1, 2)
+        within = world_regions.region_distances(places[:, 0], places[:, 1], eye_x, eye_z) <= reach
         if not self.streaming:
             self.fill(world_, self.wanted, programs.lit)
         view_rows = np.array(view, dtype=np.float64)

@@ -125,40 +125,34 @@ def region_centre(x: int, z: int) -> tuple[float, float]:
     return camera.TILE_SIZE * x, camera.TILE_SIZE * z
 
 
-def region_distance(x: int, z: int, eye_x: float, eye_z: float) -> float:
-    """Horizontal distance from the eye to the nearest point of a region."""
-    centre_x, centre_z = region_centre(x, z)
-    dx = max(abs(eye_x - centre_x) - 1.0, 0.0)
-    dz = max(abs(eye_z - centre_z) - 1.0, 0.0)
-    return math.hypot(dx, dz)
-
-
-def detail_at(iterations: int, distance: float, ranges: np.ndarray) -> int:
-    """The detail a region this far needs: level of detail draws nothing finer than ranges allow there.
-
-    One level finer than needed, so that a region is refined before the eye reaches the next range.
-    """
-    coarser = int(np.count_nonzero(ranges[:-1] < distance))
-    return max(min(iterations, MIN_DETAIL), iterations - max(coarser - 1, 0))
+def region_distances(x: np.ndarray, z: np.ndarray, eye_x: float, eye_z: float) -> np.ndarray:
+    """Horizontal distance from the eye to the nearest point of each region (x, z: integer arrays)."""
+    dx = np.maximum(np.abs(eye_x - camera.TILE_SIZE * x) - 1.0, 0.0)
+    dz = np.maximum(np.abs(eye_z - camera.TILE_SIZE * z) - 1.0, 0.0)
+    return np.hypot(dx, dz)
 
 
 def wanted_regions(settings: SceneSettings, reach: float, ranges: np.ndarray) -> list[RegionKey]:
-    """Every region within ``reach`` of the eye with the detail it needs, nearest first (ahead before behind)."""
+    """Every region within ``reach`` of the eye with the detail it needs, nearest first (ahead before behind).
+
+    A region's detail: level of detail draws nothing finer than ranges allow at its distance, and one level finer
+    than that is made, so that a region is refined before the eye reaches the next range.
+    """
     eye_x, _, eye_z = camera.eye_position(settings)
     forward_x, forward_z = camera.heading(settings)
     span = math.ceil(reach / camera.TILE_SIZE) + 1
     centre_x, centre_z = round(eye_x / camera.TILE_SIZE), round(eye_z / camera.TILE_SIZE)
-    keyed = []
-    for z in range(centre_z - span, centre_z + span + 1):
-        for x in range(centre_x - span, centre_x + span + 1):
-            distance = region_distance(x, z, eye_x, eye_z)
-            if distance > reach:
-                continue
-            region_x, region_z = region_centre(x, z)
-            behind = (region_x - eye_x) * forward_x + (region_z - eye_z) * forward_z < -1.5
-            key = RegionKey(x, z, detail_at(settings.iterations, distance, ranges))
-            keyed.append(((behind, distance), key))
-    return [key for _, key in sorted(keyed)]
+    rows, columns = np.mgrid[centre_z - span:centre_z + span + 1, centre_x - span:centre_x + span + 1]
+    x, z = columns.ravel(), rows.ravel()
+    distance = region_distances(x, z, eye_x, eye_z)
+    near = distance <= reach
+    x, z, distance = x[near], z[near], distance[near]
+    behind = (camera.TILE_SIZE * x - eye_x) * forward_x + (camera.TILE_SIZE * z - eye_z) * forward_z < -1.5
+    coarser = np.count_nonzero(ranges[None, :-1] < distance[:, None], axis=1)
+    iterations = settings.iterations
+    detail = np.maximum(min(iterations, MIN_DETAIL), iterations - np.maximum(coarser - 1, 0))
+    order = np.lexsort((detail, z, x, distance, behind))  # the last key first: behind, distance, then the key
+    return [RegionKey(int(x[index]), int(z[index]), int(detail[index])) for index in order]
 
 
 def world_ranges(settings: SceneSettings, image_height: int, field_of_view_y: float, lit: bool = False) -> np.ndarray:
