@@ -158,15 +158,20 @@ def test_a_view_over_budget_is_drawn_with_a_larger_error():
     assert select(settings).triangles() > lod.TRIANGLE_BUDGET / 4, "only as much coarser as the budget needs"
 
 
-def budget_search(counts, cap: float = 8.0, limit: float = 60_000, lines: bool = False):
-    """finest_within_budget over a made-up count per error: (the error chosen, the errors tried in order)."""
+def budget_search(counts, cap: float = 8.0, limit: float = 60_000, lines: bool = False, ranges_of=None):
+    """finest_within_budget over a made-up count per error: (the error chosen, the errors tried in order).
+
+    The ranges for the steps' growth are 1 / error (none held back by a floor) unless ``ranges_of`` is given.
+    """
     tried = []
 
     def select(error):
         tried.append(error)
         return error, counts(error)
 
-    return lod_draw.finest_within_budget(select, cap, limit, lines), tried
+    ranges_of = ranges_of or (lambda error: np.array([1.0 / error, np.inf]))
+    growth = functools.partial(lod_draw.least_step_growth, ranges_of)
+    return lod_draw.finest_within_budget(select, cap, limit, lines, growth), tried
 
 
 def test_the_budget_search_coarsens_until_the_view_fits():
@@ -192,11 +197,22 @@ def test_the_budget_search_takes_the_finest_error_that_fits():
 
 
 def test_the_budget_search_tries_no_step_that_would_be_over_the_budget():
-    """A step finer draws at least LEAST_STEP_GROWTH times as much: at 39k of 60k the cap is the finest, untried."""
+    """A step finer is taken to draw LEAST_STEP_GROWTH times as much where the ranges grow by the whole step: from
+    39k of 60k at the cap the step finer goes untried; from 23k it is tried (53k), and the one after it not."""
     chosen, tried = budget_search(lambda error: 2.5e6 / error ** 2)
     assert chosen == 8.0 and tried == [8.0]
-    chosen, tried = budget_search(lambda error: 1.5e6 / error ** 2)  # 23k at the cap, 53k a step finer
+    chosen, tried = budget_search(lambda error: 1.5e6 / error ** 2)
     assert chosen == pytest.approx(8.0 / 1.5) and tried == pytest.approx([8.0, 8.0 / 1.5])
+
+
+def test_the_budget_search_tries_a_step_whose_ranges_are_held_back_by_their_floor():
+    """Ranges at their floor at the cap grow by less than the step (here 1.125x): 40k at the cap is 51k a step
+    finer, which fits and is taken."""
+    def ranges_of(error):
+        return np.array([max(1.0 / 6.0, 1.0 / error), np.inf])
+
+    chosen, tried = budget_search(lambda error: 1.44e6 * ranges_of(error)[0] ** 2, ranges_of=ranges_of)
+    assert tried[:2] == pytest.approx([8.0, 8.0 / 1.5]) and chosen == pytest.approx(8.0 / 1.5)
 
 
 def test_the_budget_search_through_once_per_ranges_selects_no_error_twice():
@@ -209,7 +225,7 @@ def test_the_budget_search_through_once_per_ranges_selects_no_error_twice():
         return float(ranges[0]), 4e6 / float(ranges[0]) ** 4  # 977 at the cap; 60k fits down to 2.86 px
 
     chosen = lod_draw.finest_within_budget(lod_draw.once_per_ranges(lambda error: np.array([error]), select), 8.0,
-                                           60_000, False)[1]
+                                           60_000, False, lambda error: lod_draw.LEAST_STEP_GROWTH)[1]
     assert chosen == pytest.approx(8.0 / 1.5 ** 2)  # 3.56 px; 2.37 px would draw 127k
     assert len(selected) == len(set(selected)) == 5, selected  # the cap, then steps 5, 4, 3 and 2 (3 again: memory)
 

@@ -27,9 +27,11 @@ MAX_RETRIES = 8  # ... this many times at most
 # wireframe would fill in black).
 FINEST_ERROR_PIXELS = 1.0
 FINEST_LINES_ERROR_PIXELS = 4.0
-# A step finer multiplies what a view draws by at least this much (2.25 by 1 / error**2, down to 1.8 seen where
-# ranges near their floor): a step that would then be over the budget is not tried (a frame's selection is most
-# of its search's cost, and the default views all fit at the cap and never a step finer).
+# What a step finer is taken to multiply a view's count by where its ranges grow by the whole step (2.25 by
+# 1 / error**2; 1.8 to 2.1 measured): a step that would then be over the budget is not tried (a frame's selection
+# is most of its search's cost, and the default views all fit at the cap and never a step finer). Where the
+# ranges' floor holds them back, ``least_step_growth`` takes less. A view whose nodes are all of the finest level
+# already draws the same a step finer; it keeps the cap's morph zones.
 LEAST_STEP_GROWTH = 1.75
 
 
@@ -83,7 +85,7 @@ class LodTerrain:
 
         ranges_of = functools.partial(lod.lod_ranges, surface, detail_height, field_of_view_y)
         ranges, selection = finest_within_budget(once_per_ranges(ranges_of, select), settings.lod_error, limit,
-                                                 lines)
+                                                 lines, functools.partial(least_step_growth, ranges_of))
         if image_projection is None or image_projection == projection:
             return selection
         return lod.select_nodes(surface, roots, planes(projection), eye, ranges)
@@ -113,8 +115,20 @@ def once_per_ranges(ranges_of: Callable[[float], np.ndarray], select: Callable[[
     return select_at
 
 
-def finest_within_budget(select: Callable[[float], tuple[Chosen, int]], cap: float, limit: float,
-                         lines: bool) -> Chosen:
+def least_step_growth(ranges_of: Callable[[float], np.ndarray], error: float) -> float:
+    """What a step finer than ``error`` is taken to multiply a view's count by (LEAST_STEP_GROWTH).
+
+    Less, by the square of how much less the ranges grow than the step, where their floor (MAX_NODE_EXTENT in
+    lod.grid_ranges) holds them back at ``error``.
+    """
+    coarse, fine = ranges_of(error), ranges_of(error / ERROR_GROWTH)
+    finite = np.isfinite(coarse) & np.isfinite(fine)
+    grown = float(np.min(fine[finite] / coarse[finite])) if finite.any() else ERROR_GROWTH
+    return LEAST_STEP_GROWTH * (grown / ERROR_GROWTH) ** 2
+
+
+def finest_within_budget(select: Callable[[float], tuple[Chosen, int]], cap: float, limit: float, lines: bool,
+                         step_growth: Callable[[float], float]) -> Chosen:
     """What ``select(error)`` gives for the finest error the budget ``limit`` allows.
 
     From FINEST_ERROR_PIXELS (FINEST_LINES_ERROR_PIXELS for ``lines``) up to ``cap`` (--lod-error); past the cap
@@ -122,7 +136,8 @@ def finest_within_budget(select: Callable[[float], tuple[Chosen, int]], cap: flo
     ``select`` returns its choice and what it draws, and may be asked again for an error it has answered (wrap it in
     ``once_per_ranges``, which answers from memory). The drawn count goes about as 1 / error**2, so one try at the
     cap says how much finer to try; errors are whole steps of ERROR_GROWTH below the cap, so a moving eye does
-    not change the error every frame.
+    not change the error every frame. A step is not tried where ``step_growth`` (``least_step_growth``) of the
+    error before it says it would be over the budget.
     """
     chosen, count = select(cap)
     error = cap
@@ -141,7 +156,7 @@ def finest_within_budget(select: Callable[[float], tuple[Chosen, int]], cap: flo
                 break
         return chosen
     finest = FINEST_LINES_ERROR_PIXELS if lines else FINEST_ERROR_PIXELS
-    if count == 0 or cap <= finest or count * LEAST_STEP_GROWTH > limit:
+    if count == 0 or cap <= finest or count * step_growth(cap) > limit:
         return chosen
     finest_step = math.floor(math.log(cap / finest) / math.log(ERROR_GROWTH) + 1e-9)
     # The count goes about as 1 / error**2: start where it would meet the limit, then walk to the finest that fits.
@@ -152,7 +167,7 @@ def finest_within_budget(select: Callable[[float], tuple[Chosen, int]], cap: flo
         finer, finer_count = select(cap / ERROR_GROWTH ** step)
         if finer_count <= limit:
             fitting = (step, finer)
-            if finer_count * LEAST_STEP_GROWTH > limit:
+            if finer_count * step_growth(cap / ERROR_GROWTH ** step) > limit:
                 break  # the next step cannot fit
             step += 1
         elif fitting[0] >= step - 1 and fitting[0] > 0:

@@ -27,7 +27,7 @@ from terrainview.render.gpu import (
     patch_index_count,
     uniform,
 )
-from terrainview.render.lod_draw import finest_within_budget, lod_uniforms, once_per_ranges
+from terrainview.render.lod_draw import finest_within_budget, least_step_growth, lod_uniforms, once_per_ranges
 from terrainview.scene import camera, world_regions
 from terrainview.scene.settings import SceneSettings
 from terrainview.scene.world_regions import RegionCache, RegionKey, World
@@ -285,7 +285,7 @@ class WorldTerrain:
 
         ranges_of = functools.partial(lod.grid_ranges, iterations, detail_height, field_of_view_y, coarser_top=True)
         patch_ranges, selections = finest_within_budget(once_per_ranges(ranges_of, select), settings.lod_error,
-                                                        limit, lines)
+                                                        limit, lines, functools.partial(least_step_growth, ranges_of))
         if image_projection != projection:  # one tile of a larger image: the whole image's error, this tile's nodes
             selections = self._select(in_view, frame_planes, eye, patch_ranges, bottom, top)
 
