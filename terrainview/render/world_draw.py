@@ -274,13 +274,19 @@ class WorldTerrain:
 
         eye = np.array(camera.eye_position(settings))
         bottom, top = self._slab
-        outside = _outside(frame_planes, [key for key, _ in drawable], bottom, top)
-        in_view = [entry for entry, out_of_view in zip(drawable, outside, strict=True) if not out_of_view]
+
+        def seen(planes_: np.ndarray) -> list[tuple[RegionKey, _Resident]]:
+            outside = _outside(planes_, [key for key, _ in drawable], bottom, top)
+            return [entry for entry, out_of_view in zip(drawable, outside, strict=True) if not out_of_view]
+
+        # The error is the whole image's, found over every region it shows, whichever tile of it this frame is.
+        in_image = seen(image_planes)
+        in_view = in_image if image_projection == projection else seen(frame_planes)
         budget_scale = max(1.0, (detail_height / lod.BUDGET_HEIGHT) ** 2)
         limit = (lod.SEGMENT_BUDGET if lines else lod.TRIANGLE_BUDGET) * budget_scale
 
         def select(ranges: np.ndarray) -> tuple[list[lod.Selection | None], int]:
-            chosen = self._select(in_view, image_planes, eye, ranges, bottom, top)
+            chosen = self._select(in_image, image_planes, eye, ranges, bottom, top)
             return chosen, sum(_count(selection, lines) for selection in chosen if selection is not None)
 
         ranges_of = functools.partial(lod.grid_ranges, iterations, detail_height, field_of_view_y, coarser_top=True)
