@@ -438,6 +438,15 @@ def test_render_prints_the_terrain_triangles(tmp_path, call_main):
     assert out.strip().startswith("wrote") and out.strip().endswith("of 1.2M triangles)"), out
 
 
+@pytest.mark.gl  # renders offscreen through the CLI
+def test_render_says_its_drawn_count_is_summed_over_the_tiles(tmp_path, call_main):
+    """A 4400-pixel-wide drawing is two tiles, each drawing the whole 2112-segment grid it shows part of."""
+    status, out, _ = call_main("render", "-o", tmp_path / "shot.png", "--size", "1100x100", "--supersample", "4",
+                               "--mode", "lines", "--iterations", "5", "--tile", "1")
+    assert status == 0
+    assert out.strip().endswith("4224 of 2112 line segments over 2 tiles)"), out
+
+
 @pytest.mark.parametrize(("option", "value", "fragment"), [("--lod-error", "0", "--lod-error: "),
                                                            ("--lod-error", "65", "--lod-error: "),
                                                            ("--lod", "maybe", "--lod")])

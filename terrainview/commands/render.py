@@ -67,9 +67,9 @@ def render_command(args: argparse.Namespace) -> int:
             if moved:
                 say(f"warning: {moved}")
             drawn: list[FrameStats] = []
+            tiles = tile_count(renderer.ctx, size, supersample)
             pixels = render_pixels(renderer, settings, size, supersample=supersample, stats=drawn,
-                                   progress=stages.stage("drawing", tile_count(renderer.ctx, size, supersample)),
-                                   filtered=False)
+                                   progress=stages.stage("drawing", tiles), filtered=False)
             if supersample > 1:
                 stages.stage(f"filtering {supersample}x down")
                 pixels = reduce(pixels, size)
@@ -78,7 +78,9 @@ def render_command(args: argparse.Namespace) -> int:
     finally:
         renderer.release()
         ctx.release()
-    terrain = f", {drawn[0].terrain_summary()}" if drawn[0].terrain_full else ""
+    # Drawn is summed over the tiles (each draws what its part of the image shows), the full mesh counted once.
+    over = f" over {tiles} tiles" if tiles > 1 else ""
+    terrain = f", {drawn[0].terrain_summary()}{over}" if drawn[0].terrain_full else ""
     report(f"wrote {path} ({size[0]}x{size[1]}, {settings.mode} mode{terrain})")
     return 0
 
