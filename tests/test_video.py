@@ -364,6 +364,27 @@ def test_bad_targets_and_flights(tmp_path, monkeypatch, call_main, usage_error, 
     assert names(tmp_path) == before
 
 
+def test_a_flight_under_the_ground_is_drawn_as_render_draws_its_frames(tmp_path, call_main):
+    """A flight written by hand that takes the orbit camera, looking up, under the land: each frame keeps the
+    camera above the ground as render keeps a scene's (the underside never shows), carries where it was drawn
+    from, and equals render of that scene; video says in how many frames it moved the camera."""
+    flight = Flythrough(SceneSettings(mode="rendered", iterations=5, tile=3, seed=4),
+                        (Keyframe(0.0, {"ytrans": 0.3, "pitch": -20.0}),
+                         Keyframe(0.5, {"ytrans": 0.35, "pitch": -25.0})))
+    flight_path = tmp_path / "under.toml"
+    save_flight(flight, flight_path)
+    status, _, err = call_main("video", "--frames", tmp_path / "frames", "--flight", flight_path, "--size", "64x36",
+                               "--fps", "4", "--progress", "none")
+    assert status == 0 and "raised to stay above the ground in 3 of 3 frames" in err, err
+    for frame in sorted((tmp_path / "frames").iterdir()):
+        settings, _ = load_scene(frame)
+        assert settings.ytrans < 0.3, "the scene the frame was drawn from, the camera raised"
+        status, _, err = call_main("render", "-o", tmp_path / f"again-{frame.name}", "--size", "64x36", "--scene",
+                                   frame)
+        assert status == 0 and "warning" not in err, err
+        assert np.array_equal(png(frame), png(tmp_path / f"again-{frame.name}"))
+
+
 def test_supersampled_frames_equal_supersampled_render(tmp_path, call_main):
     """Filtering happens in the encoder process: still the render command's picture, pixel for pixel."""
     flight_path = tmp_path / "flight.toml"

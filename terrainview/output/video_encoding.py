@@ -28,9 +28,10 @@ import numpy as np
 from PIL import Image
 
 from terrainview.base.atomic_files import CLEANUP_SIGNALS, OutputError, atomic_folder, atomic_output
-from terrainview.base.messages import report
+from terrainview.base.messages import report, say
 from terrainview.render.offscreen import create_headless_context, reduce, render_pixels, save_png
 from terrainview.render.renderer import Renderer
+from terrainview.scene import camera, world_regions
 from terrainview.scene.flythrough import VIDEO_FLIGHT_KEY, Flythrough, flight_text
 from terrainview.scene.scene_file import picture_extras
 from terrainview.scene.settings import SceneSettings
@@ -212,16 +213,24 @@ def _run(plan: VideoPlan, make_sink: Callable[[], Any], advance: Callable[[], No
         ctx = create_headless_context()
         with ctx:  # current on this thread, for drawing and releasing, whatever other contexts the process holds
             renderer = Renderer(ctx)
+            moved: list[str] = []
             try:
                 for index in range(plan.frame_count):
                     time = plan.frame_time(index)
                     settings = plan.flight.at(time)
                     renderer.update(settings)
+                    # Within the bounds render keeps a given camera in (a flight written by hand may go under the
+                    # ground): each frame is then what render draws of the scene it carries.
+                    ground = world_regions.ground(settings, renderer.surface_heights)
+                    settings, why = camera.given_fly_eye_in_bounds(settings, ground)
+                    moved += [why] if why else []
                     pixels = render_pixels(renderer, settings, size, supersample=supersample, filtered=False)
                     encoder.submit(index, time, settings, pixels, advance)
             finally:
                 renderer.release()
         encoder.finish(advance)
+        if moved:
+            say(f"warning: {moved[0]} in {len(moved)} of {plan.frame_count} frames")
     finally:
         encoder.stop()
         if ctx is not None:

@@ -30,6 +30,7 @@ CLEARANCE_RADIUS = 0.15
 # A flying eye climbs at most this far above the ground under it: from higher up the land lies beyond the fog's
 # end (7 units away), and only the sky and the fog colour would show.
 CEILING = 2.5
+BOUND_ROUNDING = 1e-9  # world units: how far past a bound a kept eye may land by rounding
 TILE_SIZE = 2.0  # one copy of the surface spans -1..1
 
 Vec3 = tuple[float, float, float]
@@ -191,7 +192,10 @@ def keep_above_ground(settings: SceneSettings, ground: Ground | None) -> SceneSe
     x, y, z = eye_position(settings)
     floor = floor_under(ground, x, z)
     top = floor + CEILING if settings.camera is CameraMode.FLY else math.inf
-    return settings if floor <= y <= top else with_eye(settings, (x, min(max(y, floor), top), z))
+    # An eye kept here and put back in an orbit camera's own terms lands within a rounding of the bound: it is in.
+    if floor - BOUND_ROUNDING <= y <= top + BOUND_ROUNDING:
+        return settings
+    return with_eye(settings, (x, min(max(y, floor), top), z))
 
 
 def given_fly_eye_in_bounds(settings: SceneSettings, ground: Ground | None) -> tuple[SceneSettings, str | None]:

@@ -205,11 +205,11 @@ class TerrainApp(mglw.WindowConfig):
     def _update_ground(self) -> None:
         """Terrain following needs the surface under the eye: the CPU copy of the heightmap being drawn."""
         self.flight.ground = world_regions.ground(self.settings, self.feed.ground_heights)
-        if self.flythrough.player is None:  # a replay is drawn as recorded, as its video export is
-            self.settings, moved = camera.given_fly_eye_in_bounds(self.settings, self.flight.ground)
-            if moved and moved not in self.told:  # said once a session: a slider near the ground would repeat it
-                self.told.add(moved)
-                self.show_message(moved[0].upper() + moved[1:])
+        # A replay too, as its video export and render keep it (a flight recorded here never leaves the bounds).
+        self.settings, moved = camera.given_fly_eye_in_bounds(self.settings, self.flight.ground)
+        if moved and moved not in self.told:  # said once a session: a slider near the ground would repeat it
+            self.told.add(moved)
+            self.show_message(moved[0].upper() + moved[1:])
 
     def _draw_ui(self, frame_time: float) -> None:
         self.status.busy_seconds = self.feed.busy_seconds
