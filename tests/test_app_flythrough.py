@@ -79,3 +79,18 @@ class TestRecordingInTheWindow:
         tap(app, keys.LEFT)
         app.on_render(0.0, 1 / 60)
         assert app.settings.yrot == stopped + 3.0, "after the replay the keys fly again"
+
+    def test_a_replay_that_goes_under_the_ground_is_drawn_above_it_as_its_video_is(self, app):  # noqa: F811
+        """A flight written by hand takes the orbit camera, looking up, under the land: the replay draws each frame
+        with the camera kept above the ground, as video and render do, and says so once."""
+        start = app.settings.replace(camera="orbit", mode="rendered", ytrans=0.3, pitch=-20.0)
+        flight = flythrough.Flythrough(start, (flythrough.Keyframe(0.0, {"ytrans": 0.3, "pitch": -20.0}),
+                                               flythrough.Keyframe(1.0, {"ytrans": 0.35, "pitch": -25.0})))
+        app.settings = app.flythrough.play(flight)
+        for _ in range(4):
+            app.on_render(0.0, 1 / 20)
+            recorded = flight.at(app.flythrough.player.time)
+            assert app.drawn_settings.ytrans < recorded.ytrans - 0.1, "drawn raised, not as the flight put it"
+            assert app.drawn_settings.pitch == recorded.pitch
+        assert "raised to stay above the ground" in app.message[0]
+        app.flythrough.stop_replay()

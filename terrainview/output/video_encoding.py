@@ -18,6 +18,7 @@ import queue
 import signal
 import sys
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -193,17 +194,21 @@ def export(plan: VideoPlan, path: Path, *, force: bool, frames: bool = False, pr
     with _signals_as_interrupt(), _progress(plan.frame_count, progress) as advance:
         if frames:
             with atomic_folder(path, force) as folder:
-                _run(plan, partial(FramesSink, folder, size, fps, plan.frame_count, plan.supersample), advance)
-            return
-        sink_type = GifSink if path.suffix.lower() == ".gif" else Mp4Sink
-        with atomic_output(path, force) as temporary:
-            _run(plan, partial(sink_type, temporary, size, fps, plan.flight), advance)
+                moved = _run(plan, partial(FramesSink, folder, size, fps, plan.frame_count, plan.supersample),
+                             advance)
+        else:
+            sink_type = GifSink if path.suffix.lower() == ".gif" else Mp4Sink
+            with atomic_output(path, force) as temporary:
+                moved = _run(plan, partial(sink_type, temporary, size, fps, plan.flight), advance)
+    for why, count in moved.items():  # once the progress bar is done and the output written
+        say(f"warning: in {count} of {plan.frame_count} frames {why}")
 
 
-def _run(plan: VideoPlan, make_sink: Callable[[], Any], advance: Callable[[], None]) -> None:
+def _run(plan: VideoPlan, make_sink: Callable[[], Any], advance: Callable[[], None]) -> Counter[str]:
     """Draw and read back here; filter and encode in a child process, fed through shared-memory slots.
 
     A thread would not overlap: moderngl holds the GIL for the whole of a draw call, seconds on llvmpipe.
+    Returns how many frames had their camera moved into bounds, by what was done.
     """
     size, supersample = plan.size, plan.supersample
     full = (size[0] * supersample, size[1] * supersample)
@@ -213,7 +218,7 @@ def _run(plan: VideoPlan, make_sink: Callable[[], Any], advance: Callable[[], No
         ctx = create_headless_context()
         with ctx:  # current on this thread, for drawing and releasing, whatever other contexts the process holds
             renderer = Renderer(ctx)
-            moved: list[str] = []
+            moved: Counter[str] = Counter()
             try:
                 for index in range(plan.frame_count):
                     time = plan.frame_time(index)
@@ -223,14 +228,14 @@ def _run(plan: VideoPlan, make_sink: Callable[[], Any], advance: Callable[[], No
                     # ground): each frame is then what render draws of the scene it carries.
                     ground = world_regions.ground(settings, renderer.surface_heights)
                     settings, why = camera.given_fly_eye_in_bounds(settings, ground)
-                    moved += [why] if why else []
+                    if why:
+                        moved[why] += 1
                     pixels = render_pixels(renderer, settings, size, supersample=supersample, filtered=False)
                     encoder.submit(index, time, settings, pixels, advance)
             finally:
                 renderer.release()
         encoder.finish(advance)
-        if moved:
-            say(f"warning: {moved[0]} in {len(moved)} of {plan.frame_count} frames")
+        return moved
     finally:
         encoder.stop()
         if ctx is not None:

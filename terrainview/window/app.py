@@ -138,6 +138,8 @@ class TerrainApp(mglw.WindowConfig):
         self.settings = self.flight.advance(self.settings, frame_time)
         # A replay's clock starts with the first frame drawn (not while the kernels compile).
         self.settings = self.flythrough.advance(self.settings, frame_time if self.drawn_settings else 0.0)
+        if self.flythrough.player is not None:
+            self._keep_camera_in_bounds()
         self.feed.request(self.settings)
         framebuffer = self.wnd.fbo
         framebuffer.use()
@@ -205,7 +207,15 @@ class TerrainApp(mglw.WindowConfig):
     def _update_ground(self) -> None:
         """Terrain following needs the surface under the eye: the CPU copy of the heightmap being drawn."""
         self.flight.ground = world_regions.ground(self.settings, self.feed.ground_heights)
-        # A replay too, as its video export and render keep it (a flight recorded here never leaves the bounds).
+        if self.flythrough.player is None:  # a replay is kept after it moves the camera (on_render)
+            self._keep_camera_in_bounds()
+
+    def _keep_camera_in_bounds(self) -> None:
+        """Keep the camera where keys and mouse could take it, as render keeps a scene's and video a flight's.
+
+        During a replay the ground is the surface on screen: for the frames before a flight's new terrain arrives,
+        the old one's.
+        """
         self.settings, moved = camera.given_fly_eye_in_bounds(self.settings, self.flight.ground)
         if moved and moved not in self.told:  # said once a session: a slider near the ground would repeat it
             self.told.add(moved)
