@@ -11,7 +11,7 @@ from terrainview.commands import Command
 from terrainview.commands.stages import Stages, terrain_stages
 from terrainview.render.offscreen import create_headless_context, reduce, render_pixels, save_png, tile_count
 from terrainview.render.renderer import FrameStats, Renderer
-from terrainview.scene import camera, world_regions
+from terrainview.scene import world_regions
 from terrainview.scene.arguments import scene_from_args
 from terrainview.scene.image_size import DEFAULT_SIZE, MAX_IMAGE_SIDE, check_supersample, parse_size
 from terrainview.scene.scene_file import SceneError, picture_extras
@@ -62,8 +62,7 @@ def render_command(args: argparse.Namespace) -> int:
             announce_compile(settings)
             renderer.arrays.progress = terrain_stages(stages, lambda: renderer.arrays.eroding)
             renderer.update(settings)
-            ground = world_regions.ground(settings, renderer.surface_heights)
-            settings, moved = camera.given_fly_eye_in_bounds(settings, ground)
+            settings, moved = world_regions.camera_in_bounds(settings, renderer.surface_heights)
             if moved:
                 say(f"warning: {moved}")
             drawn: list[FrameStats] = []

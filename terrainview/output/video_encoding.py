@@ -32,7 +32,7 @@ from terrainview.base.atomic_files import CLEANUP_SIGNALS, OutputError, atomic_f
 from terrainview.base.messages import report, say
 from terrainview.render.offscreen import create_headless_context, reduce, render_pixels, save_png
 from terrainview.render.renderer import Renderer
-from terrainview.scene import camera, world_regions
+from terrainview.scene import world_regions
 from terrainview.scene.flythrough import VIDEO_FLIGHT_KEY, Flythrough, flight_text
 from terrainview.scene.scene_file import picture_extras
 from terrainview.scene.settings import SceneSettings
@@ -226,8 +226,7 @@ def _run(plan: VideoPlan, make_sink: Callable[[], Any], advance: Callable[[], No
                     renderer.update(settings)
                     # Within the bounds render keeps a given camera in (a flight written by hand may go under the
                     # ground): each frame is then what render draws of the scene it carries.
-                    ground = world_regions.ground(settings, renderer.surface_heights)
-                    settings, why = camera.given_fly_eye_in_bounds(settings, ground)
+                    settings, why = world_regions.camera_in_bounds(settings, renderer.surface_heights)
                     if why:
                         moved[why] += 1
                     pixels = render_pixels(renderer, settings, size, supersample=supersample, filtered=False)

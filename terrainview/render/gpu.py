@@ -140,11 +140,6 @@ def patch_corner_indices(quads: int) -> np.ndarray:
     return np.column_stack([vertex, next_column, next_row]).astype("u4")
 
 
-def patch_index_count(quads: int, lines: bool) -> int:
-    """How many indices ``patch_corner_indices`` (lines) or ``patch_triangle_indices`` make."""
-    return 3 * (quads + 1) ** 2 if lines else 6 * quads * quads
-
-
 def _upsampled(coarse: np.ndarray, factor: int) -> np.ndarray:
     """A tiling square of values ``factor`` times larger, interpolated bilinearly across its wrapped edges."""
     side = coarse.shape[0]

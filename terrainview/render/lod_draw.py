@@ -17,7 +17,7 @@ import numpy as np
 from pyglm import glm
 
 from terrainview.kernels import lod
-from terrainview.render.gpu import MAX_LOD_LEVELS, SURFACE_FOG, GpuResources, patch_index_count, uniform
+from terrainview.render.gpu import MAX_LOD_LEVELS, SURFACE_FOG, GpuResources, uniform
 from terrainview.scene import camera
 from terrainview.scene.settings import LevelOfDetail, SceneSettings
 
@@ -199,5 +199,5 @@ def draw_selection(gpu: GpuResources, selection: lod.Selection, lines: bool, pro
             continue
         uniform(program, "patch_quads").value = quads
         vertex_array = gpu.lod_vertex_array(program_name, part, rows, quads, lines)
-        vertex_array.render(moderngl.TRIANGLES, vertices=patch_index_count(quads, lines), instances=len(rows))
+        vertex_array.render(moderngl.TRIANGLES, instances=len(rows))  # as many vertices as its index buffer holds
     return selection.segments() if lines else selection.triangles()

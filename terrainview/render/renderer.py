@@ -600,12 +600,11 @@ class Renderer:
         width, height = frame.image_size
         side = 1 << int(math.log2(max(1, min(width, height))))
         half_x, half_y = side / width, side / height
+        framebuffer.clear(0.0, 0.0, 0.0, 1.0)  # black around the square
         if catalog.texture(settings).make is not None:  # a CPU-made texture is an image: show it
             texture = self.gpu.surface_texture()
             texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
-            framebuffer.clear(0.0, 0.0, 0.0, 1.0)
             return self._draw_image(framebuffer, texture, (-half_x, -half_y, half_x, half_y), frame.ndc_window)
         # The teximage itself: its triangles drawn straight into the square, as the original drew them.
-        framebuffer.clear(0.0, 0.0, 0.0, 1.0)
         placement = camera.compose(frame.ndc_window, glm.scale(glm.vec3(half_x, half_y, 1.0)))
         return FrameStats(self._draw_teximage_triangles(placement), "triangles")

@@ -24,7 +24,6 @@ from terrainview.render.gpu import (
     GpuResources,
     HeightArrayPool,
     HeightBands,
-    patch_index_count,
     uniform,
 )
 from terrainview.render.lod_draw import finest_within_budget, least_step_growth, lod_uniforms, once_per_ranges
@@ -275,13 +274,13 @@ class WorldTerrain:
         eye = np.array(camera.eye_position(settings))
         bottom, top = self._slab
 
-        def seen(planes_: np.ndarray) -> list[tuple[RegionKey, _Resident]]:
-            outside = _outside(planes_, [key for key, _ in drawable], bottom, top)
-            return [entry for entry, out_of_view in zip(drawable, outside, strict=True) if not out_of_view]
+        def seen(entries: list[tuple[RegionKey, _Resident]], planes_: np.ndarray) -> list[tuple[RegionKey, _Resident]]:
+            outside = _outside(planes_, [key for key, _ in entries], bottom, top)
+            return [entry for entry, out_of_view in zip(entries, outside, strict=True) if not out_of_view]
 
         # The error is the whole image's, found over every region it shows, whichever tile of it this frame is.
-        in_image = seen(image_planes)
-        in_view = in_image if image_projection == projection else seen(frame_planes)
+        in_image = seen(drawable, image_planes)
+        in_view = in_image if image_projection == projection else seen(in_image, frame_planes)
         budget_scale = max(1.0, (detail_height / lod.BUDGET_HEIGHT) ** 2)
         limit = (lod.SEGMENT_BUDGET if lines else lod.TRIANGLE_BUDGET) * budget_scale
 
@@ -325,7 +324,8 @@ class WorldTerrain:
                 uniform(program, "cell_shift").value = iterations - resident.key.detail
                 drawn += _draw_patches(program, instances, index, selection, lines)
         full_per_region = (lod.full_mesh_segments if lines else lod.full_mesh_triangles)(iterations, 1)
-        return drawn, full_per_region * sum(within)  # every region within reach, as the tiles' ring counts
+        # Every region within reach, as the tiles' ring counts.
+        return drawn, full_per_region * int(np.count_nonzero(within))
 
     def _upload_instances(self, selections: list[lod.Selection | None], program_name: str,
                           lines: bool) -> dict[str, _Instances]:
@@ -388,7 +388,7 @@ def _draw_patches(program: moderngl.Program, instances: dict[str, _Instances], i
         part.vertex_array.bind(node_info, "f", part.buffer, "2f", offset=first * stride + 16, stride=stride,
                                divisor=1)
         uniform(program, "patch_quads").value = part.quads
-        part.vertex_array.render(moderngl.TRIANGLES, vertices=patch_index_count(part.quads, lines), instances=count)
+        part.vertex_array.render(moderngl.TRIANGLES, instances=count)  # as many vertices as its index buffer holds
     return _count(selection, lines)
 
 

@@ -290,6 +290,11 @@ def ground(settings: SceneSettings, heights: np.ndarray | None) -> camera.Ground
     return camera.ground_height(heights, settings.tile)
 
 
+def camera_in_bounds(settings: SceneSettings, heights: np.ndarray | None) -> tuple[SceneSettings, str | None]:
+    """``camera.given_fly_eye_in_bounds`` over ``ground``: how render and each video frame draw a given scene."""
+    return camera.given_fly_eye_in_bounds(settings, ground(settings, heights))
+
+
 def world_conflict(settings: SceneSettings) -> str | None:
     """Why the endless world cannot show ``settings`` as asked, in one line naming the option; None if it can.
 

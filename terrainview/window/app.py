@@ -138,8 +138,7 @@ class TerrainApp(mglw.WindowConfig):
         self.settings = self.flight.advance(self.settings, frame_time)
         # A replay's clock starts with the first frame drawn (not while the kernels compile).
         self.settings = self.flythrough.advance(self.settings, frame_time if self.drawn_settings else 0.0)
-        if self.flythrough.player is not None:
-            self._keep_camera_in_bounds()
+        self._keep_camera_in_bounds()  # after the keys and a replay moved it
         self.feed.request(self.settings)
         framebuffer = self.wnd.fbo
         framebuffer.use()
@@ -207,8 +206,6 @@ class TerrainApp(mglw.WindowConfig):
     def _update_ground(self) -> None:
         """Terrain following needs the surface under the eye: the CPU copy of the heightmap being drawn."""
         self.flight.ground = world_regions.ground(self.settings, self.feed.ground_heights)
-        if self.flythrough.player is None:  # a replay is kept after it moves the camera (on_render)
-            self._keep_camera_in_bounds()
 
     def _keep_camera_in_bounds(self) -> None:
         """Keep the camera where keys and mouse could take it, as render keeps a scene's and video a flight's.
