@@ -25,7 +25,7 @@ out vec4 fragment_color;
 void main() {
     vec3 direction = normalize(far_point);
     // Below the horizon (where no land or sea is drawn) the haze of the horizon continues.
-    vec3 light = direction.y < 0.02 ? haze_light(direction) : sky(direction) + sun_disc(direction);
+    vec3 light = direction.y < HAZE_ELEVATION ? haze_light(direction) : sky(direction) + sun_disc(direction);
     fragment_color = vec4(finish(light), 1.0);
 }
 

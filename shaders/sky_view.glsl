@@ -1,11 +1,12 @@
 // Reading the natural look's sky-view table (made by sky_table.glsl from atmosphere.glsl's model whenever the
 // sun moves): the sky's light by direction; the table's row of constants (the sun's light at the ground, the
-// ambient sky light and the exposure) comes as uniforms, read back once per sun (a fetch a pixel each cost
-// about 5% of a frame on llvmpipe). Then what every natural program shares: Lambertian lighting, aerial
-// perspective, the sun's disc, and finish() (exposure, a filmic tone curve, sRGB). SKY_TABLE_WIDTH and
-// SKY_TABLE_ROWS are defines from gpu.py.
+// ambient sky light, the exposure and the haze's light straight down) comes as uniforms, read back once per sun (a
+// fetch a pixel each cost about 5% of a frame on llvmpipe). Then what every natural program shares: Lambertian
+// lighting, aerial perspective, the sun's disc, and finish() (exposure, a filmic tone curve, sRGB).
+// SKY_TABLE_WIDTH, SKY_TABLE_ROWS and HAZE_ELEVATION are defines from gpu.py.
 #define SKY_TABLE_WIDTH 64
 #define SKY_TABLE_ROWS 32
+#define HAZE_ELEVATION 0.02
 const float PI_VIEW = 3.14159265;
 const float SUN_DISC_COSINE = 0.99996;  // cos(0.5 degree): the sun's disc, a little larger than life
 uniform sampler2D sky_table;
@@ -13,6 +14,7 @@ uniform vec3 sun_direction;
 uniform vec3 sun_light;       // the sun's light at the ground
 uniform vec3 ambient_light;   // the sky's, on ground facing up
 uniform float exposure_scale; // what finish() multiplies linear light by
+uniform vec3 horizon_haze;    // the haze's light looking straight down (sky_table.glsl's haze_below)
 
 // Where a direction's light is kept: bearing across, the square root of elevation up (finer near the horizon).
 vec2 sky_table_place(vec3 direction) {
@@ -34,9 +36,12 @@ vec3 sun_disc(vec3 direction) {
     return sun_light * 40.0 * smoothstep(SUN_DISC_COSINE - 0.00002, SUN_DISC_COSINE, dot(direction, sun_direction));
 }
 
-// The light of the haze seen along direction: the sky's own at the horizon (below it, the horizon's).
+// The light of the haze seen along direction: the sky's own at the horizon. Below it, the horizon's at the same
+// bearing, turning into every bearing's average (horizon_haze) toward straight down: the bearing alone, which
+// turns all the way round about the point under the eye, drew a bright wedge pointing at it at a low sun.
 vec3 haze_light(vec3 direction) {
-    return sky(normalize(vec3(direction.x, max(direction.y, 0.02), direction.z)));
+    vec3 horizon = sky(normalize(vec3(direction.x, max(direction.y, HAZE_ELEVATION), direction.z)));
+    return direction.y >= HAZE_ELEVATION ? horizon : mix(horizon_haze, horizon, length(direction.xz));
 }
 
 // Air between the eye and a point distance away: what is left of the point's light plus the light the air

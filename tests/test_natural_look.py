@@ -185,6 +185,33 @@ def test_the_sky_is_brighter_at_the_horizon_and_warmer_toward_a_low_sun(renderer
 
 
 @pytest.mark.gl
+def test_looking_down_at_a_low_sun_the_haze_draws_no_wedge_at_the_point_below(renderer):
+    """Flat land from high up, looking almost straight down, the sun low: around the point under the eye the haze
+    is alike on every side. Taking the haze of each pixel's bearing alone, which turns all the way round that
+    point, drew a bright wedge toward the sun pointing at it (54 levels round a 4-pixel ring, 61 of warmth at 8)."""
+    import glm
+
+    from terrainview.render.renderer import Frame
+    from terrainview.scene import camera
+
+    above = NATURAL.replace(tile=3, eye_x=0.1, eye_y=2.4, eye_z=0.2, pitch=80.0, yrot=30.0, sun_elevation=4.0,
+                            sun_azimuth=250.0)
+    image = frame_of(renderer, above, np.zeros((65, 65), dtype=np.float32))
+    eye = camera.eye_position(above)
+    below = Frame(SIZE).perspective() * camera.view_matrix(above) * glm.vec4(eye[0], 0.0, eye[2], 1.0)
+    column, row = (below.x / below.w + 1) / 2 * SIZE[0], (1 - below.y / below.w) / 2 * SIZE[1]
+
+    def ring(radius: float) -> np.ndarray:
+        angles = np.linspace(0.0, 2 * math.pi, 24, endpoint=False)
+        rows, columns = row + radius * np.sin(angles), column + radius * np.cos(angles)
+        return image[np.rint(rows).astype(int), np.rint(columns).astype(int)]
+
+    brightness, warmth = ring(4).mean(axis=1), ring(8)[:, 0] - ring(8)[:, 2]
+    assert np.ptp(brightness) < 20, "round the point below, the haze is alike on every side"
+    assert np.ptp(warmth) < 25, "and no warmer toward the sun"
+
+
+@pytest.mark.gl
 def test_water_reflects_more_at_grazing_angles(renderer):
     """Deep water about one unit away (the same haze), seen from above and at a grazing angle: the grazing
     view mirrors the bright sky, the one from above looks into the dark water."""

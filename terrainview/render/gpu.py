@@ -31,6 +31,7 @@ SKY_FOG = (3.0, 11.0)
 SURFACE_FOG = (2.0, 7.0)
 SUN_PENUMBRA = 0.05  # the natural look's shadow edge: radians of sun elevation from lit to shadowed
 SKY_TABLE_SIZE = (64, 32)  # the natural look's sky-view table: bearings across, elevations up
+HAZE_ELEVATION = 0.02  # the sine of the elevation whose sky light the haze takes (sky_view.glsl's haze_light)
 NOISE_SIDE = 256  # texels per side of the natural look's noise texture
 LIGHT_DIRECTION = (1.0, 0.5, 1.0)
 LIGHT_AMBIENT = 0.5
@@ -358,7 +359,8 @@ class GpuResources:
         bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS, "BANDS_PER_ARRAY": BANDS_PER_ARRAY,  # grid.glsl's
                  "HEIGHT_ARRAYS": HEIGHT_ARRAYS}
         lod_levels = {"MAX_LOD_LEVELS": MAX_LOD_LEVELS}  # lod.glsl's
-        sky_table = {"SKY_TABLE_WIDTH": SKY_TABLE_SIZE[0], "SKY_TABLE_ROWS": SKY_TABLE_SIZE[1]}  # sky_view.glsl's
+        sky_table = {"SKY_TABLE_WIDTH": SKY_TABLE_SIZE[0], "SKY_TABLE_ROWS": SKY_TABLE_SIZE[1],  # sky_view.glsl's
+                     "HAZE_ELEVATION": HAZE_ELEVATION}
         natural = {"HORIZON_LAYERS": HORIZON_DIRECTIONS // lighting.CHANNELS,
                    "SKY_VIEW_CHANNEL": lighting.SKY_VIEW_CHANNEL, "BROAD_X_CHANNEL": lighting.BROAD_X_CHANNEL,
                    "BROAD_Z_CHANNEL": lighting.BROAD_Z_CHANNEL, "PENUMBRA": SUN_PENUMBRA, **sky_table}
@@ -626,10 +628,10 @@ class GpuResources:
                 table.viewport = (0, 0, *table.size)
                 uniform(self.programs["sky_table"], "sun_direction").value = sun
                 self.get("vao:sky_table").render(moderngl.TRIANGLES, vertices=3)
-            row = np.frombuffer(table.read(viewport=(0, SKY_TABLE_SIZE[1], 3, 1), components=4, dtype="f2"),
-                                dtype=np.float16).astype(np.float64).reshape(3, 4)
+            row = np.frombuffer(table.read(viewport=(0, SKY_TABLE_SIZE[1], 4, 1), components=4, dtype="f2"),
+                                dtype=np.float16).astype(np.float64).reshape(4, 4)
             self._sky_constants = {"sun_light": tuple(row[0, :3]), "ambient_light": tuple(row[1, :3]),
-                                   "exposure_scale": float(row[2, 0])}
+                                   "exposure_scale": float(row[2, 0]), "horizon_haze": tuple(row[3, :3])}
             self._sky_table_sun = sun
         return self._sky_constants
 

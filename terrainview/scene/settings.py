@@ -151,8 +151,8 @@ class SceneSettings:
     camera: CameraMode = _option(CameraMode.ORBIT, "camera: orbit (the world turns about its origin) or fly",
                                  choices=CAMERAS, group="camera", closed_set=CameraMode)
     yrot: float = _option(0.0, "camera yaw in degrees", low=-1e6, high=1e6, group="camera", angle=True)
-    pitch: float = _option(0.0, "camera pitch in degrees (-80 to 80)", low=-80.0, high=80.0, group="camera",
-                           angle=True)
+    pitch: float = _option(0.0, "camera pitch in degrees, positive looks down (-80 to 80)", low=-80.0, high=80.0,
+                           group="camera", angle=True)
     xtrans: float = _option(0.0, "orbit camera X translation", low=-1e4, high=1e4, group="camera")
     ytrans: float = _option(-0.5, "orbit camera Y translation", low=-1e4, high=1e4, group="camera")
     ztrans: float = _option(-3.0, "orbit camera Z translation", low=-1e4, high=1e4, group="camera")
