@@ -40,53 +40,106 @@ _LOW_WORD = 0xFFFFFFFF
 
 
 @njit(cache=True, inline="always")
-def _offset(column, row, key, scale):
-    """Scale * r for the lattice point at finest-level address (column, row); r uniform in [-0.5, 0.5)."""
-    bits = hash32(np.uint32(column & _LOW_WORD) ^ key)
-    bits = hash32(bits ^ np.uint32(row & _LOW_WORD))
-    bits = hash32(bits ^ np.uint32(((column >> 32) * 65599 + (row >> 32)) & _LOW_WORD))
-    return scaled_offset(bits, scale)
+def _column_terms(columns, key, bits, high):
+    """What a point's hash takes from its column alone (``columns``: finest-level addresses), once per column.
+
+    The first of its three hashes into ``bits``, and its high word's share of the third into ``high``.
+    """
+    for k in range(columns.shape[0]):
+        bits[k] = hash32(np.uint32(columns[k] & _LOW_WORD) ^ key)
+        high[k] = (columns[k] >> 32) * 65599
+
+
+@njit(cache=True, inline="always")
+def _row_offsets(offsets, bits, high, row, scale):
+    """Scale * r for a row's points (finest-level address ``row``), r uniform in [-0.5, 0.5).
+
+    Their columns' ``_column_terms`` given: a contiguous loop, which the compiler vectorizes.
+    """
+    row_low, row_high = np.uint32(row & _LOW_WORD), row >> 32
+    for k in range(offsets.shape[0]):
+        hashed = hash32(bits[k] ^ row_low)
+        hashed = hash32(hashed ^ np.uint32((high[k] + row_high) & _LOW_WORD))
+        offsets[k] = scaled_offset(hashed, scale)
 
 
 @njit(cache=True, nogil=True)
-def _world_kernel(windows, shifts, scales, top_scale, key):
-    """The last level's window of the lattice.
+def _refine(coarse, coarse_column, coarse_row, fine, first_column, first_row, shift, scale, key):
+    """One pass: ``fine`` from ``coarse``, the level above.
+
+    ``fine``'s first point is at first_column, first_row (its finest-level address: those << shift);
+    ``coarse``'s at coarse_column, coarse_row of its own level. Each step goes in loops of its own over the
+    points it sets, so no point tests its parity: the coarse points copied, the diamond centres (odd row, odd
+    column) from the four coarse corners, then the square-step points from the four around them, which are
+    coarse points and centres only. ``fine``'s outer ring keeps only the centres the square step reads at the
+    edge; its other points are never set. Offsets are hashed a row at a time, for the even-indexed or the
+    odd-indexed columns (``side`` 0 or 1).
+    """
+    rows, columns = fine.shape
+    per_side = (columns + 1) // 2
+    bits = np.empty((2, per_side), dtype=np.uint32)
+    high = np.empty((2, per_side), dtype=np.int64)
+    offsets = np.empty(per_side, dtype=np.float32)
+    for side in range(2):
+        count = (columns - side + 1) // 2
+        addresses = (first_column + side + 2 * np.arange(count)) << shift
+        _column_terms(addresses, key, bits[side, :count], high[side, :count])
+    even_row, even_column = first_row & 1, first_column & 1  # the first even row and column (0 or 1)
+    odd_row, odd_column = 1 - even_row, 1 - even_column
+    for j in range(even_row, rows, 2):
+        source = coarse[((first_row + j) >> 1) - coarse_row]
+        left = ((first_column + even_column) >> 1) - coarse_column
+        for k in range((columns - even_column + 1) // 2):
+            fine[j, even_column + 2 * k] = source[left + k]
+    centres = (columns - odd_column + 1) // 2
+    for j in range(odd_row, rows, 2):
+        up = coarse[((first_row + j) >> 1) - coarse_row]
+        down = coarse[((first_row + j) >> 1) - coarse_row + 1]
+        left = ((first_column + odd_column) >> 1) - coarse_column
+        _row_offsets(offsets[:centres], bits[odd_column, :centres], high[odd_column, :centres],
+                     (first_row + j) << shift, scale)
+        for k in range(centres):
+            fine[j, odd_column + 2 * k] = ((up[left + k] + up[left + k + 1] + down[left + k] + down[left + k + 1])
+                                           * QUARTER + offsets[k])
+    for j in range(1, rows - 1):
+        side = (1 + first_row + j + first_column) & 1  # of the columns where (row + column) is odd
+        count = (columns - 2 - side) // 2 + 1  # up to the column before the last
+        _row_offsets(offsets[:count], bits[side, :count], high[side, :count], (first_row + j) << shift, scale)
+        for k in range(1 - side, count):  # from the column after the first
+            i = side + 2 * k
+            fine[j, i] = ((fine[j - 1, i] + fine[j + 1, i] + fine[j, i - 1] + fine[j, i + 1]) * QUARTER
+                          + offsets[k])
+
+
+@njit(cache=True, nogil=True)
+def _world_kernel(windows, shifts, scales, top_scale, key, out, last, before_last):
+    """The last level's window of the lattice, into ``out``.
 
     ``windows[level]``: first column, last column, first row, last row of that level's window (level 0 the
     top); ``shifts[level]``: log2 of its cell in finest-level cells; ``scales[level]``: the offset scale of the
-    pass that refines level into level + 1.
+    pass that refines level into level + 1. Each pass writes one cell more on every side (the diamond centres
+    the square step reads at the window's edge) into ``last`` or ``before_last``, by turns, the last pass into
+    ``last``; they come from numpy, which asks Linux for huge pages (see fractal_numba).
     """
+    passes = windows.shape[0] - 1
     first_column, last_column, first_row, last_row = windows[0]
-    coarse = np.empty((last_row - first_row + 1, last_column - first_column + 1), dtype=np.float32)
-    for j in range(coarse.shape[0]):
-        for i in range(coarse.shape[1]):
-            coarse[j, i] = _offset((first_column + i) << shifts[0], (first_row + j) << shifts[0], key, top_scale)
-    for level in range(windows.shape[0] - 1):
-        coarse_column, coarse_row = windows[level, 0], windows[level, 2]
+    size = (last_row - first_row + 1, last_column - first_column + 1)
+    top = last if passes % 2 == 0 else before_last  # level w is in ``last`` where passes - w is even
+    coarse = top[:size[0] * size[1]].reshape(size)
+    bits = np.empty(size[1], dtype=np.uint32)
+    high = np.empty(size[1], dtype=np.int64)
+    _column_terms((first_column + np.arange(size[1])) << shifts[0], key, bits, high)
+    for j in range(size[0]):
+        _row_offsets(coarse[j], bits, high, (first_row + j) << shifts[0], top_scale)
+    for level in range(passes):
         first_column, last_column, first_row, last_row = windows[level + 1]
-        shift, scale = shifts[level + 1], scales[level]
-        # One cell more on every side for the diamond centres the square step reads at the window's edge.
-        fine = np.empty((last_row - first_row + 3, last_column - first_column + 3), dtype=np.float32)
-        for j in range(fine.shape[0]):
-            row = first_row - 1 + j
-            for i in range(fine.shape[1]):
-                column = first_column - 1 + i
-                if (row & 1) == 0 and (column & 1) == 0:  # a point of the coarser level
-                    fine[j, i] = coarse[(row >> 1) - coarse_row, (column >> 1) - coarse_column]
-                elif (row & 1) == 1 and (column & 1) == 1:  # diamond step: the centre of a coarse cell
-                    up, left = (row >> 1) - coarse_row, (column >> 1) - coarse_column
-                    fine[j, i] = ((coarse[up, left] + coarse[up, left + 1] + coarse[up + 1, left]
-                                   + coarse[up + 1, left + 1]) * QUARTER
-                                  + _offset(column << shift, row << shift, key, scale))
-        for j in range(1, fine.shape[0] - 1):  # square step: the midpoints of the coarse cells' edges
-            row = first_row - 1 + j
-            for i in range(1, fine.shape[1] - 1):
-                column = first_column - 1 + i
-                if ((row + column) & 1) == 1:
-                    fine[j, i] = ((fine[j - 1, i] + fine[j + 1, i] + fine[j, i - 1] + fine[j, i + 1]) * QUARTER
-                                  + _offset(column << shift, row << shift, key, scale))
-        coarse = fine[1:-1, 1:-1].copy()
-    return coarse
+        size = (last_row - first_row + 3, last_column - first_column + 3)
+        fine = (last if (passes - 1 - level) % 2 == 0 else before_last)[:size[0] * size[1]].reshape(size)
+        _refine(coarse, windows[level, 0], windows[level, 2], fine, first_column - 1, first_row - 1,
+                shifts[level + 1], scales[level], key)
+        coarse = fine[1:-1, 1:-1]
+    out[:, :] = coarse
+    return out
 
 
 def _windows(iterations: int, octaves: int, column0: int, row0: int, columns: int, rows: int) -> np.ndarray:
@@ -126,7 +179,14 @@ def world_heights(iterations: int, column0: int, row0: int, columns: int, rows: 
     windows = _windows(iterations, octaves, column0, row0, columns, rows)
     shifts = np.arange(MAX_ITERATIONS_2D + octaves, MAX_ITERATIONS_2D - iterations - 1, -1, dtype=np.int64)
     scales, top_scale = _scales(octaves, iterations, h, height_scale)
-    return _world_kernel(windows, shifts, scales, top_scale, stream_key(seed, _DOMAIN_WORLD))
+    # The levels' arrays, each with a ring of one point, take turns in two, the last level in ``last``.
+    sizes = [int(last_column - first_column + 3) * int(last_row - first_row + 3)
+             for first_column, last_column, first_row, last_row in windows]
+    last = np.empty(max(sizes[-1::-2]), dtype=np.float32)
+    before_last = np.empty(max(sizes[-2::-2]), dtype=np.float32)
+    out = np.empty((rows, columns), dtype=np.float32)
+    return _world_kernel(windows, shifts, scales, top_scale, stream_key(seed, _DOMAIN_WORLD), out, last,
+                         before_last)
 
 
 def region_cells(iterations: int) -> int:
