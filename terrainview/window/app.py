@@ -7,6 +7,7 @@ Thin on purpose: generation reaches the GPU through ``GenerationFeed``, drawing 
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import math
 import time
@@ -162,6 +163,12 @@ class TerrainApp(mglw.WindowConfig):
             elif self.drawn_settings is not None and World.of(self.drawn_settings) is not None:
                 self.world_feed.forget()  # the frame that leaves the endless world
             self.status.regions_pending = self.world_feed.pending if world is not None else None
+            if self.drawn_settings is None:
+                # What starting made (the imports alone are 95,000 objects, kept all session) is put out of the
+                # collector's reach: each full collection walked it within a frame (60 ms on two cores), a frame
+                # over 50 ms now and then while flying.
+                gc.collect()
+                gc.freeze()
             self.drawn_settings = settings
             self.status.drawn = self.frame_stats.summary()
             if drafting and self.draft.size is not None:
