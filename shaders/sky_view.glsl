@@ -37,11 +37,14 @@ vec3 sun_disc(vec3 direction) {
 }
 
 // The light of the haze seen along direction: the sky's own at the horizon. Below it, the horizon's at the same
-// bearing, turning into every bearing's average (horizon_haze) toward straight down: the bearing alone, which
+// bearing gives way to every bearing's average (horizon_haze) as the view turns down, by the eighth power of the
+// cosine of its angle below the horizon: half at 23 degrees down, a sixteenth at 45. The bearing's own, which
 // turns all the way round about the point under the eye, drew a bright wedge pointing at it at a low sun.
 vec3 haze_light(vec3 direction) {
     vec3 horizon = sky(normalize(vec3(direction.x, max(direction.y, HAZE_ELEVATION), direction.z)));
-    return direction.y >= HAZE_ELEVATION ? horizon : mix(horizon_haze, horizon, length(direction.xz));
+    float across = dot(direction.xz, direction.xz);  // the cosine squared
+    across *= across;
+    return direction.y >= HAZE_ELEVATION ? horizon : mix(horizon_haze, horizon, across * across);
 }
 
 // Air between the eye and a point distance away: what is left of the point's light plus the light the air

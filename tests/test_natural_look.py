@@ -209,6 +209,12 @@ def test_looking_down_at_a_low_sun_the_haze_draws_no_wedge_at_the_point_below(re
     brightness, warmth = ring(4).mean(axis=1), ring(8)[:, 0] - ring(8)[:, 2]
     assert np.ptp(brightness) < 20, "round the point below, the haze is alike on every side"
     assert np.ptp(warmth) < 25, "and no warmer toward the sun"
+    # Farther out too: looking 60 degrees down toward a sun 2 degrees up, a row 40 degrees below the horizon is no
+    # brighter toward the sun's bearing (its middle) than at its ends, which are farther away, so hazier (-10;
+    # +18 with the bearing's share falling as the cosine alone: a beam narrowing toward the point below).
+    toward = frame_of(renderer, above.replace(pitch=60.0, yrot=0.0, sun_elevation=2.0, sun_azimuth=0.0),
+                      np.zeros((65, 65), dtype=np.float32)).mean(axis=2)[40, 16:80]
+    assert toward[28:36].mean() < np.concatenate([toward[:8], toward[-8:]]).mean() + 5
 
 
 @pytest.mark.gl
