@@ -169,7 +169,7 @@ def test_a_ridge_casts_its_shadow_on_the_ground_behind_it_at_a_low_sun(renderer,
             for bearing in (azimuth, azimuth - 180.0))
         return sun_in_the_west[east_flat].mean() / sun_in_the_east[east_flat].mean()
 
-    assert shade(14.0) < 0.8, "behind the ridge, in its shadow (about 0.7; unshadowed 0.9)"
+    assert shade(14.0) < 0.9, "behind the ridge, in its shadow (about 0.81; unshadowed 1.0)"
     assert 0.9 < shade(60.0) < 1.1, "no shadow at a high sun"
 
 
