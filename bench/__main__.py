@@ -17,14 +17,15 @@ SECTIONS = ("kernels", "busy", "generators", "erosion", "viewer", "uploads", "sc
 
 
 def run_section(name: str) -> None:
-    """Import bench.<name> and run it under its heading (a module not there, an optional one, is passed over)."""
+    """Import bench.<name> and run it under its heading (a module not there, an optional one, is said skipped)."""
+    print(f"\n== {name} ==", flush=True)
     try:
         module = importlib.import_module(f"bench.{name}")
     except ModuleNotFoundError as error:
         if error.name != f"bench.{name}":
             raise
+        print("skipped: not in this checkout")
         return
-    print(f"\n== {name} ==", flush=True)
     module.run()
 
 
@@ -40,7 +41,9 @@ def main(names: list[str]) -> int:
     print(f"terrainview benchmarks on {platform.machine()} / {platform.python_implementation()} "
           f"{platform.python_version()}", flush=True)
     for name in SECTIONS:
-        if subprocess.run([sys.executable, "-m", "bench", name], check=False).returncode != 0:
+        returncode = subprocess.run([sys.executable, "-m", "bench", name], check=False).returncode
+        if returncode != 0:
+            print(f"bench: section {name} ended with exit status {returncode}", file=sys.stderr)
             return 1
     return 0
 

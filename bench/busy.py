@@ -60,7 +60,8 @@ def _times(kernels, counts: tuple[int, ...]) -> dict[int, dict[str, float]]:
         for name, (call, repeats) in kernels.items():
             samples: dict[int, list[float]] = {count: [] for count in counts}
             for index in range(WARMUPS + repeats):
-                # Each count goes first in turn: a call right after another's may find its caches or cores changed.
+                # The counts take turns at going first (rotated by one each round): a call right after another's
+                # may find its caches or cores changed.
                 for count in counts[index % 2:] + counts[:index % 2]:
                     set_num_threads(count)
                     started = time.perf_counter()

@@ -99,6 +99,7 @@ def _flight(iterations: int) -> None:
         feed.stop()
         renderer.release()
         ctx.release()
+        gc.unfreeze()  # what this flight froze goes back to the collector, not into the next flight's figures
     slowest, over = max(times), sum(1 for value in times if value > FRAME_TARGET_MS)
     print(f"  iterations {iterations}: {len(times)} frames over {eye_z:+.0f} units, median "
           f"{np.median(times):.0f} ms, slowest {slowest:.0f} ms, {over} over {FRAME_TARGET_MS:g} ms "

@@ -20,6 +20,23 @@ def test_the_kernel_equals_the_definition_point_by_point():
         np.testing.assert_array_equal(world.world_heights(4, column0, row0, 9, 7, 11, 0.6, 1.3, octaves), expected)
 
 
+def test_the_kernel_equals_the_definition_in_small_windows_anywhere():
+    """Windows of one to a few points (where each level's window is larger than the next one's), at the lattice's
+    first and last iterations, up to eight octaves, starting on odd and even points either side of zero and at
+    the edges of the reach: the kernel's index arithmetic against the definition point by point."""
+    rng = np.random.default_rng(3)
+    for case in range(40):
+        iterations, octaves = (1, 12, 4, 9)[case % 4], int(rng.integers(0, world.MAX_OCTAVES + 1))
+        reach = world.MAX_WORLD_CELLS >> (12 - iterations)
+        columns, rows = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+        anywhere = int(rng.integers(-reach, reach - 4))
+        column0 = (-reach, reach - columns + 1, int(rng.integers(-9, 9)), anywhere)[case % 4]
+        row0 = (int(rng.integers(-9, 9)), -reach, reach - rows + 1, anywhere)[case % 4]
+        arguments = (iterations, column0, row0, columns, rows, case, 0.5 + 0.01 * case, 1.7, octaves)
+        np.testing.assert_array_equal(world.world_heights(*arguments), reference.world_heights(*arguments),
+                                      err_msg=str(arguments))
+
+
 def test_neighbouring_regions_share_their_edges_exactly():
     centre = world.world_region(6, 2, -3, seed=4)
     assert np.array_equal(centre[:, -1], world.world_region(6, 3, -3, seed=4)[:, 0])

@@ -71,9 +71,9 @@ def _refine(coarse, coarse_column, coarse_row, fine, first_column, first_row, sh
     ``coarse``'s at coarse_column, coarse_row of its own level. Each step goes in loops of its own over the
     points it sets, so no point tests its parity: the coarse points copied, the diamond centres (odd row, odd
     column) from the four coarse corners, then the square-step points from the four around them, which are
-    coarse points and centres only. ``fine``'s outer ring keeps only the centres the square step reads at the
-    edge; its other points are never set. Offsets are hashed a row at a time, for the even-indexed or the
-    odd-indexed columns (``side`` 0 or 1).
+    coarse points and centres only. ``fine``'s outer ring holds the coarse points and centres the square step
+    reads at the edge; its square-step points are never set. Offsets are hashed a row at a time, for the
+    even-indexed or the odd-indexed columns (``side`` 0 or 1).
     """
     rows, columns = fine.shape
     per_side = (columns + 1) // 2
@@ -179,7 +179,7 @@ def world_heights(iterations: int, column0: int, row0: int, columns: int, rows: 
     windows = _windows(iterations, octaves, column0, row0, columns, rows)
     shifts = np.arange(MAX_ITERATIONS_2D + octaves, MAX_ITERATIONS_2D - iterations - 1, -1, dtype=np.int64)
     scales, top_scale = _scales(octaves, iterations, h, height_scale)
-    # The levels' arrays, each with a ring of one point, take turns in two, the last level in ``last``.
+    # The levels' arrays (below the top, each with a ring of one point) take turns in two, the last in ``last``.
     sizes = [int(last_column - first_column + 3) * int(last_row - first_row + 3)
              for first_column, last_column, first_row, last_row in windows]
     last = np.empty(max(sizes[-1::-2]), dtype=np.float32)
