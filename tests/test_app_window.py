@@ -531,6 +531,21 @@ class TestKeysInProcess:
         tap(fresh, fresh.wnd.keys.F2)
         assert not fresh.panel.status_line_visible
 
+    def test_a_message_goes_above_the_status_line_not_over_it(self, fresh):
+        """A message as wide as the quit prompt, with the status line shown (F2): its box sits above the status
+        line's (both were anchored near the bottom right, the message drawn over the figures)."""
+        tap(fresh, fresh.wnd.keys.F2)
+        try:
+            fresh.show_message("Changes since the last save: press Escape again within 4 seconds to quit anyway")
+            fresh.on_render(0.0, 1 / 60)
+            message, status = fresh.message_rect, fresh.panel.status_rect
+            assert message is not None and status is not None
+            assert message[2] > status[0], "the boxes share columns"
+            assert message[3] <= status[1], "the message's bottom is above the status line's top"
+        finally:
+            fresh.message = ("", 0.0)
+            tap(fresh, fresh.wnd.keys.F2)
+
     def test_the_natural_look_drafts_while_the_view_moves_and_is_whole_at_rest(self, fresh, monkeypatch):
         from terrainview.window.app import DRAFT_REST_SECONDS
 

@@ -108,6 +108,7 @@ class TerrainApp(mglw.WindowConfig):
         self.frame_stats: FrameStats | None = None
         self.pointer = (0.0, 0.0)  # the mouse, in window coordinates
         self.message = ("", 0.0)
+        self.message_rect: tuple[float, float, float, float] | None = None  # its box as last drawn
         self.screenshots = WindowScreenshots(self.renderer, self.show_message)
         self.scene_files = SceneFiles(self.show_message)
         self.frame_counter = FrameCounter(time.perf_counter())
@@ -277,15 +278,21 @@ class TerrainApp(mglw.WindowConfig):
         text, until = self.message
         if text and time.perf_counter() < until:
             lines.append(text)
+        self.message_rect = None
         if not lines:
             return
         viewport = imgui.get_main_viewport()
         # Centred on the view the panel leaves free where it fits there (a message over the panel's own text was
         # hard to read), else on the window, in front of the panel.
         left = self.panel.rect[2] if self.panel.visible and self.panel.rect is not None else 0.0
-        if overlay_width(lines) > viewport.size.x - left:
+        width = overlay_width(lines)
+        if width > viewport.size.x - left:
             left = 0.0
-        overlay(lines, ((left + viewport.size.x) / 2, viewport.size.y - 20 * self.panel.ui_scale), (0.5, 1.0), 0.75)
+        centre, bottom = (left + viewport.size.x) / 2, viewport.size.y - 20 * self.panel.ui_scale
+        status = self.panel.status_rect
+        if status is not None and centre + width / 2 > status[0]:  # above the status line's box (F2), not on it
+            bottom = min(bottom, status[1] - 10 * self.panel.ui_scale)
+        self.message_rect = overlay(lines, (centre, bottom), (0.5, 1.0), 0.75)
 
     def show_message(self, text: str) -> None:
         """Show ``text`` over the view for MESSAGE_SECONDS and print it to stderr."""

@@ -108,8 +108,10 @@ class FrameCounter:
 
     def tick(self, now: float, status: PanelStatus) -> None:
         """Count a frame drawn at ``now``; each half second, put the figures in ``status``."""
-        if self._last is not None:
-            self._slowest = max(self._slowest, now - self._last)
+        if self._last is None:  # the first frame starts the clock: what went before it was starting up
+            self._since = self._last = now
+            return
+        self._slowest = max(self._slowest, now - self._last)
         self._last = now
         self._frames += 1
         elapsed = now - self._since
@@ -159,6 +161,7 @@ class Panel:
     editing_ui_scale: bool = False
     status_height: float = 0.0  # of the status lines at the panel's foot, as last drawn
     rect: tuple[float, float, float, float] | None = None  # left, top, right, bottom as last drawn; None: hidden
+    status_rect: tuple[float, float, float, float] | None = None  # the status line's box likewise (F2)
 
     def draw(self, settings: SceneSettings, status: PanelStatus,
              history: SceneHistory | None = None) -> tuple[SceneSettings, PanelActions]:
@@ -172,11 +175,11 @@ class Panel:
             self.close_popups = False
         if self.help_visible:
             self._draw_help(scale)
-        self.rect = None
+        self.rect = self.status_rect = None
         if self.status_line_visible:
             viewport = imgui.get_main_viewport()
-            overlay([frame_line(status), status.drawn, activity(status)],
-                    (viewport.size.x - 10 * scale, viewport.size.y - 10 * scale), (1.0, 1.0), 0.55)
+            self.status_rect = overlay([frame_line(status), status.drawn, activity(status)],
+                                       (viewport.size.x - 10 * scale, viewport.size.y - 10 * scale), (1.0, 1.0), 0.55)
         if not self.visible:
             return settings, actions
         imgui.set_next_window_pos(imgui.ImVec2(10 * scale, 10 * scale), imgui.Cond_.first_use_ever)
@@ -543,8 +546,10 @@ def overlay_width(lines: list[str]) -> float:
 
 
 def overlay(lines: list[str], anchor: tuple[float, float], pivot: tuple[float, float], background_alpha: float,
-            color: imgui.ImVec4 | None = None) -> None:
+            color: imgui.ImVec4 | None = None) -> tuple[float, float, float, float]:
     """Lines of text on a box over everything ImGui draws, the panel included, whichever window has the focus.
+
+    Returns the box: left, top, right, bottom.
 
     Drawn on the foreground draw list: an ImGui window would go behind the panel as soon as the panel is clicked.
     ``pivot`` is the point of the box placed at ``anchor`` ((0.5, 1): the middle of its bottom edge); the box has
@@ -566,6 +571,7 @@ def overlay(lines: list[str], anchor: tuple[float, float], pivot: tuple[float, f
     for line, size in zip(lines, sizes, strict=True):
         draw_list.add_text(imgui.ImVec2(left + padding.x, y), text_color, line)
         y += size.y + spacing
+    return left, top, left + width, top + height
 
 
 def _keep_in_window() -> None:
