@@ -62,7 +62,8 @@ def _times(kernels, counts: tuple[int, ...]) -> dict[int, dict[str, float]]:
             for index in range(WARMUPS + repeats):
                 # The counts take turns at going first (rotated by one each round): a call right after another's
                 # may find its caches or cores changed.
-                for count in counts[index % 2:] + counts[:index % 2]:
+                turn = index % len(counts)
+                for count in counts[turn:] + counts[:turn]:
                     set_num_threads(count)
                     started = time.perf_counter()
                     call()

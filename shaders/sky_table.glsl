@@ -40,7 +40,8 @@ void main() {
     if (texel.y == SKY_TABLE_ROWS) {
         vec3 value = texel.x == 0 ? sunlight(sun_direction)
                    : texel.x == 1 ? sky_ambient(sun_direction)
-                   : texel.x == 2 ? vec3(exposure(sun_direction)) : haze_below(sun_direction);
+                   : texel.x == 2 ? vec3(exposure(sun_direction))
+                   : texel.x == 3 ? haze_below(sun_direction) : vec3(0.0);
         table_value = vec4(value, 1.0);
         return;
     }

@@ -87,10 +87,12 @@ class TestRecordingInTheWindow:
         flight = flythrough.Flythrough(start, (flythrough.Keyframe(0.0, {"ytrans": 0.3, "pitch": -20.0}),
                                                flythrough.Keyframe(1.0, {"ytrans": 0.35, "pitch": -25.0})))
         app.settings = app.flythrough.play(flight)
-        for _ in range(4):
-            app.on_render(0.0, 1 / 20)
-            recorded = flight.at(app.flythrough.player.time)
-            assert app.drawn_settings.ytrans < recorded.ytrans - 0.1, "drawn raised, not as the flight put it"
-            assert app.drawn_settings.pitch == recorded.pitch
-        assert "raised to stay above the ground" in app.message[0]
-        app.flythrough.stop_replay()
+        try:
+            for _ in range(4):
+                app.on_render(0.0, 1 / 20)
+                recorded = flight.at(app.flythrough.player.time)
+                assert app.drawn_settings.ytrans < recorded.ytrans - 0.1, "drawn raised, not as the flight put it"
+                assert app.drawn_settings.pitch == recorded.pitch
+            assert "raised to stay above the ground" in app.message[0]
+        finally:
+            app.flythrough.stop_replay()  # not into the class's later tests

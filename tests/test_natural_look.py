@@ -218,6 +218,25 @@ def test_looking_down_at_a_low_sun_the_haze_draws_no_wedge_at_the_point_below(re
 
 
 @pytest.mark.gl
+@pytest.mark.parametrize("sun_elevation", [2.0, 30.0])
+def test_the_haze_looking_down_is_the_horizons_light_averaged_all_round(renderer, sun_elevation):
+    """The sky table's constant for the haze straight down (horizon_haze) is its horizon ring's mean over every
+    bearing: between the means of the two rows either side of the haze's elevation (rows 3 and 4)."""
+    from terrainview.render.gpu import HAZE_ELEVATION, SKY_TABLE_SIZE
+    from terrainview.render.renderer import sun_direction
+
+    settings = NATURAL.replace(sun_elevation=sun_elevation, sun_azimuth=70.0)
+    constants = renderer.gpu.sky_table(sun_direction(settings))
+    width, rows = SKY_TABLE_SIZE
+    table = np.frombuffer(renderer.gpu.get("texture:sky_table").read(), dtype=np.float16)
+    row_means = table.astype(np.float64).reshape(rows + 1, width, 4)[:rows, :, :3].mean(axis=1)
+    place = (rows - 1) * math.sqrt(math.asin(HAZE_ELEVATION) / (math.pi / 2))  # the row of that elevation
+    below, above = row_means[math.floor(place)], row_means[math.floor(place) + 1]
+    haze = np.array(constants["horizon_haze"])
+    assert np.all(np.minimum(below, above) * 0.98 <= haze) and np.all(haze <= np.maximum(below, above) * 1.02)
+
+
+@pytest.mark.gl
 def test_water_reflects_more_at_grazing_angles(renderer):
     """Deep water about one unit away (the same haze), seen from above and at a grazing angle: the grazing
     view mirrors the bright sky, the one from above looks into the dark water."""

@@ -27,11 +27,12 @@ def test_the_kernel_equals_the_definition_in_small_windows_anywhere():
     rng = np.random.default_rng(3)
     for case in range(40):
         iterations, octaves = (1, 12, 4, 9)[case % 4], int(rng.integers(0, world.MAX_OCTAVES + 1))
+        place = case // 4 % 4  # each iterations at each kind of place
         reach = world.MAX_WORLD_CELLS >> (12 - iterations)
         columns, rows = int(rng.integers(1, 5)), int(rng.integers(1, 5))
         anywhere = int(rng.integers(-reach, reach - 4))
-        column0 = (-reach, reach - columns + 1, int(rng.integers(-9, 9)), anywhere)[case % 4]
-        row0 = (int(rng.integers(-9, 9)), -reach, reach - rows + 1, anywhere)[case % 4]
+        column0 = (-reach, reach - columns + 1, int(rng.integers(-9, 9)), anywhere)[place]
+        row0 = (int(rng.integers(-9, 9)), -reach, reach - rows + 1, anywhere)[place]
         arguments = (iterations, column0, row0, columns, rows, case, 0.5 + 0.01 * case, 1.7, octaves)
         np.testing.assert_array_equal(world.world_heights(*arguments), reference.world_heights(*arguments),
                                       err_msg=str(arguments))

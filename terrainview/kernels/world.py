@@ -113,7 +113,7 @@ def _refine(coarse, coarse_column, coarse_row, fine, first_column, first_row, sh
 
 @njit(cache=True, nogil=True)
 def _world_kernel(windows, shifts, scales, top_scale, key, out, last, before_last):
-    """The last level's window of the lattice, into ``out``.
+    """The last level's window of the lattice, written into ``out``.
 
     ``windows[level]``: first column, last column, first row, last row of that level's window (level 0 the
     top); ``shifts[level]``: log2 of its cell in finest-level cells; ``scales[level]``: the offset scale of the
@@ -122,10 +122,10 @@ def _world_kernel(windows, shifts, scales, top_scale, key, out, last, before_las
     ``last``; they come from numpy, which asks Linux for huge pages (see fractal_numba).
     """
     passes = windows.shape[0] - 1
+    buffers = (last, before_last)  # level w is in buffers[(passes - w) % 2]
     first_column, last_column, first_row, last_row = windows[0]
     size = (last_row - first_row + 1, last_column - first_column + 1)
-    top = last if passes % 2 == 0 else before_last  # level w is in ``last`` where passes - w is even
-    coarse = top[:size[0] * size[1]].reshape(size)
+    coarse = buffers[passes % 2][:size[0] * size[1]].reshape(size)
     bits = np.empty(size[1], dtype=np.uint32)
     high = np.empty(size[1], dtype=np.int64)
     _column_terms((first_column + np.arange(size[1])) << shifts[0], key, bits, high)
@@ -134,12 +134,11 @@ def _world_kernel(windows, shifts, scales, top_scale, key, out, last, before_las
     for level in range(passes):
         first_column, last_column, first_row, last_row = windows[level + 1]
         size = (last_row - first_row + 3, last_column - first_column + 3)
-        fine = (last if (passes - 1 - level) % 2 == 0 else before_last)[:size[0] * size[1]].reshape(size)
+        fine = buffers[(passes - 1 - level) % 2][:size[0] * size[1]].reshape(size)
         _refine(coarse, windows[level, 0], windows[level, 2], fine, first_column - 1, first_row - 1,
                 shifts[level + 1], scales[level], key)
         coarse = fine[1:-1, 1:-1]
     out[:, :] = coarse
-    return out
 
 
 def _windows(iterations: int, octaves: int, column0: int, row0: int, columns: int, rows: int) -> np.ndarray:
@@ -179,14 +178,14 @@ def world_heights(iterations: int, column0: int, row0: int, columns: int, rows: 
     windows = _windows(iterations, octaves, column0, row0, columns, rows)
     shifts = np.arange(MAX_ITERATIONS_2D + octaves, MAX_ITERATIONS_2D - iterations - 1, -1, dtype=np.int64)
     scales, top_scale = _scales(octaves, iterations, h, height_scale)
-    # The levels' arrays (below the top, each with a ring of one point) take turns in two, the last in ``last``.
-    sizes = [int(last_column - first_column + 3) * int(last_row - first_row + 3)
-             for first_column, last_column, first_row, last_row in windows]
-    last = np.empty(max(sizes[-1::-2]), dtype=np.float32)
-    before_last = np.empty(max(sizes[-2::-2]), dtype=np.float32)
+    # The levels' arrays take turns in two, the last level in ``last``; each is sized with a ring of one point
+    # (the top level has none: it is only smaller).
+    sizes = (windows[:, 1] - windows[:, 0] + 3) * (windows[:, 3] - windows[:, 2] + 3)
+    last = np.empty(sizes[::-1][::2].max(), dtype=np.float32)
+    before_last = np.empty(sizes[::-1][1::2].max(), dtype=np.float32)
     out = np.empty((rows, columns), dtype=np.float32)
-    return _world_kernel(windows, shifts, scales, top_scale, stream_key(seed, _DOMAIN_WORLD), out, last,
-                         before_last)
+    _world_kernel(windows, shifts, scales, top_scale, stream_key(seed, _DOMAIN_WORLD), out, last, before_last)
+    return out
 
 
 def region_cells(iterations: int) -> int:

@@ -31,6 +31,8 @@ SKY_FOG = (3.0, 11.0)
 SURFACE_FOG = (2.0, 7.0)
 SUN_PENUMBRA = 0.05  # the natural look's shadow edge: radians of sun elevation from lit to shadowed
 SKY_TABLE_SIZE = (64, 32)  # the natural look's sky-view table: bearings across, elevations up
+# The sky table's row of constants, texel by texel (sky_table.glsl), as the natural programs' uniforms.
+SKY_CONSTANTS = ("sun_light", "ambient_light", "exposure_scale", "horizon_haze")
 HAZE_ELEVATION = 0.02  # the sine of the elevation whose sky light the haze takes (sky_view.glsl's haze_light)
 NOISE_SIDE = 256  # texels per side of the natural look's noise texture
 LIGHT_DIRECTION = (1.0, 0.5, 1.0)
@@ -628,10 +630,11 @@ class GpuResources:
                 table.viewport = (0, 0, *table.size)
                 uniform(self.programs["sky_table"], "sun_direction").value = sun
                 self.get("vao:sky_table").render(moderngl.TRIANGLES, vertices=3)
-            row = np.frombuffer(table.read(viewport=(0, SKY_TABLE_SIZE[1], 4, 1), components=4, dtype="f2"),
-                                dtype=np.float16).astype(np.float64).reshape(4, 4)
-            self._sky_constants = {"sun_light": tuple(row[0, :3]), "ambient_light": tuple(row[1, :3]),
-                                   "exposure_scale": float(row[2, 0]), "horizon_haze": tuple(row[3, :3])}
+            count = len(SKY_CONSTANTS)
+            row = np.frombuffer(table.read(viewport=(0, SKY_TABLE_SIZE[1], count, 1), components=4, dtype="f2"),
+                                dtype=np.float16).astype(np.float64).reshape(count, 4)
+            self._sky_constants = {name: float(texel[0]) if name == "exposure_scale" else tuple(texel[:3])
+                                   for name, texel in zip(SKY_CONSTANTS, row, strict=True)}
             self._sky_table_sun = sun
         return self._sky_constants
 

@@ -473,7 +473,8 @@ class Renderer:
         eye = camera.eye_position(settings)
         haze = math.log(1.0 / HAZE_TRANSMITTANCE_AT_REACH) / NATURAL_REACH ** 2  # per squared distance
 
-        # The sky-view table first: the sky by direction, the sun's and the sky's light, the exposure.
+        # The sky-view table first: the sky by direction, the sun's and the sky's light, the exposure, the haze's
+        # light looking down.
         sky_constants = gpu.sky_table(sun)
         framebuffer.use()
         gpu.get("texture:sky_table").use(1)

@@ -280,7 +280,8 @@ class WorldTerrain:
 
         # The error is the whole image's, found over every region it shows, whichever tile of it this frame is.
         in_image = seen(drawable, image_planes)
-        in_view = in_image if image_projection == projection else seen(in_image, frame_planes)
+        tiled = image_projection != projection  # this frame is one tile of a larger image
+        in_view = seen(in_image, frame_planes) if tiled else in_image
         budget_scale = max(1.0, (detail_height / lod.BUDGET_HEIGHT) ** 2)
         limit = (lod.SEGMENT_BUDGET if lines else lod.TRIANGLE_BUDGET) * budget_scale
 
@@ -291,7 +292,7 @@ class WorldTerrain:
         ranges_of = functools.partial(lod.grid_ranges, iterations, detail_height, field_of_view_y, coarser_top=True)
         patch_ranges, selections = finest_within_budget(once_per_ranges(ranges_of, select), settings.lod_error,
                                                         limit, lines, functools.partial(least_step_growth, ranges_of))
-        if image_projection != projection:  # one tile of a larger image: the whole image's error, this tile's nodes
+        if tiled:  # the whole image's error, this tile's nodes
             selections = self._select(in_view, frame_planes, eye, patch_ranges, bottom, top)
 
         grid_size = (1 << iterations) + 1

@@ -199,7 +199,9 @@ def keep_above_ground(settings: SceneSettings, ground: Ground | None) -> SceneSe
 
 
 def given_fly_eye_in_bounds(settings: SceneSettings, ground: Ground | None) -> tuple[SceneSettings, str | None]:
-    """A camera given on the command line or in a scene, kept where keys and mouse could take it; and what moved.
+    """A camera kept where keys and mouse could take it; and what moved.
+
+    For a camera given on the command line, in a scene or a flight, and each frame in the window.
 
     A fly eye goes between the clearance and ``CEILING`` above the ground: below, the surface's missing underside
     would show; above, the haze hides the land. An orbit camera is the original's, drawn as given, unless it

@@ -102,9 +102,9 @@ class FrameCounter:
 
     PERIOD_SECONDS = 0.5
 
-    def __init__(self, now: float) -> None:
-        self._frames, self._since, self._slowest = 0, now, 0.0
-        self._last: float | None = None
+    def __init__(self) -> None:
+        self._frames, self._since, self._slowest = 0, 0.0, 0.0
+        self._last: float | None = None  # the last frame's time; None before the first, which starts the clock
 
     def tick(self, now: float, status: PanelStatus) -> None:
         """Count a frame drawn at ``now``; each half second, put the figures in ``status``."""
