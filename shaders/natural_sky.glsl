@@ -24,8 +24,9 @@ out vec4 fragment_color;
 
 void main() {
     vec3 direction = normalize(far_point);
-    // Below the horizon (where no land or sea is drawn) the haze of the horizon continues.
-    vec3 light = direction.y < HAZE_ELEVATION ? haze_light(direction) : sky(direction) + sun_disc(direction);
+    // Above the haze, haze_light is the sky's own light; below the horizon (where no land or sea is drawn) the haze
+    // of the horizon continues. One lookup either way: a software rasterizer runs both sides of a branch.
+    vec3 light = haze_light(direction) + (direction.y < HAZE_ELEVATION ? vec3(0.0) : sun_disc(direction));
     fragment_color = vec4(finish(light), 1.0);
 }
 

@@ -1,15 +1,10 @@
 #version 330
-// The natural look's surface: materials by slope, height and facing, with procedural detail near the eye; lit
-// by the sun (shadowed by the terrain's horizons) and the sky (dimmed by occlusion), in linear light, seen
-// through the air (aerial perspective). Normals are per pixel from the full map's slope map (slope_map.glsl;
-// the light maps' broad slope until it is worked out), so level of detail changes the mesh but not the shading.
+// The natural look's surface mesh: the tiles' (the full grid or level-of-detail patches) or a region's of the
+// endless world. A region is shaded here (natural_shading.glsl). The tiles are drawn in two passes: this program
+// with PLACES writes the surface's depth and its distance from the eye, and natural_surface.glsl shades there.
 // Values below are placeholders; terrainview/render/gpu.py passes the real ones as defines.
 #define LOD 0                 // 1: level-of-detail patches (lod.glsl) instead of the full grid
-#define HORIZON_LAYERS 4      // light map layers of horizons (four directions a texel); then the surface's layer
-#define SKY_VIEW_CHANNEL 0    // of the surface's layer: the sky view, then the broad slope along x and z
-#define BROAD_X_CHANNEL 1
-#define BROAD_Z_CHANNEL 2
-#define PENUMBRA 0.05         // the sun's soft edge, radians of elevation
+#define PLACES 0              // 1: the tiles' first pass, distances out instead of colours
 
 #if defined VERTEX_SHADER
 
@@ -24,8 +19,10 @@ uniform mat4 projection;
 uniform vec3 eye;
 
 out vec3 world_position;
+#if !PLACES
 out vec2 grid_coordinate;  // the heightmap's column and row (fractional), within the tile
 out vec3 haze;             // the haze's light toward the vertex: smooth enough to interpolate, and dear per pixel
+#endif
 
 void main() {
 #if LOD
@@ -41,113 +38,40 @@ void main() {
     vec2 xz = grid_xz(column, row);
 #endif
     world_position = world;
-    grid_coordinate = (xz + 1.0) * 0.5 * float(grid_size - 1);
     gl_Position = projection * view * vec4(world, 1.0);
+#if !PLACES
+    grid_coordinate = (xz + 1.0) * 0.5 * float(grid_size - 1);
     haze = haze_light((world - eye) / max(length(world - eye), 1e-6));  // (a vertex at the eye has no direction)
+#endif
 }
 
 #elif defined FRAGMENT_SHADER
 
 #include "grid.glsl"
 #include "sky_view.glsl"
-uniform vec3 eye;
-uniform float sun_elevation;     // radians above the horizon
-uniform vec2 sun_layers;         // the light maps' layers of the two traced directions either side of the sun ...
-uniform vec4 sun_weights_first;  // ... and the weight of each of their channels (lighting.sun_horizon_weights)
-uniform vec4 sun_weights_second;
-uniform float haze_density;      // per squared unit of distance
-uniform float height_scale;      // the scene's, for the snow line's softness
-uniform float snow_height;       // the snow line: the height the highest land rises above (texturing.py)
-uniform float water_level;       // the sea's height (a very low one without water)
-uniform sampler2DArray light_maps;
-uniform int light_texels;   // a region of the endless world: the points per side of its light maps
-uniform bool eroded;        // the surface's hydraulic erosion ran: water_maps holds where
-uniform sampler2D water_maps;  // wetness (r) and deposit (g), 0 to 1, wrapping like the light maps
-uniform sampler2D slopes;      // the map's slopes from each point to the next along x and z (slope_map.glsl) ...
-uniform float fine_slopes;     // ... when 1; 0 while they are still being worked out: the broad slope meanwhile
+#include "natural_shading.glsl"
 in vec3 world_position;
+#if PLACES
+uniform float place_reach;  // the distance that encodes as the largest value
+out vec4 place;
+
+// The distance from the eye as 24 bits across red, green and blue, low byte first (natural_surface.glsl reads it
+// back): exact in eight-bit channels, which the window's framebuffer has.
+void main() {
+    float scaled = floor(clamp(length(world_position - eye) / place_reach, 0.0, 1.0) * 16777215.0 + 0.5);
+    float high = floor(scaled / 65536.0);
+    float middle = floor((scaled - high * 65536.0) / 256.0);
+    place = vec4(scaled - high * 65536.0 - middle * 256.0, middle, high, 255.0) / 255.0;
+}
+#else
 in vec2 grid_coordinate;
 in vec3 haze;
 out vec4 fragment_color;
 
-uniform sampler2D noise;  // random values, four channels, tiling and mipmapped (terrainview/render/gpu.py)
-
-// Detail at close range: three octaves of the noise texture, turned so they line up with no grid, faded with
-// distance (what the pixels could no longer resolve).
-float detail(vec2 p, float distance) {
-    float fade = 1.0 - smoothstep(0.5, 6.0, distance);
-    // The three octaves are summed in the noise's alpha (gpu.py), its finest at the texels' own frequency.
-    return 1.75 * (texture(noise, mat2(0.8, 0.6, -0.6, 0.8) * p * 4.0).a - 0.5) * fade;
-}
-
-// The land's slope along x and z at a grid place: the slopes between neighbouring points, which belong to the
-// midpoints between them, interpolated (the surface's own slope between a cell's corners jumps at every cell
-// border, which shaded land whose cells span several pixels as a grid of blocks). Texel c of the map holds the
-// slope to point c + 1 along x: at place x it is read from x - 1/2 texels, texture coordinate x.
-vec2 map_slope(vec2 place) {
-    vec2 point = place / float(1 << cell_shift) + float(apron);  // in the stored map's texels
-    vec2 size = vec2(textureSize(slopes, 0));
-    return vec2(texture(slopes, (point + vec2(0.0, 0.5)) / size).r, texture(slopes, (point + vec2(0.5, 0.0)) / size).g);
-}
-
-// A slope stored as the horizons' tangents are, s / (1 + |s|) from 0 to 1 (lighting.py), back to the slope.
-float unsquashed(float stored) {
-    float squashed = 2.0 * stored - 1.0;
-    return squashed / max(1.0 - abs(squashed), 1e-3);
-}
-
-// How much of the sun's disc stands above the terrain's horizon toward it (soft, interpolated between the
-// two traced directions nearest the sun's bearing).
-float sunlit(vec2 uv) {
-    float stored = dot(texture(light_maps, vec3(uv, sun_layers.x)), sun_weights_first)
-                 + dot(texture(light_maps, vec3(uv, sun_layers.y)), sun_weights_second);
-    return smoothstep(-PENUMBRA, PENUMBRA, sun_elevation - atan(unsquashed(stored)));
-}
-
 void main() {
-    float distance = length(world_position - eye);
-    vec2 uv = grid_coordinate / float(grid_size - 1);
-    if (apron > 0) uv = (uv * float(light_texels - 1) + 0.5) / float(light_texels);  // a region's own points
-    vec4 surface_facts = texture(light_maps, vec3(uv, float(HORIZON_LAYERS)));
-    float sky_view = surface_facts[SKY_VIEW_CHANNEL];
-    // The broad slope (lighting.py): snow lies by it; and where a pixel spans several cells it shades the land,
-    // as a pixel's own facet there would be a random one of them (a speckle, not a slope).
-    vec2 broad_gradient = vec2(unsquashed(surface_facts[BROAD_X_CHANNEL]), unsquashed(surface_facts[BROAD_Z_CHANNEL]));
-    vec3 broad_normal = normalize(vec3(-broad_gradient.x, 1.0, -broad_gradient.y));
-    vec2 slope = mix(broad_gradient, map_slope(grid_coordinate), fine_slopes);
-    vec3 normal = normalize(mix(normalize(vec3(-slope.x, 1.0, -slope.y)), broad_normal,
-                                smoothstep(0.5, 2.5, map_cells_per_pixel(grid_coordinate))));
-
-    // Materials: grass on gentle slopes, soil between, rock on steep ones, snow high up where it can lie
-    // (less on slopes facing the sun, none on broadly steep faces), sand along the shore. Noise breaks every
-    // boundary. With erosion, the flow map: dark wet gullies where water ran, pale fans of fine sediment
-    // (smoother) where it settled.
-    vec2 water = eroded ? texture(water_maps, uv).rg : vec2(0.0);
-    float grain = detail(world_position.xz * 0.35, distance) * (1.0 - 0.6 * water.g);
-    vec4 patches = texture(noise, world_position.xz * 0.027);  // broad variation: four independent channels
-    float broad = patches.r - 0.5;
-    float steep = 1.0 - normal.y + 0.25 * broad + 0.3 * grain;
-    float snow_steep = 1.0 - broad_normal.y + 0.25 * broad + 0.3 * grain;
-    vec3 grass = mix(vec3(0.06, 0.10, 0.03), vec3(0.11, 0.13, 0.05), patches.g);
-    vec3 soil = vec3(0.20, 0.15, 0.10);
-    vec3 rock = mix(vec3(0.13, 0.11, 0.09), vec3(0.24, 0.21, 0.18), patches.b);
-    vec3 snow = vec3(0.80, 0.83, 0.88);
-    vec3 sand = vec3(0.45, 0.39, 0.28);
-    vec3 albedo = mix(grass, soil, smoothstep(0.08, 0.22, steep));
-    albedo = mix(albedo, rock, smoothstep(0.28, 0.45, steep));
-    albedo = mix(albedo, vec3(0.21, 0.18, 0.14), 0.55 * smoothstep(0.15, 0.8, water.g));
-    albedo = mix(albedo, vec3(0.05, 0.045, 0.035), 0.8 * smoothstep(0.1, 0.55, water.r + 0.1 * broad));
-    float snow_line = snow_height + height_scale * (0.05 * broad - 0.04 * dot(normal, sun_direction));
-    float snowy = smoothstep(snow_line, snow_line + 0.03 * height_scale, world_position.y);
-    albedo = mix(albedo, snow, snowy * (1.0 - smoothstep(0.3, 0.5, snow_steep)));
-    float shore = 1.0 - smoothstep(0.004, 0.02 + 0.01 * broad, world_position.y - water_level);
-    albedo = mix(albedo, sand, shore * (1.0 - smoothstep(0.3, 0.5, steep)));
-    albedo *= 1.0 + 0.6 * grain;
-
-    float direct = max(dot(normal, sun_direction), 0.0) * sunlit(uv);
-    float occlusion = sky_view * (0.6 + 0.4 * normal.y);
-    vec3 light = lit(albedo, direct, occlusion);
-    fragment_color = vec4(finish(through_air(light, haze, distance, haze_density)), 1.0);
+    vec3 colour = natural_surface(world_position, grid_coordinate, haze, map_cells_per_pixel(grid_coordinate));
+    fragment_color = vec4(colour, 1.0);
 }
+#endif
 
 #endif

@@ -396,8 +396,10 @@ def test_snow_lies_in_fields_on_a_rugged_peak_not_by_each_facet(renderer):
     plateau = seamless(np.tile(0.6 + ribs, (side, 1)))
     above = NATURAL.replace(tile=1, eye_x=0.0, eye_y=1.6, eye_z=0.0, pitch=80.0, yrot=0.0, sun_elevation=60.0)
 
-    def snowy(image: np.ndarray) -> float:  # snow is bluish in shade, white in the sun; rock is brown or dark
-        return float(((image[..., 2] >= image[..., 0]) & (image[..., 2] > 60)).mean())
+    def snowy(image: np.ndarray) -> float:
+        # Snow is white in the sun and light blue in shade (blue about 150 here); rock is brown, or dark slate in
+        # shade (blue under 90), which a bound of 60 counted as snow.
+        return float(((image[..., 2] >= image[..., 0]) & (image[..., 2] > 100)).mean())
 
     assert snowy(frame_of(renderer, above, plateau)) > 0.95
     maps = light_maps(plateau)
@@ -597,7 +599,7 @@ def made_up_map(apron: int):
 @pytest.mark.gl
 @pytest.mark.parametrize("apron, cell_shift", [(0, 0), (1, 1)])
 def test_the_lands_slope_runs_on_smoothly_across_cell_borders(renderer, gl_ctx, apron, cell_shift):
-    """The natural look's slope (gpu.advance_slopes's map, natural_terrain.glsl's map_slope) against a plain
+    """The natural look's slope (gpu.advance_slopes's map, natural_shading.glsl's map_slope) against a plain
     reference, over places from a point before the map to one past it: the tiles' map wraps; a region of the
     world held one level coarser keeps to its own map and its apron. The slope is continuous across every cell
     border, where the surface's own slope between a cell's corners jumps (a grid of blocks on land whose cells
@@ -618,7 +620,7 @@ def test_the_lands_slope_runs_on_smoothly_across_cell_borders(renderer, gl_ctx, 
         places = np.clip(places, 0.0, 16.0)
         place = f"clamp({place}, 0.0, 16.0)"
     expected = reference_slope(at, places)
-    function = shader_part("natural_terrain.glsl", "vec2 map_slope(vec2 place)", "// A slope stored as")
+    function = shader_part("natural_shading.glsl", "vec2 map_slope(vec2 place)", "// A slope stored as")
     try:
         for component in range(2):
             got = fragment_values(gl_ctx, "uniform int cell_shift;\nuniform int apron;\nuniform sampler2D slopes;\n"
@@ -737,3 +739,47 @@ def test_the_natural_look_is_drawn_once_its_light_maps_are_there(renderer):
     renderer.update(natural)
     assert renderer.draws_natural(natural)
     assert not renderer.draws_natural(natural.replace(mode="lines")) and not renderer.draws_natural(original)
+
+
+@pytest.mark.gl
+def test_the_tiles_first_pass_leaves_each_pixels_distance_to_the_land(renderer):
+    """The tiles' natural look shades from where its first pass found the land (natural_surface.glsl): on flat
+    land, the distance it leaves at each pixel (24 bits across the colour's red, green and blue) is the distance
+    along that pixel's ray to the plane, and it is left exactly where the ray meets the tile."""
+    from pyglm import glm
+
+    from terrainview.render.renderer import NATURAL_FAR_PLANE, Frame
+    from terrainview.scene import camera
+
+    level = 0.05
+    settings = NATURAL.replace(tile=1, eye_x=0.2, eye_y=0.6, eye_z=1.4, pitch=25.0, yrot=10.0, water_level=None)
+    frame_of(renderer, settings, np.full((65, 65), level, dtype=np.float32))
+    places = renderer.gpu.get("texture:surface_places")
+    assert places.size == SIZE
+    texels = np.frombuffer(places.read(), dtype=np.uint8).reshape(SIZE[1], SIZE[0], 4).astype(np.float64)
+    got = texels[..., :3] @ np.array([1.0, 256.0, 65536.0]) / (2 ** 24 - 1) * NATURAL_FAR_PLANE
+    # Each pixel centre's ray, from the inverse of the frame's projection and view (rows bottom first, as GL's).
+    to_world = glm.inverse(Frame(SIZE).perspective(NATURAL_FAR_PLANE) * camera.view_matrix(settings))
+    eye = np.array(camera.eye_position(settings))
+    expected = np.zeros(SIZE[::-1])
+    for row in range(SIZE[1]):
+        for column in range(SIZE[0]):
+            ndc = (2.0 * (column + 0.5) / SIZE[0] - 1.0, 2.0 * (row + 0.5) / SIZE[1] - 1.0)
+            far = to_world * glm.vec4(*ndc, 1.0, 1.0)
+            direction = np.array(far.xyz / far.w) - eye
+            direction /= np.linalg.norm(direction)
+            along = (level - eye[1]) / direction[1] if direction[1] < 0 else -1.0
+            hit = eye + along * direction
+            if along > 0 and abs(hit[0]) < 1.0 and abs(hit[2]) < 1.0:
+                expected[row, column] = along
+    covered = expected > 0
+    assert 0.3 < covered.mean() < 0.9  # land and sky both in the picture
+    # Away from the tile's outline, where a pixel centre's rounding may fall either way.
+    outline = np.zeros_like(covered)
+    outline[:, 1:] |= covered[:, 1:] != covered[:, :-1]
+    outline[:, :-1] |= covered[:, 1:] != covered[:, :-1]
+    outline[1:] |= covered[1:] != covered[:-1]
+    outline[:-1] |= covered[1:] != covered[:-1]
+    inside, outside = covered & ~outline, ~covered & ~outline
+    assert np.abs(got[inside] - expected[inside]).max() < 1e-4 * expected[inside].max()
+    assert np.all(got[outside] == 0.0)  # cleared: no land

@@ -392,6 +392,10 @@ class GpuResources:
             "natural_sky": load_program(ctx, "natural_sky", **sky_table),
             "natural_terrain": load_program(ctx, "natural_terrain", **natural, **bands),
             "natural_terrain_lod": load_program(ctx, "natural_terrain", **natural, **bands, **lod_levels, LOD=1),
+            "natural_places": load_program(ctx, "natural_terrain", **natural, **bands, PLACES=1),
+            "natural_places_lod": load_program(ctx, "natural_terrain", **natural, **bands, **lod_levels, LOD=1,
+                                               PLACES=1),
+            "natural_surface": load_program(ctx, "natural_surface", **natural, **bands),
             "natural_water": load_program(ctx, "natural_water", **bands, **sky_table),
             "natural_water_world": load_program(ctx, "natural_water", **bands, **sky_table, FLOOR_MAP=1),
             "pass_marks": load_program(ctx, "pass_marks", **bands, COPIED_ACROSS_EDGE=fractal.COPIED_ACROSS_EDGE),
@@ -401,7 +405,8 @@ class GpuResources:
             self._own(f"program:{name}", program)
         # Attribute-less draws: positions come from gl_VertexID / gl_InstanceID.
         for name in (*TERRAIN_SHADINGS, "water", "teximage", "grid_lines", "screen_quad", "sky_table", "natural_sky",
-                     "natural_terrain", "natural_water", "natural_water_world", "slope_map"):
+                     "natural_terrain", "natural_places", "natural_surface", "natural_water", "natural_water_world",
+                     "slope_map"):
             self._own(f"vao:{name}", ctx.vertex_array(self.programs[name], []))
         sky = self._own("buffer:sky", ctx.buffer(_sky_vertices()))
         self._own("vao:sky", ctx.vertex_array(self.programs["sky"],
@@ -616,6 +621,16 @@ class GpuResources:
             texture.repeat_x = texture.repeat_y = True
             texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
         texture.write(np.ascontiguousarray(maps))
+
+    def surface_places(self, size: tuple[int, int]) -> moderngl.Texture:
+        """The texture the tiles' natural look copies its first pass into (natural_surface.glsl), at ``size``.
+
+        Kept while frames keep their size; made again, the old one released, when it changes.
+        """
+        if not self.has("texture:surface_places") or self.get("texture:surface_places").size != size:
+            places = self._own("texture:surface_places", self.ctx.texture(size, 4))
+            places.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        return self.get("texture:surface_places")
 
     def sky_table(self, sun: tuple[float, float, float]) -> dict[str, Any]:
         """The natural look's sky-view table for the sun toward ``sun`` (a unit vector), and its constants.

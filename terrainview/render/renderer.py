@@ -30,6 +30,7 @@ FIELD_OF_VIEW_Y = 60.0
 WATER_UNIT = 3  # the natural look's erosion maps (the surface's wetness and deposit)
 SEA_FLOOR_UNIT = 3  # the endless world's sea floor, in the natural look's water program
 STRETCH_UNIT = SLOPE_UNIT + 1  # draw_texture's: no program samples it
+PLACES_UNIT = STRETCH_UNIT + 1  # the tiles' natural look: its first pass's places, for its second
 NEAR_PLANE = 0.1
 FAR_PLANE = 15.0
 # The natural look sees farther: land out to NATURAL_REACH fades into the haze, the sea to the far plane.
@@ -452,7 +453,7 @@ class Renderer:
             ctx.disable(moderngl.CULL_FACE)
             ctx.enable(moderngl.BLEND)
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-            ctx.depth_mask = False  # type: ignore[attr-defined]  # moderngl has it; its stub does not
+            framebuffer.depth_mask = False
             water = gpu.programs["water"]
             uniform(water, "view").write(view)
             uniform(water, "projection").write(projection)
@@ -460,7 +461,7 @@ class Renderer:
             uniform(water, "half_extent").value = float(tiles)
             uniform(water, "centre").value = origin
             gpu.get("vao:water").render(moderngl.TRIANGLE_STRIP, vertices=4)
-            ctx.depth_mask = True  # type: ignore[attr-defined]  # moderngl has it; its stub does not
+            framebuffer.depth_mask = True
             triangles += 2
         return FrameStats(triangles, "triangles", surface_triangles, full)
 
@@ -503,9 +504,7 @@ class Renderer:
         if eroded:
             gpu.get("texture:surface_water").use(WATER_UNIT)
 
-        def setup(program: moderngl.Program) -> None:
-            uniform(program, "view").write(view)
-            uniform(program, "projection").write(projection)
+        def shading_uniforms(program: moderngl.Program) -> None:  # natural_shading.glsl's
             for name, value in values.items():
                 uniform(program, name).value = value
             sky_uniforms(program)
@@ -515,28 +514,18 @@ class Renderer:
 
         if settings.tile == ENDLESS:
             layout = camera.tile_layout(settings, NATURAL_REACH)
+
+            def setup(program: moderngl.Program) -> None:
+                uniform(program, "view").write(view)
+                uniform(program, "projection").write(projection)
+                shading_uniforms(program)
+
             programs = SurfacePrograms("natural_terrain", "natural_terrain_lod", setup, lit=True)
             surface_triangles, full = self._draw_world(settings, view, frame, False, programs, NATURAL_REACH,
                                                        NATURAL_FAR_PLANE)
         else:
-            layout, selection = self._surface_layout(settings, view, projection, frame, lines=False,
-                                                     reach=NATURAL_REACH, far=NATURAL_FAR_PLANE)
-            size = gpu.surface_grid_size
-            full = lod.full_mesh_triangles(_iterations_of(size), layout[0])
-            gpu.get("texture:light_maps").use(LIGHT_UNIT)
-            program_name = "natural_terrain" if selection is None else "natural_terrain_lod"
-            program = gpu.programs[program_name]
-            setup(program)
-            surface = gpu.get("heights:surface")
-            gpu.advance_slopes(surface, 0, self.world.slope_points_per_frame())
-            gpu.bind_slopes(program, surface)
-            self._bind_tiles(program, surface, size, layout, selection)
-            if selection is None:
-                gpu.get("vao:natural_terrain").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
-                                                      instances=(size - 1) * layout[0] ** 2)
-                surface_triangles = full
-            else:
-                surface_triangles = draw_selection(gpu, selection, lines=False, program_name=program_name)
+            layout, surface_triangles, full = self._draw_natural_tiles(settings, framebuffer, frame, view,
+                                                                       projection, shading_uniforms)
         tiles, origin = layout
         size = gpu.surface_grid_size
         triangles = 1 + surface_triangles
@@ -553,7 +542,7 @@ class Renderer:
             ctx.disable(moderngl.CULL_FACE)
             ctx.enable(moderngl.BLEND)
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-            ctx.depth_mask = False  # type: ignore[attr-defined]  # moderngl has it; its stub does not
+            framebuffer.depth_mask = False
             # The sea's depth is read from the tile's map (repeated without end, or within the tiles); over the
             # endless world, from its floor around the eye: a program each.
             water_program = "natural_water_world" if settings.tile == ENDLESS else "natural_water"
@@ -572,9 +561,59 @@ class Renderer:
             for name, value in values.items():
                 uniform(water, name).value = value
             gpu.get(f"vao:{water_program}").render(moderngl.TRIANGLE_STRIP, vertices=4)
-            ctx.depth_mask = True  # type: ignore[attr-defined]  # moderngl has it; its stub does not
+            framebuffer.depth_mask = True
             triangles += 2
         return FrameStats(triangles, "triangles", surface_triangles, full)
+
+    def _draw_natural_tiles(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame,
+                            view: glm.mat4, projection: glm.mat4, shading_uniforms: Callable[[moderngl.Program], None]
+                            ) -> tuple[camera.TileLayout, int, int]:
+        """The tiles' land in the natural look: the frame's tile layout, the triangles drawn and the full mesh's.
+
+        Two passes (shaders/natural_surface.glsl). The mesh writes only its depth and its distance from the eye
+        (into the colour, copied out into "texture:surface_places"); then each pixel in front of that depth is
+        shaded once, from one triangle over the image. llvmpipe shades whole blocks of pixels, so the mesh's small
+        triangles, shaded as they were drawn, cost more than the pixels they cover.
+        """
+        ctx, gpu = self.ctx, self.gpu
+        layout, selection = self._surface_layout(settings, view, projection, frame, lines=False,
+                                                 reach=NATURAL_REACH, far=NATURAL_FAR_PLANE)
+        size = gpu.surface_grid_size
+        full = lod.full_mesh_triangles(_iterations_of(size), layout[0])
+        surface = gpu.get("heights:surface")
+        gpu.advance_slopes(surface, 0, self.world.slope_points_per_frame())
+        program_name = "natural_places" if selection is None else "natural_places_lod"
+        program = gpu.programs[program_name]
+        uniform(program, "view").write(view)
+        uniform(program, "projection").write(projection)
+        uniform(program, "eye").value = camera.eye_position(settings)
+        uniform(program, "place_reach").value = NATURAL_FAR_PLANE
+        self._bind_tiles(program, surface, size, layout, selection)
+        if selection is None:
+            gpu.get("vao:natural_places").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
+                                                 instances=(size - 1) * layout[0] ** 2)
+            triangles = full
+        else:
+            triangles = draw_selection(gpu, selection, lines=False, program_name=program_name)
+        places = gpu.surface_places(framebuffer.size)
+        ctx.copy_framebuffer(places, framebuffer)
+
+        shading = gpu.programs["natural_surface"]
+        shading_uniforms(shading)
+        gpu.get("texture:light_maps").use(LIGHT_UNIT)
+        gpu.bind_slopes(shading, surface)
+        places.use(PLACES_UNIT)
+        uniform(shading, "inverse_view_projection").write(glm.inverse(projection * camera.rotation_matrix(settings)))
+        tiles, origin = layout
+        for name, value in {"grid_size": size, "cell_shift": 0, "apron": 0, "tiles": tiles, "tile_origin": origin,
+                            "surface_places": PLACES_UNIT, "place_reach": NATURAL_FAR_PLANE}.items():
+            uniform(shading, name).value = value
+        ctx.depth_func = ">"  # on the far plane: in front of the land's depth, nowhere else
+        framebuffer.depth_mask = False
+        gpu.get("vao:natural_surface").render(moderngl.TRIANGLES, vertices=3)
+        framebuffer.depth_mask = True
+        ctx.depth_func = "<"
+        return layout, triangles, full
 
     def _draw_image(self, framebuffer: moderngl.Framebuffer, texture: moderngl.Texture, rectangle: tuple,
                     ndc_window: glm.mat4, unit: int = 0) -> FrameStats:
