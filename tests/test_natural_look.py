@@ -783,3 +783,28 @@ def test_the_tiles_first_pass_leaves_each_pixels_distance_to_the_land(renderer):
     inside, outside = covered & ~outline, ~covered & ~outline
     assert np.abs(got[inside] - expected[inside]).max() < 1e-4 * expected[inside].max()
     assert np.all(got[outside] == 0.0)  # cleared: no land
+
+
+@pytest.mark.gl
+def test_a_multisampled_window_draws_the_tiles_natural_look_in_one_pass(renderer):
+    """A window with --samples has a multisampled framebuffer, whose colour cannot be copied out for the second
+    pass: the mesh is shaded as it is drawn there, and the picture is the two passes' one, its outlines smoothed."""
+    from terrainview.render.renderer import Frame
+
+    settings = NATURAL.replace(tile=3, iterations=7, eye_x=0.3, eye_y=0.5, eye_z=0.8, pitch=10.0, yrot=20.0,
+                               water_level=-0.02)
+    single = frame_of(renderer, settings)
+    ctx = renderer.ctx
+    colour, depth = ctx.renderbuffer(SIZE, 4, samples=4), ctx.depth_renderbuffer(SIZE, samples=4)
+    multisampled = ctx.framebuffer([colour], depth)
+    resolved = ctx.simple_framebuffer(SIZE)
+    try:
+        renderer.draw(settings, multisampled, Frame(SIZE))
+        ctx.copy_framebuffer(resolved, multisampled)
+        image = np.frombuffer(resolved.read(components=3), dtype=np.uint8).reshape(SIZE[1], SIZE[0], 3)[::-1]
+    finally:
+        for gl_object in (resolved, multisampled, depth, colour):
+            gl_object.release()
+    difference = np.abs(image.astype(np.float64) - single).max(axis=2)
+    # Most pixels alike (87% within 12 levels); the rest along the many outlines of this small rugged view.
+    assert (difference < 12).mean() > 0.8 and difference.mean() < 8.0 and image.std() > 20

@@ -573,7 +573,8 @@ class Renderer:
         Two passes (shaders/natural_surface.glsl). The mesh writes only its depth and its distance from the eye
         (into the colour, copied out into "texture:surface_places"); then each pixel in front of that depth is
         shaded once, from one triangle over the image. llvmpipe shades whole blocks of pixels, so the mesh's small
-        triangles, shaded as they were drawn, cost more than the pixels they cover.
+        triangles, shaded as they were drawn, cost more than the pixels they cover. A multisampled framebuffer (a
+        window's --samples) cannot have its colour copied out: there the mesh is shaded as it is drawn.
         """
         ctx, gpu = self.ctx, self.gpu
         layout, selection = self._surface_layout(settings, view, projection, frame, lines=False,
@@ -582,19 +583,28 @@ class Renderer:
         full = lod.full_mesh_triangles(_iterations_of(size), layout[0])
         surface = gpu.get("heights:surface")
         gpu.advance_slopes(surface, 0, self.world.slope_points_per_frame())
-        program_name = "natural_places" if selection is None else "natural_places_lod"
+        two_passes = not framebuffer.samples
+        mesh = "natural_places" if two_passes else "natural_terrain"
+        program_name = mesh if selection is None else f"{mesh}_lod"
         program = gpu.programs[program_name]
         uniform(program, "view").write(view)
         uniform(program, "projection").write(projection)
-        uniform(program, "eye").value = camera.eye_position(settings)
-        uniform(program, "place_reach").value = NATURAL_FAR_PLANE
+        if two_passes:
+            uniform(program, "eye").value = camera.eye_position(settings)
+            uniform(program, "place_reach").value = NATURAL_FAR_PLANE
+        else:
+            shading_uniforms(program)
+            gpu.get("texture:light_maps").use(LIGHT_UNIT)
+            gpu.bind_slopes(program, surface)
         self._bind_tiles(program, surface, size, layout, selection)
         if selection is None:
-            gpu.get("vao:natural_places").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
-                                                 instances=(size - 1) * layout[0] ** 2)
+            gpu.get(f"vao:{mesh}").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
+                                          instances=(size - 1) * layout[0] ** 2)
             triangles = full
         else:
             triangles = draw_selection(gpu, selection, lines=False, program_name=program_name)
+        if not two_passes:
+            return layout, triangles, full
         places = gpu.surface_places(framebuffer.size)
         ctx.copy_framebuffer(places, framebuffer)
 
