@@ -7,15 +7,10 @@
 
 #if defined VERTEX_SHADER
 
-#include "whole_target.glsl"
-uniform mat4 inverse_view_projection;  // of the rotation only, from the part of the image drawn: NDC to a direction
-out vec3 far_point;
+#include "far_plane_rays.glsl"
 
 void main() {
-    vec2 corner = whole_target_corner();
-    vec4 far = inverse_view_projection * vec4(corner, 1.0, 1.0);
-    far_point = far.xyz / far.w;
-    gl_Position = vec4(corner, 1.0, 1.0);
+    far_plane_ray();
 }
 
 #elif defined FRAGMENT_SHADER
