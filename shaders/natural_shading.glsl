@@ -26,12 +26,18 @@ uniform sampler2D slopes;      // the map's slopes from each point to the next a
 uniform float fine_slopes;     // ... when 1; 0 while they are still being worked out: the broad slope meanwhile
 uniform sampler2D noise;  // random values, four channels, tiling and mipmapped (terrainview/render/gpu.py)
 
+// What the including program knows of the pixel's footprint on the land: how many of the map's cells it spans
+// where the land broadly faces broad_normal, and the noise texture at world x, z filtered for it (its texture
+// coordinate to_texture times x, z).
+float cells_per_pixel(vec3 broad_normal);
+vec4 noise_at(vec2 xz, mat2 to_texture);
+
 // Detail at close range: three octaves of the noise texture, turned so they line up with no grid, faded with
 // distance (what the pixels could no longer resolve).
-float detail(vec2 p, float distance) {
+float detail(vec2 xz, float distance) {
     float fade = 1.0 - smoothstep(0.5, 6.0, distance);
     // The three octaves are summed in the noise's alpha (gpu.py), its finest at the texels' own frequency.
-    return 1.75 * (texture(noise, mat2(0.8, 0.6, -0.6, 0.8) * p * 4.0).a - 0.5) * fade;
+    return 1.75 * (noise_at(xz, 1.4 * mat2(0.8, 0.6, -0.6, 0.8)).a - 0.5) * fade;
 }
 
 // The land's slope along x and z at a grid place: the slopes between neighbouring points, which belong to the
@@ -58,7 +64,7 @@ float sunlit(vec2 uv) {
     return smoothstep(-PENUMBRA, PENUMBRA, sun_elevation - atan(unsquashed(stored)));
 }
 
-vec3 natural_surface(vec3 world_position, vec2 grid_coordinate, vec3 haze, float cells_per_pixel) {
+vec3 natural_surface(vec3 world_position, vec2 grid_coordinate, vec3 haze) {
     float distance = length(world_position - eye);
     vec2 uv = grid_coordinate / float(grid_size - 1);
     if (apron > 0) uv = (uv * float(light_texels - 1) + 0.5) / float(light_texels);  // a region's own points
@@ -70,15 +76,15 @@ vec3 natural_surface(vec3 world_position, vec2 grid_coordinate, vec3 haze, float
     vec3 broad_normal = normalize(vec3(-broad_gradient.x, 1.0, -broad_gradient.y));
     vec2 slope = mix(broad_gradient, map_slope(grid_coordinate), fine_slopes);
     vec3 normal = normalize(mix(normalize(vec3(-slope.x, 1.0, -slope.y)), broad_normal,
-                                smoothstep(0.5, 2.5, cells_per_pixel)));
+                                smoothstep(0.5, 2.5, cells_per_pixel(broad_normal))));
 
     // Materials: grass on gentle slopes, soil between, rock on steep ones, snow high up where it can lie
     // (less on slopes facing the sun, none on broadly steep faces), sand along the shore. Noise breaks every
     // boundary. With erosion, the flow map: dark wet gullies where water ran, pale fans of fine sediment
     // (smoother) where it settled.
     vec2 water = eroded ? texture(water_maps, uv).rg : vec2(0.0);
-    float grain = detail(world_position.xz * 0.35, distance) * (1.0 - 0.6 * water.g);
-    vec4 patches = texture(noise, world_position.xz * 0.027);  // broad variation: four independent channels
+    float grain = detail(world_position.xz, distance) * (1.0 - 0.6 * water.g);
+    vec4 patches = noise_at(world_position.xz, mat2(0.027));  // broad variation: four independent channels
     float broad = patches.r - 0.5;
     float steep = 1.0 - normal.y + 0.25 * broad + 0.3 * grain;
     float snow_steep = 1.0 - broad_normal.y + 0.25 * broad + 0.3 * grain;

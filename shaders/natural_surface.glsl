@@ -20,21 +20,47 @@ void main() {
 #include "natural_shading.glsl"
 uniform sampler2D surface_places;  // the first pass's colour: the distance from the eye, 24 bits
 uniform float place_reach;         // the distance of the largest value
+uniform ivec2 last_pixel;          // the image part's last column and row: its neighbours beyond are not its own
 in vec3 far_point;
 out vec4 fragment_color;
+vec3 step_x, step_y;  // from this pixel's place to its neighbours' on the same land, in world units
+
+float distance_at(ivec2 pixel) {
+    vec3 bytes = floor(texelFetch(surface_places, pixel, 0).rgb * 255.0 + 0.5);
+    return dot(bytes, vec3(1.0, 256.0, 65536.0)) / 16777215.0 * place_reach;
+}
+
+// The step to the neighbour either side that lies on the same land: the nearer in distance, or the one in the
+// image. (Screen derivatives would take whichever the pixel's block holds, which along a ridge's outline lies on
+// far land or is sky: a line of wrongly shaded pixels along every outline.)
+vec3 land_step(ivec2 pixel, ivec2 offset, vec3 far_offset, vec3 here, float distance) {
+    ivec2 after = pixel + offset, before = pixel - offset;
+    float after_distance = distance_at(min(after, last_pixel)), before_distance = distance_at(max(before, 0));
+    bool take_after = any(lessThan(before, ivec2(0))) || (all(lessThanEqual(after, last_pixel))
+                      && abs(after_distance - distance) < abs(distance - before_distance));
+    return take_after ? eye + normalize(far_point + far_offset) * after_distance - here
+                      : here - eye - normalize(far_point - far_offset) * before_distance;
+}
+
+float cells_per_pixel(vec3 broad_normal) {
+    return max(length(step_x.xz), length(step_y.xz)) * 0.5 * float(grid_size - 1);
+}
+
+vec4 noise_at(vec2 xz, mat2 to_texture) {
+    return textureGrad(noise, to_texture * xz, to_texture * step_x.xz, to_texture * step_y.xz);
+}
 
 void main() {
-    vec3 bytes = floor(texelFetch(surface_places, ivec2(gl_FragCoord.xy), 0).rgb * 255.0 + 0.5);
-    float distance = dot(bytes, vec3(1.0, 256.0, 65536.0)) / 16777215.0 * place_reach;
-    vec3 direction = normalize(far_point);
-    vec3 world_position = eye + direction * distance;
+    ivec2 pixel = ivec2(gl_FragCoord.xy);
+    float distance = distance_at(pixel);
+    vec3 ray = normalize(far_point);
+    vec3 world_position = eye + ray * distance;
+    // far_point runs linearly across the image: its derivatives are the step to the next pixel's ray.
+    step_x = land_step(pixel, ivec2(1, 0), dFdx(far_point), world_position, distance);
+    step_y = land_step(pixel, ivec2(0, 1), dFdy(far_point), world_position, distance);
     // The place in the repeated map: tiles are 2 units apart about tile_origin (grid.glsl's tile_offset).
     vec2 grid_coordinate = mod(world_position.xz - tile_origin + float(tiles), 2.0) * 0.5 * float(grid_size - 1);
-    // Cells a pixel spans, from the world's x and z, which run on across the tiles where the map's place wraps.
-    vec2 across = vec2(length(dFdx(world_position.xz)), length(dFdy(world_position.xz)));
-    float cells_per_pixel = max(across.x, across.y) * 0.5 * float(grid_size - 1);
-    vec3 colour = natural_surface(world_position, grid_coordinate, haze_light(direction), cells_per_pixel);
-    fragment_color = vec4(colour, 1.0);
+    fragment_color = vec4(natural_surface(world_position, grid_coordinate, haze_light(ray)), 1.0);
 }
 
 #endif

@@ -47,11 +47,9 @@ void main() {
 
 #elif defined FRAGMENT_SHADER
 
-#include "grid.glsl"
-#include "sky_view.glsl"
-#include "natural_shading.glsl"
 in vec3 world_position;
 #if PLACES
+uniform vec3 eye;
 uniform float place_reach;  // the distance that encodes as the largest value
 out vec4 place;
 
@@ -64,12 +62,24 @@ void main() {
     place = vec4(scaled - high * 65536.0 - middle * 256.0, middle, high, 255.0) / 255.0;
 }
 #else
+#include "grid.glsl"
+#include "sky_view.glsl"
+#include "natural_shading.glsl"
 in vec2 grid_coordinate;
 in vec3 haze;
 out vec4 fragment_color;
 
+// The pixel's footprint from the screen derivatives, within its triangle.
+float cells_per_pixel(vec3 broad_normal) {
+    return map_cells_per_pixel(grid_coordinate);
+}
+
+vec4 noise_at(vec2 xz, mat2 to_texture) {
+    return texture(noise, to_texture * xz);
+}
+
 void main() {
-    vec3 colour = natural_surface(world_position, grid_coordinate, haze, map_cells_per_pixel(grid_coordinate));
+    vec3 colour = natural_surface(world_position, grid_coordinate, haze);
     fragment_color = vec4(colour, 1.0);
 }
 #endif

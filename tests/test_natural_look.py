@@ -808,3 +808,48 @@ def test_a_multisampled_window_draws_the_tiles_natural_look_in_one_pass(renderer
     difference = np.abs(image.astype(np.float64) - single).max(axis=2)
     # Most pixels alike (87% within 12 levels); the rest along the many outlines of this small rugged view.
     assert (difference < 12).mean() > 0.8 and difference.mean() < 8.0 and image.std() > 20
+
+
+@pytest.mark.gl
+def test_the_second_pass_measures_each_pixel_against_neighbours_on_its_own_land(gl_ctx):
+    """natural_surface.glsl's land_step: of the two neighbours along a row, the step goes to the one on the same
+    land, so a pixel on a near ridge's outline, beside far land, measures the ridge's own footprint (its noise and
+    its far-land blend); at the image's edges, to the neighbour inside. Screen derivatives took the far land's."""
+    import moderngl
+
+    source = shader_part("natural_surface.glsl", "float distance_at(ivec2 pixel)", "float cells_per_pixel(")
+    side = 16
+    # A near slope (2 to 2.7 units away) whose outline meets far land (10.8 to 11.5) halfway along the row.
+    distances = np.where(np.arange(side) < side // 2, 2.0, 10.0) + 0.1 * np.arange(side)
+    reach = 80.0
+    scaled = np.floor(distances / reach * (2 ** 24 - 1) + 0.5).astype(np.int64)
+    texels = np.stack([scaled & 255, (scaled >> 8) & 255, scaled >> 16, np.full(side, 255)], axis=-1).astype(np.uint8)
+    with gl_ctx:  # another test may have made its own context current
+        places = gl_ctx.texture((side, 1), 4, texels.tobytes())
+        places.filter = (moderngl.NEAREST, moderngl.NEAREST)
+        places.use(9)
+    declarations = ("uniform sampler2D surface_places;\nuniform float place_reach;\nuniform ivec2 last_pixel;\n"
+                    "uniform vec3 eye;\nvec3 far_point;\n" + source +
+                    "vec3 ray_at(float column) { return vec3(-0.2 + 0.025 * column, -0.3, -1.0); }\n"
+                    "float probe(ivec2 pixel) {\n"
+                    "    far_point = ray_at(float(pixel.x));\n"
+                    "    float distance = distance_at(pixel);\n"
+                    "    vec3 here = eye + normalize(far_point) * distance;\n"
+                    "    return length(land_step(pixel, ivec2(1, 0), vec3(0.025, 0.0, 0.0), here, distance));\n"
+                    "}\n")
+    try:
+        steps = fragment_values(gl_ctx, declarations, "vec4(probe(ivec2(gl_FragCoord.xy)), 0.0, 0.0, 1.0)",
+                                (side, 1), surface_places=9, place_reach=reach, last_pixel=(side - 1, 0),
+                                eye=(0.0, 0.5, 0.0))[0]
+    finally:
+        places.release()
+    eye = np.array([0.0, 0.5, 0.0])
+    rays = np.stack([-0.2 + 0.025 * np.arange(side), np.full(side, -0.3), np.full(side, -1.0)], axis=-1)
+    points = eye + rays / np.linalg.norm(rays, axis=-1, keepdims=True) * distances[:, None]
+    to_next = np.linalg.norm(np.diff(points, axis=0), axis=-1)  # from pixel i to pixel i + 1
+    same_land = np.abs(np.diff(distances)) < 1.0
+    for pixel in range(side):
+        # Either neighbour on the same land will do (they are alike); past an edge or the outline, not that one.
+        allowed = [to_next[pixel - 1]] if pixel > 0 and same_land[pixel - 1] else []
+        allowed += [to_next[pixel]] if pixel < side - 1 and same_land[pixel] else []
+        assert min(abs(steps[pixel] - length) for length in allowed) < 2e-3, pixel

@@ -615,8 +615,10 @@ class Renderer:
         places.use(PLACES_UNIT)
         uniform(shading, "inverse_view_projection").write(glm.inverse(projection * camera.rotation_matrix(settings)))
         tiles, origin = layout
+        _, _, width, height = framebuffer.viewport
         for name, value in {"grid_size": size, "cell_shift": 0, "apron": 0, "tiles": tiles, "tile_origin": origin,
-                            "surface_places": PLACES_UNIT, "place_reach": NATURAL_FAR_PLANE}.items():
+                            "surface_places": PLACES_UNIT, "place_reach": NATURAL_FAR_PLANE,
+                            "last_pixel": (width - 1, height - 1)}.items():
             uniform(shading, name).value = value
         ctx.depth_func = ">"  # on the far plane: in front of the land's depth, nowhere else
         framebuffer.depth_mask = False
