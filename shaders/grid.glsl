@@ -1,5 +1,5 @@
-// Shared by the mesh programs, the slope-map pass and the sea: the heightmap's points and one grid vertex's world
-// position in one tile.
+// Shared by the mesh programs, the slope-map pass, the sea and the natural look's shading: the heightmap's points
+// and one grid vertex's world position in one tile.
 // The grid has no vertex buffer: positions come from gl_VertexID / gl_InstanceID and the height texture.
 // The heightmap, grid_size x grid_size, rows are Z, columns are X, in bands of HEIGHT_BAND_ROWS rows (the last
 // holding the rest), BANDS_PER_ARRAY layers to each of two R32F texture arrays (terrainview/render/gpu.py
@@ -43,14 +43,6 @@ float map_height(vec2 place) {
     float h01 = map_point_height(corner + ivec2(0, 1)), h11 = map_point_height(corner + ivec2(1, 1));
     return mix(mix(h00, h10, f.x), mix(h01, h11, f.x), f.y);
 }
-
-#if defined FRAGMENT_SHADER
-// How many of the map's own cells a pixel spans at a grid place (a fragment's), from its screen derivatives: a
-// region held coarser has cells 2**cell_shift grid points wide.
-float map_cells_per_pixel(vec2 place) {
-    return max(length(dFdx(place)), length(dFdy(place))) / float(1 << cell_shift);
-}
-#endif
 
 vec2 tile_offset(int tile_index) {
     ivec2 tile = ivec2(tile_index % tiles, tile_index / tiles);

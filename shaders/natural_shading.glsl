@@ -26,10 +26,9 @@ uniform sampler2D slopes;      // the map's slopes from each point to the next a
 uniform float fine_slopes;     // ... when 1; 0 while they are still being worked out: the broad slope meanwhile
 uniform sampler2D noise;  // random values, four channels, tiling and mipmapped (terrainview/render/gpu.py)
 
-// What the including program knows of the pixel's footprint on the land: how many of the map's cells it spans
-// where the land broadly faces broad_normal, and the noise texture at world x, z filtered for it (its texture
-// coordinate to_texture times x, z).
-float cells_per_pixel(vec3 broad_normal);
+// What the including program knows of the pixel's footprint on the land: how many of the map's cells it spans,
+// and the noise texture at world x, z filtered for it (its texture coordinate to_texture times x, z).
+float cells_per_pixel();
 vec4 noise_at(vec2 xz, mat2 to_texture);
 
 // Detail at close range: three octaves of the noise texture, turned so they line up with no grid, faded with
@@ -76,7 +75,7 @@ vec3 natural_surface(vec3 world_position, vec2 grid_coordinate, vec3 haze) {
     vec3 broad_normal = normalize(vec3(-broad_gradient.x, 1.0, -broad_gradient.y));
     vec2 slope = mix(broad_gradient, map_slope(grid_coordinate), fine_slopes);
     vec3 normal = normalize(mix(normalize(vec3(-slope.x, 1.0, -slope.y)), broad_normal,
-                                smoothstep(0.5, 2.5, cells_per_pixel(broad_normal))));
+                                smoothstep(0.5, 2.5, cells_per_pixel())));
 
     // Materials: grass on gentle slopes, soil between, rock on steep ones, snow high up where it can lie
     // (less on slopes facing the sun, none on broadly steep faces), sand along the shore. Noise breaks every

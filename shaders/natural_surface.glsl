@@ -20,29 +20,38 @@ void main() {
 #include "natural_shading.glsl"
 uniform sampler2D surface_places;  // the first pass's colour: the distance from the eye, 24 bits
 uniform float place_reach;         // the distance of the largest value
-uniform ivec2 last_pixel;          // the image part's last column and row: its neighbours beyond are not its own
+uniform ivec2 first_pixel;         // the part of the image drawn: its neighbours beyond are not its own
+uniform ivec2 last_pixel;
+uniform vec2 eye_from_origin;      // the eye's x and z from tile_origin, worked out in double precision
 in vec3 far_point;
 out vec4 fragment_color;
 vec3 step_x, step_y;  // from this pixel's place to its neighbours' on the same land, in world units
 
+// The distance to the land at a pixel: 0 where the first pass drew none.
 float distance_at(ivec2 pixel) {
     vec3 bytes = floor(texelFetch(surface_places, pixel, 0).rgb * 255.0 + 0.5);
     return dot(bytes, vec3(1.0, 256.0, 65536.0)) / 16777215.0 * place_reach;
 }
 
-// The step to the neighbour either side that lies on the same land: the nearer in distance, or the one in the
-// image. (Screen derivatives would take whichever the pixel's block holds, which along a ridge's outline lies on
-// far land or is sky: a line of wrongly shaded pixels along every outline.)
-vec3 land_step(ivec2 pixel, ivec2 offset, vec3 far_offset, vec3 here, float distance) {
+// The step from the pixel's place to its neighbour's on the same land, one either side along offset: the one
+// nearer in distance, among those in the image part that show land no farther off or nearer by than half the
+// distance; with neither, a step across at the pixel's own distance. (Screen derivatives take whichever pixels
+// share the block, which along a ridge's outline lie on far land or are sky: a line of wrongly shaded pixels.)
+// Differences of rays times distances, without the eye, which would cost precision far from the origin.
+vec3 land_step(ivec2 pixel, ivec2 offset, vec3 far_offset, float distance) {
     ivec2 after = pixel + offset, before = pixel - offset;
-    float after_distance = distance_at(min(after, last_pixel)), before_distance = distance_at(max(before, 0));
-    bool take_after = any(lessThan(before, ivec2(0))) || (all(lessThanEqual(after, last_pixel))
-                      && abs(after_distance - distance) < abs(distance - before_distance));
-    return take_after ? eye + normalize(far_point + far_offset) * after_distance - here
-                      : here - eye - normalize(far_point - far_offset) * before_distance;
+    float after_distance = distance_at(min(after, last_pixel)), before_distance = distance_at(max(before, first_pixel));
+    float after_gap = all(lessThanEqual(after, last_pixel)) && after_distance > 0.0
+                    ? abs(after_distance - distance) : 1e30;
+    float before_gap = all(greaterThanEqual(before, first_pixel)) && before_distance > 0.0
+                     ? abs(distance - before_distance) : 1e30;
+    vec3 ray = normalize(far_point);
+    if (min(after_gap, before_gap) > 0.5 * distance) return distance * (normalize(far_point + far_offset) - ray);
+    return after_gap < before_gap ? normalize(far_point + far_offset) * after_distance - ray * distance
+                                  : ray * distance - normalize(far_point - far_offset) * before_distance;
 }
 
-float cells_per_pixel(vec3 broad_normal) {
+float cells_per_pixel() {
     return max(length(step_x.xz), length(step_y.xz)) * 0.5 * float(grid_size - 1);
 }
 
@@ -54,13 +63,13 @@ void main() {
     ivec2 pixel = ivec2(gl_FragCoord.xy);
     float distance = distance_at(pixel);
     vec3 ray = normalize(far_point);
-    vec3 world_position = eye + ray * distance;
     // far_point runs linearly across the image: its derivatives are the step to the next pixel's ray.
-    step_x = land_step(pixel, ivec2(1, 0), dFdx(far_point), world_position, distance);
-    step_y = land_step(pixel, ivec2(0, 1), dFdy(far_point), world_position, distance);
+    step_x = land_step(pixel, ivec2(1, 0), dFdx(far_point), distance);
+    step_y = land_step(pixel, ivec2(0, 1), dFdy(far_point), distance);
     // The place in the repeated map: tiles are 2 units apart about tile_origin (grid.glsl's tile_offset).
-    vec2 grid_coordinate = mod(world_position.xz - tile_origin + float(tiles), 2.0) * 0.5 * float(grid_size - 1);
-    fragment_color = vec4(natural_surface(world_position, grid_coordinate, haze_light(ray)), 1.0);
+    vec2 from_origin = eye_from_origin + ray.xz * distance;
+    vec2 grid_coordinate = mod(from_origin + float(tiles), 2.0) * 0.5 * float(grid_size - 1);
+    fragment_color = vec4(natural_surface(eye + ray * distance, grid_coordinate, haze_light(ray)), 1.0);
 }
 
 #endif

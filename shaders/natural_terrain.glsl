@@ -1,14 +1,17 @@
 #version 330
 // The natural look's surface mesh: the tiles' (the full grid or level-of-detail patches) or a region's of the
-// endless world. A region is shaded here (natural_shading.glsl). The tiles are drawn in two passes: this program
-// with PLACES writes the surface's depth and its distance from the eye, and natural_surface.glsl shades there.
+// endless world. A region is shaded here (natural_shading.glsl), and so are the tiles in a multisampled
+// framebuffer. Otherwise the tiles are drawn in two passes: this program with PLACES writes the surface's depth and
+// its distance from the eye, and natural_surface.glsl shades there.
 // Values below are placeholders; terrainview/render/gpu.py passes the real ones as defines.
 #define LOD 0                 // 1: level-of-detail patches (lod.glsl) instead of the full grid
 #define PLACES 0              // 1: the tiles' first pass, distances out instead of colours
 
 #if defined VERTEX_SHADER
 
+#if !PLACES
 #include "sky_view.glsl"
+#endif
 #if LOD
 #include "lod.glsl"
 #else
@@ -69,9 +72,10 @@ in vec2 grid_coordinate;
 in vec3 haze;
 out vec4 fragment_color;
 
-// The pixel's footprint from the screen derivatives, within its triangle.
-float cells_per_pixel(vec3 broad_normal) {
-    return map_cells_per_pixel(grid_coordinate);
+// The pixel's footprint from the screen derivatives, within its triangle: how many of the map's own cells it spans
+// (a region held coarser has cells 2**cell_shift grid points wide).
+float cells_per_pixel() {
+    return max(length(dFdx(grid_coordinate)), length(dFdy(grid_coordinate))) / float(1 << cell_shift);
 }
 
 vec4 noise_at(vec2 xz, mat2 to_texture) {

@@ -396,10 +396,8 @@ def test_snow_lies_in_fields_on_a_rugged_peak_not_by_each_facet(renderer):
     plateau = seamless(np.tile(0.6 + ribs, (side, 1)))
     above = NATURAL.replace(tile=1, eye_x=0.0, eye_y=1.6, eye_z=0.0, pitch=80.0, yrot=0.0, sun_elevation=60.0)
 
-    def snowy(image: np.ndarray) -> float:
-        # Snow is white in the sun and light blue in shade (blue about 150 here); rock is brown, or dark slate in
-        # shade (blue under 90), which a bound of 60 counted as snow.
-        return float(((image[..., 2] >= image[..., 0]) & (image[..., 2] > 100)).mean())
+    def snowy(image: np.ndarray) -> float:  # snow is bluish in shade, white in the sun; rock is brown or dark
+        return float(((image[..., 2] >= image[..., 0]) & (image[..., 2] > 60)).mean())
 
     assert snowy(frame_of(renderer, above, plateau)) > 0.95
     maps = light_maps(plateau)
@@ -559,12 +557,12 @@ def test_the_shaders_srgb_curve_is_the_standards_within_a_quarter_level(gl_ctx):
 @pytest.mark.gl
 @pytest.mark.parametrize("cell_shift, cells", [(0, 3.0), (2, 0.75)])
 def test_a_pixel_spans_the_maps_own_cells_coarser_in_a_region_held_coarser(gl_ctx, cell_shift, cells):
-    """grid.glsl's map_cells_per_pixel, which decides how far the far-land blend goes: grid places 3 apart from
-    pixel to pixel are 3 cells of a full map, and 3 / 4 of a region's map held two levels coarser."""
-    function = shader_part("grid.glsl", "float map_cells_per_pixel(vec2 place)", "#endif")
-    got = fragment_values(gl_ctx, "uniform int cell_shift;\n" + function,
-                          "vec4(map_cells_per_pixel(gl_FragCoord.xy * 3.0), 0.0, 0.0, 1.0)", (8, 8),
-                          cell_shift=cell_shift)
+    """natural_terrain.glsl's cells_per_pixel, which decides how far the far-land blend goes: grid places 3 apart
+    from pixel to pixel are 3 cells of a full map, and 3 / 4 of a region's map held two levels coarser."""
+    function = shader_part("natural_terrain.glsl", "float cells_per_pixel() {", "vec4 noise_at(")
+    declarations = ("uniform int cell_shift;\nvec2 grid_coordinate;\n" + function
+                    + "float probe() { grid_coordinate = gl_FragCoord.xy * 3.0; return cells_per_pixel(); }\n")
+    got = fragment_values(gl_ctx, declarations, "vec4(probe(), 0.0, 0.0, 1.0)", (8, 8), cell_shift=cell_shift)
     np.testing.assert_allclose(got, cells, rtol=1e-5)
 
 
@@ -786,14 +784,16 @@ def test_the_tiles_first_pass_leaves_each_pixels_distance_to_the_land(renderer):
 
 
 @pytest.mark.gl
-def test_a_multisampled_window_draws_the_tiles_natural_look_in_one_pass(renderer):
-    """A window with --samples has a multisampled framebuffer, whose colour cannot be copied out for the second
-    pass: the mesh is shaded as it is drawn there, and the picture is the two passes' one, its outlines smoothed."""
+def test_a_multisampled_framebuffer_draws_the_tiles_natural_look_in_one_pass(renderer):
+    """A multisampled framebuffer's samples would be mixed in the copy the second pass reads: the mesh is shaded as
+    it is drawn there, and the picture is the two passes' one, its outlines smoothed. A window's own framebuffer
+    does not say it is multisampled (moderngl leaves its samples unset): the window's Frame does."""
     from terrainview.render.renderer import Frame
 
     settings = NATURAL.replace(tile=3, iterations=7, eye_x=0.3, eye_y=0.5, eye_z=0.8, pitch=10.0, yrot=20.0,
                                water_level=-0.02)
     single = frame_of(renderer, settings)
+    assert renderer.gpu.has("texture:surface_places")
     ctx = renderer.ctx
     colour, depth = ctx.renderbuffer(SIZE, 4, samples=4), ctx.depth_renderbuffer(SIZE, samples=4)
     multisampled = ctx.framebuffer([colour], depth)
@@ -802,54 +802,82 @@ def test_a_multisampled_window_draws_the_tiles_natural_look_in_one_pass(renderer
         renderer.draw(settings, multisampled, Frame(SIZE))
         ctx.copy_framebuffer(resolved, multisampled)
         image = np.frombuffer(resolved.read(components=3), dtype=np.uint8).reshape(SIZE[1], SIZE[0], 3)[::-1]
+        renderer.gpu.get("texture:surface_places").write(bytes(4 * SIZE[0] * SIZE[1]))
+        renderer.draw(settings, resolved, Frame(SIZE, multisampled=True))  # as the window says it
+        places = np.frombuffer(renderer.gpu.get("texture:surface_places").read(), dtype=np.uint8)
     finally:
         for gl_object in (resolved, multisampled, depth, colour):
             gl_object.release()
     difference = np.abs(image.astype(np.float64) - single).max(axis=2)
     # Most pixels alike (87% within 12 levels); the rest along the many outlines of this small rugged view.
     assert (difference < 12).mean() > 0.8 and difference.mean() < 8.0 and image.std() > 20
+    assert not places.any()  # no first pass: nothing copied out
+
+
+@pytest.mark.gl
+def test_the_sea_and_the_second_pass_leave_the_lands_depth_as_it_was(renderer):
+    """The sea is blended over the land writing no depth, and the land's second pass writes none either: after a
+    natural frame, depth is nearer than the far plane exactly where the first pass found land. (The sea's mask was
+    set on the context, which has none, so the sea wrote its depth over the open sea.)"""
+    from terrainview.render.renderer import Frame
+
+    settings = NATURAL.replace(tile=1, iterations=6, eye_x=0.0, eye_y=0.6, eye_z=2.2, pitch=12.0, yrot=0.0,
+                               water_level=0.0)
+    frame_of(renderer, settings)
+    ctx = renderer.ctx
+    colour, depth = ctx.renderbuffer(SIZE, 4), ctx.depth_renderbuffer(SIZE)
+    framebuffer = ctx.framebuffer([colour], depth)
+    try:
+        renderer.draw(settings, framebuffer, Frame(SIZE))
+        assert framebuffer.depth_mask  # as it was
+        depths = np.frombuffer(framebuffer.read(attachment=-1, components=1, dtype="f4"), dtype=np.float32)
+    finally:
+        for gl_object in (framebuffer, depth, colour):
+            gl_object.release()
+    texels = np.frombuffer(renderer.gpu.get("texture:surface_places").read(), dtype=np.uint8).reshape(-1, 4)
+    land = texels[:, :3].any(axis=1)
+    assert 0.1 < land.mean() < 0.7  # land, and open sea and sky around it
+    np.testing.assert_array_equal(depths < 1.0, land)
 
 
 @pytest.mark.gl
 def test_the_second_pass_measures_each_pixel_against_neighbours_on_its_own_land(gl_ctx):
     """natural_surface.glsl's land_step: of the two neighbours along a row, the step goes to the one on the same
-    land, so a pixel on a near ridge's outline, beside far land, measures the ridge's own footprint (its noise and
-    its far-land blend); at the image's edges, to the neighbour inside. Screen derivatives took the far land's."""
+    land, so a pixel on a near ridge's outline, beside far land or sky, measures the ridge's own footprint (its
+    noise and its far-land blend); at the image's edges, to the neighbour inside; with neither neighbour on its
+    land (a sliver between sky, or sky and far land either side), a step across at its own distance. Screen
+    derivatives took the far land's or the sky's."""
     import moderngl
 
-    source = shader_part("natural_surface.glsl", "float distance_at(ivec2 pixel)", "float cells_per_pixel(")
-    side = 16
-    # A near slope (2 to 2.7 units away) whose outline meets far land (10.8 to 11.5) halfway along the row.
-    distances = np.where(np.arange(side) < side // 2, 2.0, 10.0) + 0.1 * np.arange(side)
-    reach = 80.0
+    source = shader_part("natural_surface.glsl", "// The distance to the land at a pixel", "float cells_per_pixel(")
+    # A near slope, sky, a sliver of land between sky, sky, a ridge's last pixel between sky and far land, far land.
+    distances = np.array([2.0, 2.1, 2.2, 0.0, 5.0, 0.0, 3.0] + [10.7 + 0.1 * k for k in range(9)])
+    side, reach = len(distances), 80.0
     scaled = np.floor(distances / reach * (2 ** 24 - 1) + 0.5).astype(np.int64)
     texels = np.stack([scaled & 255, (scaled >> 8) & 255, scaled >> 16, np.full(side, 255)], axis=-1).astype(np.uint8)
     with gl_ctx:  # another test may have made its own context current
         places = gl_ctx.texture((side, 1), 4, texels.tobytes())
         places.filter = (moderngl.NEAREST, moderngl.NEAREST)
         places.use(9)
-    declarations = ("uniform sampler2D surface_places;\nuniform float place_reach;\nuniform ivec2 last_pixel;\n"
-                    "uniform vec3 eye;\nvec3 far_point;\n" + source +
-                    "vec3 ray_at(float column) { return vec3(-0.2 + 0.025 * column, -0.3, -1.0); }\n"
+    declarations = ("uniform sampler2D surface_places;\nuniform float place_reach;\nuniform ivec2 first_pixel;\n"
+                    "uniform ivec2 last_pixel;\nvec3 far_point;\n" + source +
                     "float probe(ivec2 pixel) {\n"
-                    "    far_point = ray_at(float(pixel.x));\n"
-                    "    float distance = distance_at(pixel);\n"
-                    "    vec3 here = eye + normalize(far_point) * distance;\n"
-                    "    return length(land_step(pixel, ivec2(1, 0), vec3(0.025, 0.0, 0.0), here, distance));\n"
+                    "    far_point = vec3(-0.2 + 0.025 * float(pixel.x), -0.3, -1.0);\n"
+                    "    return length(land_step(pixel, ivec2(1, 0), vec3(0.025, 0.0, 0.0), distance_at(pixel)));\n"
                     "}\n")
     try:
         steps = fragment_values(gl_ctx, declarations, "vec4(probe(ivec2(gl_FragCoord.xy)), 0.0, 0.0, 1.0)",
-                                (side, 1), surface_places=9, place_reach=reach, last_pixel=(side - 1, 0),
-                                eye=(0.0, 0.5, 0.0))[0]
+                                (side, 1), surface_places=9, place_reach=reach, first_pixel=(0, 0),
+                                last_pixel=(side - 1, 0))[0]
     finally:
         places.release()
-    eye = np.array([0.0, 0.5, 0.0])
-    rays = np.stack([-0.2 + 0.025 * np.arange(side), np.full(side, -0.3), np.full(side, -1.0)], axis=-1)
-    points = eye + rays / np.linalg.norm(rays, axis=-1, keepdims=True) * distances[:, None]
+    rays = np.stack([-0.2 + 0.025 * np.arange(side + 1), np.full(side + 1, -0.3), np.full(side + 1, -1.0)], axis=-1)
+    rays /= np.linalg.norm(rays, axis=-1, keepdims=True)
+    points = rays[:side] * distances[:, None]
     to_next = np.linalg.norm(np.diff(points, axis=0), axis=-1)  # from pixel i to pixel i + 1
-    same_land = np.abs(np.diff(distances)) < 1.0
-    for pixel in range(side):
-        # Either neighbour on the same land will do (they are alike); past an edge or the outline, not that one.
-        allowed = [to_next[pixel - 1]] if pixel > 0 and same_land[pixel - 1] else []
-        allowed += [to_next[pixel]] if pixel < side - 1 and same_land[pixel] else []
+    across = distances * np.linalg.norm(rays[1:] - rays[:-1], axis=-1)  # at the pixel's own distance
+    expected = {0: [to_next[0]], 1: [to_next[0], to_next[1]], 2: [to_next[1]], 4: [across[4]], 6: [across[6]],
+                7: [to_next[7]], side - 1: [to_next[side - 2]]}
+    expected |= {pixel: [to_next[pixel - 1], to_next[pixel]] for pixel in range(8, side - 1)}
+    for pixel, allowed in expected.items():  # either neighbour on the same land will do: they are alike
         assert min(abs(steps[pixel] - length) for length in allowed) < 2e-3, pixel

@@ -622,15 +622,19 @@ class GpuResources:
             texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
         texture.write(np.ascontiguousarray(maps))
 
-    def surface_places(self, size: tuple[int, int]) -> moderngl.Texture:
-        """The texture the tiles' natural look copies its first pass into (natural_surface.glsl), at ``size``.
+    def surface_places(self, size: tuple[int, int]) -> tuple[moderngl.Texture, moderngl.Framebuffer]:
+        """The texture the tiles' natural look copies its first pass into, at ``size``, and its framebuffer.
 
-        Kept while frames keep their size; made again, the old one released, when it changes.
+        natural_surface.glsl reads it. Kept while frames keep their size; made again, the old ones released, when
+        it changes.
         """
         if not self.has("texture:surface_places") or self.get("texture:surface_places").size != size:
+            if self.has("framebuffer:surface_places"):  # before the texture it draws into
+                self._objects.pop("framebuffer:surface_places").release()
             places = self._own("texture:surface_places", self.ctx.texture(size, 4))
             places.filter = (moderngl.NEAREST, moderngl.NEAREST)
-        return self.get("texture:surface_places")
+            self._own("framebuffer:surface_places", self.ctx.framebuffer([places]))
+        return self.get("texture:surface_places"), self.get("framebuffer:surface_places")
 
     def sky_table(self, sun: tuple[float, float, float]) -> dict[str, Any]:
         """The natural look's sky-view table for the sun toward ``sun`` (a unit vector), and its constants.

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import moderngl
 import numpy as np
@@ -49,6 +49,9 @@ class Frame:
     line_scale: float = 1.0
     field_of_view_y: float = FIELD_OF_VIEW_Y
     detail_height: int | None = None  # the output image's height the level of detail is chosen for
+    # The framebuffer holds several samples a pixel (a window's --samples, which moderngl does not tell of the
+    # window's own framebuffer): the tiles' natural look is shaded in one pass there.
+    multisampled: bool = False
 
     @property
     def detail_image_height(self) -> int:
@@ -125,6 +128,14 @@ def tile_window(image_size: tuple[int, int], tile: tuple[int, int, int, int]) ->
     offset_x = (width - 2.0 * x0) / tile_width - 1.0
     offset_y = (height - 2.0 * y0) / tile_height - 1.0
     return camera.compose(glm.translate(glm.vec3(offset_x, offset_y, 0.0)), glm.scale(glm.vec3(scale_x, scale_y, 1.0)))
+
+
+def _to_rays(settings: SceneSettings, projection: glm.mat4) -> glm.mat4:
+    """From normalized device coordinates to world directions (shaders/far_plane_rays.glsl).
+
+    The inverse of the camera's rotation and projection.
+    """
+    return cast(glm.mat4, glm.inverse(projection * camera.rotation_matrix(settings)))  # pyglm types it loosely
 
 
 def _iterations_of(grid_size: int) -> int:
@@ -356,19 +367,41 @@ class Renderer:
         detail places its nodes itself.
         """
         heights.bind(program)
-        uniform(program, "grid_size").value = grid_size
-        for name in ("cell_shift", "apron"):  # the tiled surface's map: every point, no apron (grid.glsl)
-            if name in program:
-                uniform(program, name).value = 0
+        Renderer._tile_grid_uniforms(program, grid_size, tiles, origin)
+
+    @staticmethod
+    def _tile_grid_uniforms(program: moderngl.Program, grid_size: int, tiles: int | None,
+                            origin: tuple[float, float]) -> None:
+        """grid.glsl's uniforms for the tiles' map, but its heights: the grid size, and the tiles if given.
+
+        Those a program does not use are left out (the tiles' map has every point and no apron).
+        """
+        values: dict[str, Any] = {"grid_size": grid_size, "cell_shift": 0, "apron": 0}
         if tiles is not None:
-            uniform(program, "tiles").value = tiles
-            uniform(program, "tile_origin").value = origin
+            values |= {"tiles": tiles, "tile_origin": origin}
+        for name, value in values.items():
+            if name == "grid_size" or name in program:
+                uniform(program, name).value = value
 
     def _bind_tiles(self, program: moderngl.Program, heights: HeightBands, grid_size: int,
                     layout: camera.TileLayout, selection: lod.Selection | None) -> None:
         """Bind the heightmap and, for the full mesh (no ``selection``), the frame's tile layout."""
         tiles, origin = layout
         self._bind_grid(program, heights, grid_size, tiles if selection is None else None, origin)
+
+    @contextmanager
+    def _depth_kept(self, framebuffer: moderngl.Framebuffer, test: str = "<") -> Iterator[None]:
+        """Draw depth-tested by ``test``, writing no depth; the test and the mask as they were after.
+
+        What is blended over the land, and the land's second pass.
+        """
+        framebuffer.depth_mask = False
+        self.ctx.depth_func = test
+        try:
+            yield
+        finally:
+            self.ctx.depth_func = "<"
+            framebuffer.depth_mask = True
 
     @contextmanager
     def _behind_the_surface(self) -> Iterator[None]:
@@ -453,15 +486,14 @@ class Renderer:
             ctx.disable(moderngl.CULL_FACE)
             ctx.enable(moderngl.BLEND)
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-            framebuffer.depth_mask = False
             water = gpu.programs["water"]
             uniform(water, "view").write(view)
             uniform(water, "projection").write(projection)
             uniform(water, "level").value = settings.water_level
             uniform(water, "half_extent").value = float(tiles)
             uniform(water, "centre").value = origin
-            gpu.get("vao:water").render(moderngl.TRIANGLE_STRIP, vertices=4)
-            framebuffer.depth_mask = True
+            with self._depth_kept(framebuffer):
+                gpu.get("vao:water").render(moderngl.TRIANGLE_STRIP, vertices=4)
             triangles += 2
         return FrameStats(triangles, "triangles", surface_triangles, full)
 
@@ -533,8 +565,7 @@ class Renderer:
         # The sky where the land left the far plane: every pixel's direction, its light from the table.
         with self._behind_the_surface():
             sky = gpu.programs["natural_sky"]
-            whole_view = projection * camera.rotation_matrix(settings)
-            uniform(sky, "inverse_view_projection").write(glm.inverse(whole_view))
+            uniform(sky, "inverse_view_projection").write(_to_rays(settings, projection))
             sky_uniforms(sky, lights_ground=False)
             gpu.get("vao:natural_sky").render(moderngl.TRIANGLES, vertices=3)
 
@@ -542,7 +573,6 @@ class Renderer:
             ctx.disable(moderngl.CULL_FACE)
             ctx.enable(moderngl.BLEND)
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-            framebuffer.depth_mask = False
             # The sea's depth is read from the tile's map (repeated without end, or within the tiles); over the
             # endless world, from its floor around the eye: a program each.
             water_program = "natural_water_world" if settings.tile == ENDLESS else "natural_water"
@@ -560,8 +590,8 @@ class Renderer:
                 self._bind_grid(water, gpu.get("heights:surface"), size, None)
             for name, value in values.items():
                 uniform(water, name).value = value
-            gpu.get(f"vao:{water_program}").render(moderngl.TRIANGLE_STRIP, vertices=4)
-            framebuffer.depth_mask = True
+            with self._depth_kept(framebuffer):
+                gpu.get(f"vao:{water_program}").render(moderngl.TRIANGLE_STRIP, vertices=4)
             triangles += 2
         return FrameStats(triangles, "triangles", surface_triangles, full)
 
@@ -573,8 +603,8 @@ class Renderer:
         Two passes (shaders/natural_surface.glsl). The mesh writes only its depth and its distance from the eye
         (into the colour, copied out into "texture:surface_places"); then each pixel in front of that depth is
         shaded once, from one triangle over the image. llvmpipe shades whole blocks of pixels, so the mesh's small
-        triangles, shaded as they were drawn, cost more than the pixels they cover. A multisampled framebuffer (a
-        window's --samples) cannot have its colour copied out: there the mesh is shaded as it is drawn.
+        triangles, shaded as they were drawn, cost more than the pixels they cover. A multisampled framebuffer's
+        samples would be mixed in the copy: there the mesh is shaded as it is drawn.
         """
         ctx, gpu = self.ctx, self.gpu
         layout, selection = self._surface_layout(settings, view, projection, frame, lines=False,
@@ -583,14 +613,15 @@ class Renderer:
         full = lod.full_mesh_triangles(_iterations_of(size), layout[0])
         surface = gpu.get("heights:surface")
         gpu.advance_slopes(surface, 0, self.world.slope_points_per_frame())
-        two_passes = not framebuffer.samples
+        two_passes = not (framebuffer.samples or frame.multisampled)
         mesh = "natural_places" if two_passes else "natural_terrain"
         program_name = mesh if selection is None else f"{mesh}_lod"
         program = gpu.programs[program_name]
         uniform(program, "view").write(view)
         uniform(program, "projection").write(projection)
+        eye = camera.eye_position(settings)
         if two_passes:
-            uniform(program, "eye").value = camera.eye_position(settings)
+            uniform(program, "eye").value = eye
             uniform(program, "place_reach").value = NATURAL_FAR_PLANE
         else:
             shading_uniforms(program)
@@ -605,26 +636,28 @@ class Renderer:
             triangles = draw_selection(gpu, selection, lines=False, program_name=program_name)
         if not two_passes:
             return layout, triangles, full
-        places = gpu.surface_places(framebuffer.size)
-        ctx.copy_framebuffer(places, framebuffer)
+        # To the part of the image drawn, from its origin (a window's own framebuffer keeps its first size).
+        x, y, width, height = framebuffer.viewport
+        places, places_framebuffer = gpu.surface_places((x + width, y + height))
+        ctx.copy_framebuffer(places_framebuffer, framebuffer)
 
         shading = gpu.programs["natural_surface"]
         shading_uniforms(shading)
         gpu.get("texture:light_maps").use(LIGHT_UNIT)
         gpu.bind_slopes(shading, surface)
         places.use(PLACES_UNIT)
-        uniform(shading, "inverse_view_projection").write(glm.inverse(projection * camera.rotation_matrix(settings)))
         tiles, origin = layout
-        _, _, width, height = framebuffer.viewport
-        for name, value in {"grid_size": size, "cell_shift": 0, "apron": 0, "tiles": tiles, "tile_origin": origin,
-                            "surface_places": PLACES_UNIT, "place_reach": NATURAL_FAR_PLANE,
-                            "last_pixel": (width - 1, height - 1)}.items():
+        self._tile_grid_uniforms(shading, size, tiles, origin)
+        # The eye from the tiles' origin, in double precision: far from the origin, eye + ray * distance in floats
+        # would misplace the map's place by cells.
+        eye_from_origin = (eye[0] - origin[0], eye[2] - origin[1])
+        for name, value in {"surface_places": PLACES_UNIT, "place_reach": NATURAL_FAR_PLANE,
+                            "eye_from_origin": eye_from_origin, "first_pixel": (x, y),
+                            "last_pixel": (x + width - 1, y + height - 1)}.items():
             uniform(shading, name).value = value
-        ctx.depth_func = ">"  # on the far plane: in front of the land's depth, nowhere else
-        framebuffer.depth_mask = False
-        gpu.get("vao:natural_surface").render(moderngl.TRIANGLES, vertices=3)
-        framebuffer.depth_mask = True
-        ctx.depth_func = "<"
+        uniform(shading, "inverse_view_projection").write(_to_rays(settings, projection))
+        with self._depth_kept(framebuffer, ">"):  # on the far plane: in front of the land's depth, nowhere else
+            gpu.get("vao:natural_surface").render(moderngl.TRIANGLES, vertices=3)
         return layout, triangles, full
 
     def _draw_image(self, framebuffer: moderngl.Framebuffer, texture: moderngl.Texture, rectangle: tuple,

@@ -149,7 +149,7 @@ class TerrainApp(mglw.WindowConfig):
             # Switched between 1d and a 2D mode: draw the old mode until the new surface arrives.
             settings = self.drawn_settings.replace(**{name: getattr(settings, name) for name in camera.CAMERA_FIELDS})
         if self.renderer.can_draw(settings):
-            frame = Frame(self.wnd.buffer_size, line_scale=self.wnd.pixel_ratio)
+            frame = Frame(self.wnd.buffer_size, line_scale=self.wnd.pixel_ratio, multisampled=self.wnd.samples > 1)
             self.world_feed.take(self.renderer.world.cache)
             drafting = self._draft_this_frame(settings)
             if drafting:
