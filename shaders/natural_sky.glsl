@@ -1,7 +1,8 @@
 #version 330
 // The natural look's sky: the sky-view table's light and the sun's disc, per pixel, drawn after the land (only
-// where it left the far plane) and before the sea, at the far plane. One triangle covers the screen; each pixel's world direction
-// comes from the inverse of the camera's rotation and projection, so no sky geometry can show at any pitch.
+// where it left the far plane) and before the sea, at the far plane. One triangle covers the screen; each pixel's
+// world direction comes from the inverse of the camera's rotation and projection, so no sky geometry can show at
+// any pitch.
 
 #if defined VERTEX_SHADER
 

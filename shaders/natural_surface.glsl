@@ -37,7 +37,8 @@ float distance_at(ivec2 pixel) {
 // nearer in distance, among those in the image part that show land no farther off or nearer by than half the
 // distance; with neither, a step across at the pixel's own distance. (Screen derivatives take whichever pixels
 // share the block, which along a ridge's outline lie on far land or are sky: a line of wrongly shaded pixels.)
-// Differences of rays times distances, without the eye, which would cost precision far from the origin.
+// The bound is loose on purpose, for land seen at a grazing angle: a one-pixel strip of land between two
+// outlines may still take its nearer neighbour's step. Differences of rays times distances, without the eye.
 vec3 land_step(ivec2 pixel, ivec2 offset, vec3 far_offset, float distance) {
     ivec2 after = pixel + offset, before = pixel - offset;
     float after_distance = distance_at(min(after, last_pixel)), before_distance = distance_at(max(before, first_pixel));

@@ -119,6 +119,19 @@ def test_drafts_at_changing_window_sizes_do_not_grow_gl_objects(renderer, gl_nam
     assert draft.size is None
 
 
+def test_the_natural_looks_places_only_grow_releasing_what_they_replace(renderer, gl_names):
+    """The texture the tiles' natural look copies its first pass into serves any smaller part of an image (drafts,
+    frames and a shot's tiles take turns), and grows to the largest, the old one released."""
+    gpu = renderer.gpu
+    texture, framebuffer = gpu.surface_places((8, 8))
+    live = gl_names.live()
+    smaller = gpu.surface_places((4, 4))
+    assert smaller[0] is texture and smaller[1] is framebuffer
+    grown, grown_framebuffer = gpu.surface_places((4, 12))
+    assert grown.size == (8, 12) and grown_framebuffer.size == (8, 12) and grown is not texture
+    assert gl_names.live() == live
+
+
 def test_regenerating_200_times_does_not_grow_gl_objects(renderer, gl_names):
     ctx = renderer.ctx
     first = churn_settings(0)

@@ -623,15 +623,17 @@ class GpuResources:
         texture.write(np.ascontiguousarray(maps))
 
     def surface_places(self, size: tuple[int, int]) -> tuple[moderngl.Texture, moderngl.Framebuffer]:
-        """The texture the tiles' natural look copies its first pass into, at ``size``, and its framebuffer.
+        """The texture the tiles' natural look copies its first pass into, at least ``size``, and its framebuffer.
 
-        natural_surface.glsl reads it. Kept while frames keep their size; made again, the old ones released, when
-        it changes.
+        natural_surface.glsl reads it within the part of the image drawn. It only grows (the old one released):
+        drafts, full frames and a shot's tiles of two sizes take turns without making it again.
         """
-        if not self.has("texture:surface_places") or self.get("texture:surface_places").size != size:
+        held = self.get("texture:surface_places").size if self.has("texture:surface_places") else (0, 0)
+        if held[0] < size[0] or held[1] < size[1]:
             if self.has("framebuffer:surface_places"):  # before the texture it draws into
                 self._objects.pop("framebuffer:surface_places").release()
-            places = self._own("texture:surface_places", self.ctx.texture(size, 4))
+            grown = (max(held[0], size[0]), max(held[1], size[1]))
+            places = self._own("texture:surface_places", self.ctx.texture(grown, 4))
             places.filter = (moderngl.NEAREST, moderngl.NEAREST)
             self._own("framebuffer:surface_places", self.ctx.framebuffer([places]))
         return self.get("texture:surface_places"), self.get("framebuffer:surface_places")

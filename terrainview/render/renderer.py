@@ -374,14 +374,16 @@ class Renderer:
                             origin: tuple[float, float]) -> None:
         """grid.glsl's uniforms for the tiles' map, but its heights: the grid size, and the tiles if given.
 
-        Those a program does not use are left out (the tiles' map has every point and no apron).
+        The tiles' map has every point and no apron; a program that does not place grid points (the natural look's
+        second pass) has no tile origin.
         """
-        values: dict[str, Any] = {"grid_size": grid_size, "cell_shift": 0, "apron": 0}
+        values: dict[str, Any] = {"grid_size": grid_size}
         if tiles is not None:
-            values |= {"tiles": tiles, "tile_origin": origin}
+            values["tiles"] = tiles
+        optional = {"cell_shift": 0, "apron": 0} | ({"tile_origin": origin} if tiles is not None else {})
+        values |= {name: value for name, value in optional.items() if name in program}
         for name, value in values.items():
-            if name == "grid_size" or name in program:
-                uniform(program, name).value = value
+            uniform(program, name).value = value
 
     def _bind_tiles(self, program: moderngl.Program, heights: HeightBands, grid_size: int,
                     layout: camera.TileLayout, selection: lod.Selection | None) -> None:
@@ -391,7 +393,7 @@ class Renderer:
 
     @contextmanager
     def _depth_kept(self, framebuffer: moderngl.Framebuffer, test: str = "<") -> Iterator[None]:
-        """Draw depth-tested by ``test``, writing no depth; the test and the mask as they were after.
+        """Draw depth-tested by ``test``, writing no depth; after, the test is "<" again and depth is written.
 
         What is blended over the land, and the land's second pass.
         """
