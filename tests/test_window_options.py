@@ -106,3 +106,43 @@ def test_the_panel_comes_back_inside_after_a_1x1_window(private_display, tmp_pat
     assert (start[0], tiny[0], back[0]) == ([1280, 720], [1, 1], [1280, 720])
     assert start[1][0] >= 0 and back[1][0] >= 0 and back[1][1] >= 0, (start, back)
     assert back[2] == back[3], "the Seed field shows the seed"
+
+
+GROW_SCRIPT = """
+import json, time
+import numpy as np
+import moderngl_window
+from terrainview.window.app import TerrainApp
+
+app = moderngl_window.create_window_config_instance(
+    TerrainApp, args=["--window", "pyglet", "--size", "480x320", "--mode", "lines", "--iterations", "4"])
+assert app.feed.wait_idle(60.0)
+
+def frames(count=6):
+    for _ in range(count):
+        app.wnd.swap_buffers()  # also delivers pyglet's events, resizes included
+        app.on_render(0.0, 1 / 60)
+
+frames()
+app.wnd.size = (800, 560)
+time.sleep(0.3)
+frames()
+width, height = app.wnd.buffer_size
+pixels = np.frombuffer(app.wnd.fbo.read(viewport=(0, 0, width, height)), dtype=np.uint8).reshape(height, width, 3)
+grown = pixels[320:, 480:]  # GL rows bottom first: the part beyond the first size, up and to the right
+print(json.dumps([[width, height], float(grown.mean())]))
+app.wnd.close()
+app.on_close()
+"""
+
+
+@pytest.mark.xvfb
+def test_a_window_made_larger_draws_its_whole_area(private_display, tmp_path):
+    """In a process of its own: a 480x320 window of lines (white ground) grows to 800x560; the scene must fill it
+    (the panel's scissor, reset to the window's first size, clipped every later frame to that corner)."""
+    result = subprocess.run([sys.executable, "-c", GROW_SCRIPT], cwd=tmp_path, env=x_env(private_display),
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    size, grown_mean = json.loads(result.stdout.strip().splitlines()[-1])
+    assert size == [800, 560]
+    assert grown_mean > 200, grown_mean  # the white ground; black where nothing was drawn

@@ -201,5 +201,7 @@ class ImGuiRenderer:
                     texture.use(0)
                     vao.render(moderngl.TRIANGLES, vertices=count, first=first)
             finally:
-                framebuffer.scissor = (0, 0, *framebuffer.size)  # moderngl's "no scissor"
+                # None turns the scissor test off. (Any rectangle keeps it on: the window's own framebuffer keeps the
+                # size it opened with, so its size as a rectangle clipped the next frame to that after it grew.)
+                framebuffer.scissor = None  # type: ignore[assignment]  # moderngl takes None; its stub does not say
                 framebuffer.viewport = saved_viewport
