@@ -63,8 +63,9 @@ float sunlit(vec2 uv) {
     return smoothstep(-PENUMBRA, PENUMBRA, sun_elevation - atan(unsquashed(stored)));
 }
 
-vec3 natural_surface(vec3 world_position, vec2 grid_coordinate, vec3 haze) {
-    float distance = length(world_position - eye);
+// The colour of the land at world_position, distance from the eye, at grid_coordinate in its map, seen through
+// the haze's light haze.
+vec3 natural_surface(vec3 world_position, float distance, vec2 grid_coordinate, vec3 haze) {
     vec2 uv = grid_coordinate / float(grid_size - 1);
     if (apron > 0) uv = (uv * float(light_texels - 1) + 0.5) / float(light_texels);  // a region's own points
     vec4 surface_facts = texture(light_maps, vec3(uv, float(HORIZON_LAYERS)));

@@ -18,8 +18,8 @@ void main() {
 #include "grid.glsl"
 #include "sky_view.glsl"
 #include "natural_shading.glsl"
-uniform sampler2D surface_places;  // the first pass's colour: the distance from the eye, 24 bits
-uniform float place_reach;         // the distance of the largest value
+#include "surface_places.glsl"
+uniform sampler2D surface_places;  // the first pass's colour: the distance from the eye
 uniform ivec2 first_pixel;         // the part of the image drawn: its neighbours beyond are not its own
 uniform ivec2 last_pixel;
 uniform vec2 eye_from_origin;      // the eye's x and z from tile_origin, worked out in double precision
@@ -29,8 +29,7 @@ vec3 step_x, step_y;  // from this pixel's place to its neighbours' on the same 
 
 // The distance to the land at a pixel: 0 where the first pass drew none.
 float distance_at(ivec2 pixel) {
-    vec3 bytes = floor(texelFetch(surface_places, pixel, 0).rgb * 255.0 + 0.5);
-    return dot(bytes, vec3(1.0, 256.0, 65536.0)) / 16777215.0 * place_reach;
+    return decoded_distance(texelFetch(surface_places, pixel, 0));
 }
 
 // The step from the pixel's place to its neighbour's on the same land, one either side along offset: the one
@@ -70,7 +69,7 @@ void main() {
     // The place in the repeated map: tiles are 2 units apart about tile_origin (grid.glsl's tile_offset).
     vec2 from_origin = eye_from_origin + ray.xz * distance;
     vec2 grid_coordinate = mod(from_origin + float(tiles), 2.0) * 0.5 * float(grid_size - 1);
-    fragment_color = vec4(natural_surface(eye + ray * distance, grid_coordinate, haze_light(ray)), 1.0);
+    fragment_color = vec4(natural_surface(eye + ray * distance, distance, grid_coordinate, haze_light(ray)), 1.0);
 }
 
 #endif

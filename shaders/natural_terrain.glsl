@@ -19,10 +19,10 @@
 #endif
 uniform mat4 view;
 uniform mat4 projection;
-uniform vec3 eye;
 
 out vec3 world_position;
 #if !PLACES
+uniform vec3 eye;
 out vec2 grid_coordinate;  // the heightmap's column and row (fractional), within the tile
 out vec3 haze;             // the haze's light toward the vertex: smooth enough to interpolate, and dear per pixel
 #endif
@@ -52,17 +52,12 @@ void main() {
 
 in vec3 world_position;
 #if PLACES
+#include "surface_places.glsl"
 uniform vec3 eye;
-uniform float place_reach;  // the distance that encodes as the largest value
 out vec4 place;
 
-// The distance from the eye as 24 bits across red, green and blue, low byte first (natural_surface.glsl reads it
-// back): exact in eight-bit channels, which the window's framebuffer has.
 void main() {
-    float scaled = floor(clamp(length(world_position - eye) / place_reach, 0.0, 1.0) * 16777215.0 + 0.5);
-    float high = floor(scaled / 65536.0);
-    float middle = floor((scaled - high * 65536.0) / 256.0);
-    place = vec4(scaled - high * 65536.0 - middle * 256.0, middle, high, 255.0) / 255.0;
+    place = encoded_distance(length(world_position - eye));
 }
 #else
 #include "grid.glsl"
@@ -83,7 +78,7 @@ vec4 noise_at(vec2 xz, mat2 to_texture) {
 }
 
 void main() {
-    vec3 colour = natural_surface(world_position, grid_coordinate, haze);
+    vec3 colour = natural_surface(world_position, length(world_position - eye), grid_coordinate, haze);
     fragment_color = vec4(colour, 1.0);
 }
 #endif

@@ -157,6 +157,28 @@ class TestKeysInProcess:
             fresh.on_render(0.0, 1 / 60)
         assert gc.get_freeze_count() == frozen
 
+    def test_a_camera_standing_still_over_the_same_ground_is_checked_once(self, fresh, monkeypatch):
+        """The camera's bound samples the ground nine times (1-2 ms over the endless world): frames that change
+        neither the settings nor the ground check it no more; a new setting checks it again. (The ground was
+        made anew every frame, so the check ran every frame.)"""
+        import terrainview.window.app as app_module
+
+        checked = []
+        real = app_module.camera.given_fly_eye_in_bounds
+
+        def counted(settings, ground):
+            checked.append(settings)
+            return real(settings, ground)
+
+        monkeypatch.setattr(app_module.camera, "given_fly_eye_in_bounds", counted)
+        fresh.settings = fresh.settings.replace(mode="rendered", camera="fly")
+        for _ in range(5):
+            fresh.on_render(0.0, 1 / 60)
+        assert len(checked) == 1
+        fresh.settings = fresh.settings.replace(pitch=fresh.settings.pitch + 5.0)
+        fresh.on_render(0.0, 1 / 60)
+        assert len(checked) == 2
+
     def test_ten_left_taps_turn_30_degrees(self, fresh):
         tap(fresh, fresh.wnd.keys.LEFT, times=10)
         assert fresh.settings.yrot == 30.0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -515,8 +516,6 @@ def test_the_detail_noise_is_three_octaves_in_one_tiling_channel():
 
 def shader_part(file: str, first: str, end: str) -> str:
     """The text of shaders/FILE from the line starting ``first`` up to ``end`` (excluded)."""
-    from pathlib import Path
-
     source = (Path(__file__).parents[1] / "shaders" / file).read_text()
     start = source.index(first)
     return source[start:source.index(end, start)]
@@ -865,7 +864,8 @@ def test_the_second_pass_measures_each_pixel_against_neighbours_on_its_own_land(
         places = gl_ctx.texture((side, 1), 4, texels.tobytes())
         places.filter = (moderngl.NEAREST, moderngl.NEAREST)
         places.use(9)
-    declarations = ("uniform sampler2D surface_places;\nuniform float place_reach;\nuniform ivec2 first_pixel;\n"
+    encoding = (Path(__file__).parents[1] / "shaders" / "surface_places.glsl").read_text()  # place_reach and all
+    declarations = (encoding + "uniform sampler2D surface_places;\nuniform ivec2 first_pixel;\n"
                     "uniform ivec2 last_pixel;\nvec3 far_point;\n" + source +
                     "float probe(ivec2 pixel) {\n"
                     "    far_point = vec3(-0.2 + 0.025 * float(pixel.x), -0.3, -1.0);\n"

@@ -392,9 +392,8 @@ class GpuResources:
             "natural_sky": load_program(ctx, "natural_sky", **sky_table),
             "natural_terrain": load_program(ctx, "natural_terrain", **natural, **bands),
             "natural_terrain_lod": load_program(ctx, "natural_terrain", **natural, **bands, **lod_levels, LOD=1),
-            "natural_places": load_program(ctx, "natural_terrain", **natural, **bands, PLACES=1),
-            "natural_places_lod": load_program(ctx, "natural_terrain", **natural, **bands, **lod_levels, LOD=1,
-                                               PLACES=1),
+            "natural_places": load_program(ctx, "natural_terrain", **bands, PLACES=1),  # no shading: no look defines
+            "natural_places_lod": load_program(ctx, "natural_terrain", **bands, **lod_levels, LOD=1, PLACES=1),
             "natural_surface": load_program(ctx, "natural_surface", **natural, **bands),
             "natural_water": load_program(ctx, "natural_water", **bands, **sky_table),
             "natural_water_world": load_program(ctx, "natural_water", **bands, **sky_table, FLOOR_MAP=1),

@@ -377,13 +377,12 @@ class Renderer:
         The tiles' map has every point and no apron; a program that does not place grid points (the natural look's
         second pass) has no tile origin.
         """
-        values: dict[str, Any] = {"grid_size": grid_size}
+        uniform(program, "grid_size").value = grid_size
         if tiles is not None:
-            values["tiles"] = tiles
-        optional = {"cell_shift": 0, "apron": 0} | ({"tile_origin": origin} if tiles is not None else {})
-        values |= {name: value for name, value in optional.items() if name in program}
-        for name, value in values.items():
-            uniform(program, name).value = value
+            uniform(program, "tiles").value = tiles
+        for name, value in (("cell_shift", 0), ("apron", 0), ("tile_origin", origin if tiles is not None else None)):
+            if value is not None and name in program:
+                uniform(program, name).value = value
 
     def _bind_tiles(self, program: moderngl.Program, heights: HeightBands, grid_size: int,
                     layout: camera.TileLayout, selection: lod.Selection | None) -> None:
@@ -504,6 +503,7 @@ class Renderer:
         ctx, gpu = self.ctx, self.gpu
         framebuffer.clear(0.0, 0.0, 0.0, 1.0)
         view, projection = camera.view_matrix(settings), frame.perspective(NATURAL_FAR_PLANE)
+        rays = _to_rays(settings, projection)
         sun = sun_direction(settings)
         eye = camera.eye_position(settings)
         haze = math.log(1.0 / HAZE_TRANSMITTANCE_AT_REACH) / NATURAL_REACH ** 2  # per squared distance
@@ -559,7 +559,7 @@ class Renderer:
                                                        NATURAL_FAR_PLANE)
         else:
             layout, surface_triangles, full = self._draw_natural_tiles(settings, framebuffer, frame, view,
-                                                                       projection, shading_uniforms)
+                                                                       projection, rays, shading_uniforms)
         tiles, origin = layout
         size = gpu.surface_grid_size
         triangles = 1 + surface_triangles
@@ -567,7 +567,7 @@ class Renderer:
         # The sky where the land left the far plane: every pixel's direction, its light from the table.
         with self._behind_the_surface():
             sky = gpu.programs["natural_sky"]
-            uniform(sky, "inverse_view_projection").write(_to_rays(settings, projection))
+            uniform(sky, "inverse_view_projection").write(rays)
             sky_uniforms(sky, lights_ground=False)
             gpu.get("vao:natural_sky").render(moderngl.TRIANGLES, vertices=3)
 
@@ -598,41 +598,46 @@ class Renderer:
         return FrameStats(triangles, "triangles", surface_triangles, full)
 
     def _draw_natural_tiles(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame,
-                            view: glm.mat4, projection: glm.mat4, shading_uniforms: Callable[[moderngl.Program], None]
-                            ) -> tuple[camera.TileLayout, int, int]:
+                            view: glm.mat4, projection: glm.mat4, rays: glm.mat4,
+                            shading_uniforms: Callable[[moderngl.Program], None]) -> tuple[camera.TileLayout, int, int]:
         """The tiles' land in the natural look: the frame's tile layout, the triangles drawn and the full mesh's.
 
         Two passes (shaders/natural_surface.glsl). The mesh writes only its depth and its distance from the eye
         (into the colour, copied out into "texture:surface_places"); then each pixel in front of that depth is
-        shaded once, from one triangle over the image. llvmpipe shades whole blocks of pixels, so the mesh's small
-        triangles, shaded as they were drawn, cost more than the pixels they cover. A multisampled framebuffer's
-        samples would be mixed in the copy: there the mesh is shaded as it is drawn.
+        shaded once, from one triangle over the image (``rays``: _to_rays's). llvmpipe shades whole blocks of
+        pixels, so the mesh's small triangles, shaded as they were drawn, cost more than the pixels they cover. A
+        multisampled framebuffer's samples would be mixed in the copy: there the mesh is shaded as it is drawn.
+        ``shading_uniforms`` sets natural_shading.glsl's uniforms.
         """
         ctx, gpu = self.ctx, self.gpu
         layout, selection = self._surface_layout(settings, view, projection, frame, lines=False,
                                                  reach=NATURAL_REACH, far=NATURAL_FAR_PLANE)
+        tiles, origin = layout
+        eye = camera.eye_position(settings)  # in double precision: eye_from_origin below needs it so
         size = gpu.surface_grid_size
-        full = lod.full_mesh_triangles(_iterations_of(size), layout[0])
+        full = lod.full_mesh_triangles(_iterations_of(size), tiles)
         surface = gpu.get("heights:surface")
         gpu.advance_slopes(surface, 0, self.world.slope_points_per_frame())
+        gpu.get("texture:light_maps").use(LIGHT_UNIT)
+
+        def shaded(program: moderngl.Program) -> None:
+            shading_uniforms(program)
+            gpu.bind_slopes(program, surface)
+
         two_passes = not (framebuffer.samples or frame.multisampled)
         mesh = "natural_places" if two_passes else "natural_terrain"
         program_name = mesh if selection is None else f"{mesh}_lod"
         program = gpu.programs[program_name]
         uniform(program, "view").write(view)
         uniform(program, "projection").write(projection)
-        eye = camera.eye_position(settings)
         if two_passes:
             uniform(program, "eye").value = eye
             uniform(program, "place_reach").value = NATURAL_FAR_PLANE
         else:
-            shading_uniforms(program)
-            gpu.get("texture:light_maps").use(LIGHT_UNIT)
-            gpu.bind_slopes(program, surface)
+            shaded(program)
         self._bind_tiles(program, surface, size, layout, selection)
         if selection is None:
-            gpu.get(f"vao:{mesh}").render(moderngl.TRIANGLE_STRIP, vertices=2 * size,
-                                          instances=(size - 1) * layout[0] ** 2)
+            gpu.get(f"vao:{mesh}").render(moderngl.TRIANGLE_STRIP, vertices=2 * size, instances=(size - 1) * tiles ** 2)
             triangles = full
         else:
             triangles = draw_selection(gpu, selection, lines=False, program_name=program_name)
@@ -644,11 +649,8 @@ class Renderer:
         ctx.copy_framebuffer(places_framebuffer, framebuffer)
 
         shading = gpu.programs["natural_surface"]
-        shading_uniforms(shading)
-        gpu.get("texture:light_maps").use(LIGHT_UNIT)
-        gpu.bind_slopes(shading, surface)
+        shaded(shading)
         places.use(PLACES_UNIT)
-        tiles, origin = layout
         self._tile_grid_uniforms(shading, size, tiles, origin)
         # The eye from the tiles' origin, in double precision: far from the origin, eye + ray * distance in floats
         # would misplace the map's place by cells.
@@ -657,7 +659,7 @@ class Renderer:
                             "eye_from_origin": eye_from_origin, "first_pixel": (x, y),
                             "last_pixel": (x + width - 1, y + height - 1)}.items():
             uniform(shading, name).value = value
-        uniform(shading, "inverse_view_projection").write(_to_rays(settings, projection))
+        uniform(shading, "inverse_view_projection").write(rays)
         with self._depth_kept(framebuffer, ">"):  # on the far plane: in front of the land's depth, nowhere else
             gpu.get("vao:natural_surface").render(moderngl.TRIANGLES, vertices=3)
         return layout, triangles, full

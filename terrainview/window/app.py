@@ -7,7 +7,6 @@ Thin on purpose: generation reaches the GPU through ``GenerationFeed``, drawing 
 from __future__ import annotations
 
 import argparse
-import gc
 import logging
 import math
 import time
@@ -18,6 +17,7 @@ import moderngl_window as mglw
 from imgui_bundle import imgui
 
 from terrainview.base.atomic_files import OutputError
+from terrainview.base.heap import freeze_what_starting_made
 from terrainview.base.messages import printable, say
 from terrainview.base.parsing import bounded_argument, join_option_values
 from terrainview.render.draft import DraftTarget
@@ -100,6 +100,8 @@ class TerrainApp(mglw.WindowConfig):
         self.changed_at = -math.inf  # the input clock's time when the settings drawn last changed
         self.flight = arrow_keys.ArrowKeyCamera()
         self._in_bounds: tuple[object, object] = (None, None)  # the settings and ground last kept in bounds
+        self._ground_inputs: tuple[object, ...] | None = None  # what flight.ground was made from (_update_ground)
+        self._ground_heights: object = None
         # Key presses are timed against the frames' time steps (tests that give frame times drive their own).
         self.input_clock: Callable[[], float] = time.perf_counter
         self._time_step_at = self.input_clock()  # when the current frame's frame_time was taken
@@ -165,11 +167,7 @@ class TerrainApp(mglw.WindowConfig):
                 self.world_feed.forget()  # the frame that leaves the endless world
             self.status.regions_pending = self.world_feed.pending if world is not None else None
             if self.drawn_settings is None:
-                # What starting made (the imports alone are 95,000 objects, kept all session) is put out of the
-                # collector's reach: each full collection walked it within a frame (60 ms on two cores), a frame
-                # over 50 ms now and then while flying.
-                gc.collect()
-                gc.freeze()
+                freeze_what_starting_made()
             self.drawn_settings = settings
             self.status.drawn = self.frame_stats.summary()
             if drafting and self.draft.size is not None:
@@ -212,8 +210,16 @@ class TerrainApp(mglw.WindowConfig):
             self.show_message(WORLD_IGNORES)
 
     def _update_ground(self) -> None:
-        """Terrain following needs the surface under the eye: the CPU copy of the heightmap being drawn."""
-        self.flight.ground = world_regions.ground(self.settings, self.feed.ground_heights)
+        """Terrain following needs the surface under the eye: the CPU copy of the heightmap being drawn.
+
+        Made again only when what it depends on changed, so that an unchanged ground is the same object (the
+        camera's bound is checked again only for a new one).
+        """
+        inputs = (World.of(self.settings), self.settings.iterations, self.settings.tile)
+        heights = self.feed.ground_heights
+        if inputs != self._ground_inputs or heights is not self._ground_heights:
+            self.flight.ground = world_regions.ground(self.settings, heights)
+            self._ground_inputs, self._ground_heights = inputs, heights
 
     def _keep_camera_in_bounds(self) -> None:
         """Keep the camera where keys and mouse could take it, as render keeps a scene's and video a flight's.
