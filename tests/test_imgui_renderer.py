@@ -508,6 +508,16 @@ def test_no_two_panel_items_share_an_id(ui, target, monkeypatch, camera):
     assert len(set(labels)) == len(labels), sorted(label for label in labels if labels.count(label) > 1)
 
 
+def test_switching_back_to_tiles_restores_the_tile_count(ui, target, monkeypatch):
+    """Tiles 3, then repeated, then the endless world, then tiles again: 3 tiles, as the user left them."""
+    panel = Panel()
+    settings = SceneSettings(mode="rendered", camera="fly", tile=3)
+    for layout in (1, 2, 0):  # the Layout list: tiles, repeated without end, endless world
+        settings = record_panel(ui, target, settings, monkeypatch, moves={"Layout": (True, layout)},
+                                panel=panel).settings
+    assert settings.tile == 3
+
+
 def test_the_draft_checkbox_turns_the_windows_drafts_off_and_shows_where_the_natural_look_does(ui, target, monkeypatch):
     panel = Panel()
     natural = SceneSettings(mode="rendered", look="natural")

@@ -153,6 +153,7 @@ class Panel:
     # A seed image refused as entered: why, and in which scene (camera aside); a change to the scene ends it.
     refused_seed_image: tuple[str, SceneSettings] | None = None
     scene_path: str = ""  # the scene file to load; Save fills in the file it wrote to ./scenes/
+    tiles: int = 1  # the tile count last shown: switching back to tiles from a layout without one restores it
     shot: ShotOptions = field(default_factory=ShotOptions)
     # Sections other modules add below the screenshot section (the flythrough): settings in, settings out.
     sections: list[Callable[[SceneSettings], SceneSettings]] = field(default_factory=list)
@@ -292,8 +293,9 @@ class Panel:
             _wrapped_tooltip("a scene TOML or a terrainview PNG; dropping one on the window loads it too")
         return s
 
-    @staticmethod
-    def _tile(settings: SceneSettings) -> SceneSettings:
+    def _tile(self, settings: SceneSettings) -> SceneSettings:
+        if isinstance(settings.tile, int):
+            self.tiles = settings.tile
         layouts = ["tiles", "repeated without end", "endless world"]
         shown = {ENDLESS: 2, REPEAT: 1}.get(str(settings.tile), 0)
         changed, index = imgui.combo("Layout", shown, layouts)
@@ -301,7 +303,7 @@ class Panel:
             _wrapped_tooltip("tiles: copies of the one surface; repeated: copies without end around the eye;\n"
                              "endless world: land that never repeats, made around the eye as you fly")
         if changed and index != shown:
-            return settings.replace(tile=(1, REPEAT, ENDLESS)[index])
+            return settings.replace(tile=(self.tiles, REPEAT, ENDLESS)[index])
         if settings.tile == ENDLESS:
             return _slider(settings, "world_octaves", "World octaves")
         if settings.tile == REPEAT:
