@@ -21,7 +21,6 @@ void main() {
 
 #elif defined FRAGMENT_SHADER
 
-#include "grid.glsl"
 #include "sky_view.glsl"
 uniform vec3 eye;
 uniform float haze_density;
@@ -29,8 +28,8 @@ uniform float level;
 uniform vec2 land_extent;   // half the land's side in world units (a large value for endless land)
 uniform vec2 land_centre;
 #define SHALLOWS_FADE 0.3   // world units within the land's outer edge over which its shallows fade out
-uniform sampler2D sea_floor;   // the world's heights around the eye (terrainview/scene/world_regions.py)
-uniform vec3 sea_floor_rect;   // its west and north edges and its side, in world units
+uniform sampler2D sea_floor;   // the ground under the sea: the tiles' map (gpu.py), or the world's around the eye
+uniform vec3 sea_floor_rect;   // the world's: its west and north edges and its side, in world units
 in vec3 world_position;
 out vec4 fragment_color;
 
@@ -56,9 +55,9 @@ float ground_below(vec2 xz) {
 #else
     vec2 local = xz - land_centre;
     if (abs(local.x) > land_extent.x || abs(local.y) > land_extent.y) return level - 1.0;  // open sea
-    // Between the cell's corners, as the land's surface runs (one corner's height for the whole cell made the
-    // shallows a pattern of squares along the grid).
-    return map_height(fract((xz + 1.0) * 0.5) * float(grid_size - 1));
+    // One period of the map, wrapping: its point i lies at i / texels (filtered between the points as the land's
+    // surface runs between a cell's corners; one corner's height made the shallows a pattern of squares).
+    return texture(sea_floor, (xz + 1.0) * 0.5 + 0.5 / vec2(textureSize(sea_floor, 0))).r;
 #endif
 }
 

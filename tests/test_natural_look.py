@@ -339,6 +339,30 @@ def test_shallow_water_deepens_smoothly_across_the_maps_cells(renderer):
 
 
 @pytest.mark.gl
+def test_the_sea_reads_the_ground_under_it_at_the_maps_own_points(renderer):
+    """One point of a deep 9 x 9 map rises to just under the sea at the map's centre, seen from above and south:
+    the shallows it makes are centred on it, left to right (read half a cell off, they stood 0.125 units aside)."""
+    from terrainview.render.offscreen import render_pixels
+
+    scene = SceneSettings(mode="rendered", look="natural", iterations=3, tile=1, water_level=0.0, camera="fly",
+                          eye_x=0.0, eye_y=1.0, eye_z=0.0, pitch=80.0, sun_elevation=60.0)
+    renderer.update(scene)
+
+    def sea(point_height: float) -> np.ndarray:
+        heights = np.full((9, 9), -0.05, dtype=np.float32)
+        heights[4, 4] = point_height  # x = z = 0
+        renderer.gpu.upload_surface(heights)
+        renderer.gpu.upload_light_maps(light_maps(heights))
+        return render_pixels(renderer, scene, (160, 160)).astype(float).mean(axis=2)
+
+    paler = np.abs(sea(-0.002) - sea(-0.05))  # the shallows alone: the land stays under the water
+    across = paler.sum(axis=0)
+    assert across.sum() > 2000
+    centre = (across * (np.arange(across.size) + 0.5)).sum() / across.sum()
+    assert abs(centre - across.size / 2) < 1.0
+
+
+@pytest.mark.gl
 def test_the_natural_look_is_deterministic(renderer):
     scene = NATURAL.replace(water_level=0.0, eye_y=0.5, pitch=15.0)
     assert np.array_equal(frame_of(renderer, scene), frame_of(renderer, scene))

@@ -63,6 +63,7 @@ SLOPE_UNIT = HEIGHT_UNIT + HEIGHT_ARRAYS  # the natural look's slope map (GpuRes
 # A slope map is worked out this many points a frame in the window (about 25 ms on llvmpipe; an iterations-12
 # map, 16.8M points, took 0.5 s at once, 16 frames so); a render waits for all of it.
 SLOPE_POINTS_PER_FRAME = 1 << 20
+SEA_FLOOR_CELLS = 1024  # the tiles' sea floor's texels a side, at most (GpuResources.upload_surface)
 SKY_EYE = (0.0, 0.5, 3.0)  # the original's eye, which the sky is drawn around (see shaders/sky.glsl)
 MAX_LOD_LEVELS = 16  # level-of-detail levels the programs take morph zones for (shaders/lod.glsl)
 # The rendered surface's programs by how they colour it (shaders/terrain.glsl's SHADING), each also with "_lod":
@@ -562,6 +563,10 @@ class GpuResources:
             self._drop("buffer:profile", "vao:polyline")
             self._height_bands("heights:surface", heights)
             self.profile_length, self.surface_grid_size = 0, heights.shape[0]
+            # The natural look's sea reads the ground under it filtered, one fetch where four corners took eight:
+            # one period of the map (its last row and column are its first), at most SEA_FLOOR_CELLS a side.
+            step = max(1, (heights.shape[0] - 1) // SEA_FLOOR_CELLS)
+            self._float_texture("texture:tile_sea_floor", heights[:-1:step, :-1:step], moderngl.LINEAR)
 
     def upload_clouds(self, colors: np.ndarray) -> None:
         """Upload the sky's cloud colours as its texture."""

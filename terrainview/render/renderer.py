@@ -28,7 +28,7 @@ from terrainview.scene.world_regions import World, world_band_limits, world_snow
 
 FIELD_OF_VIEW_Y = 60.0
 WATER_UNIT = 3  # the natural look's erosion maps (the surface's wetness and deposit)
-SEA_FLOOR_UNIT = 3  # the endless world's sea floor, in the natural look's water program
+SEA_FLOOR_UNIT = 3  # the ground under the sea, in the natural look's water program
 STRETCH_UNIT = SLOPE_UNIT + 1  # draw_texture's: no program samples it
 PLACES_UNIT = STRETCH_UNIT + 1  # the tiles' natural look: its first pass's places, for its second
 NEAR_PLANE = 0.1
@@ -561,7 +561,6 @@ class Renderer:
             layout, surface_triangles, full = self._draw_natural_tiles(settings, framebuffer, frame, view,
                                                                        projection, rays, shading_uniforms)
         tiles, origin = layout
-        size = gpu.surface_grid_size
         triangles = 1 + surface_triangles
 
         # The sky where the land left the far plane: every pixel's direction, its light from the table.
@@ -575,8 +574,8 @@ class Renderer:
             ctx.disable(moderngl.CULL_FACE)
             ctx.enable(moderngl.BLEND)
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-            # The sea's depth is read from the tile's map (repeated without end, or within the tiles); over the
-            # endless world, from its floor around the eye: a program each.
+            # The sea's depth is read from the tile's map (repeated without end, or within the tiles: "texture:
+            # tile_sea_floor"); over the endless world, from its floor around the eye: a program each.
             water_program = "natural_water_world" if settings.tile == ENDLESS else "natural_water"
             water = gpu.programs[water_program]
             uniform(water, "view").write(view)
@@ -587,9 +586,10 @@ class Renderer:
                       "reach": NATURAL_FAR_PLANE, "land_centre": origin, "land_extent": (extent, extent)}
             if settings.tile == ENDLESS:
                 self.world.sea_floor(settings, eye[0], eye[2]).use(SEA_FLOOR_UNIT)
-                values |= {"sea_floor": SEA_FLOOR_UNIT, "sea_floor_rect": self.world.sea_floor_rect}
+                values["sea_floor_rect"] = self.world.sea_floor_rect
             else:
-                self._bind_grid(water, gpu.get("heights:surface"), size, None)
+                gpu.get("texture:tile_sea_floor").use(SEA_FLOOR_UNIT)
+            values["sea_floor"] = SEA_FLOOR_UNIT
             for name, value in values.items():
                 uniform(water, name).value = value
             with self._depth_kept(framebuffer):
