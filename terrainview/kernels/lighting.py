@@ -34,18 +34,27 @@ SKY_VIEW_CHANNEL, BROAD_X_CHANNEL, BROAD_Z_CHANNEL = 0, 1, 2  # of the last laye
 MAX_HORIZON_CELLS = 1024  # cells per side the horizons are traced at, at most
 REACH = 0.5  # how far a horizon is looked for, as a fraction of the map's side (1 unit on a 2-unit map)
 STEP_GROWTH = 1.18  # each sample along a direction is this much farther than the last (dense near, sparse far)
+# Occluders nearer than this (three cells of the finest map traced) are left to the per-pixel normals: traced, the
+# roughness of a few cells at iterations 10-12 cast specks of shadow a cell or two wide all over every rough slope
+# (dark dashes, not shadows anyone would see from that far). Coarser maps, whose cells are wider, trace from the
+# next cell.
+NEAREST_OCCLUDER = 3 * SURFACE_SIZE / MAX_HORIZON_CELLS
 # The broad slope is the surface's over this many units either side (four cells of an iterations-10 surface): snow
 # settles by it in fields on a rugged peak instead of on every facet that happens to face up, and far land, where
 # a pixel spans several cells, is shaded by it instead of by whichever facet the pixel's centre falls on.
 BROAD_SLOPE_RADIUS = 4 * SURFACE_SIZE / 1024
 
 
-def _distances(reach_cells: float) -> np.ndarray:
-    """Sample distances along a direction, in cells: every cell at first, then growing geometrically."""
+def _distances(reach_cells: float, nearest_cells: float) -> np.ndarray:
+    """Sample distances along a direction, in cells, from ``nearest_cells`` (the next cell at the nearest).
+
+    Every cell at first, then growing geometrically.
+    """
     reach = max(2.0, reach_cells)
     steps, distance = [], 1.0
     while distance <= reach:
-        steps.append(distance)
+        if distance >= nearest_cells:
+            steps.append(distance)
         distance = max(distance + 1.0, distance * STEP_GROWTH)
     return np.array(steps, dtype=np.float32)
 
@@ -114,7 +123,7 @@ def _horizons(torus: np.ndarray, directions: int, span: float, reach: float) -> 
     side = torus.shape[0]
     cell = check_real("span", span, 0.0, 1e6, low_inclusive=False) / side
     reach_cells = check_real("reach", reach, 0.0, 1e6, low_inclusive=False) / cell
-    along = compass_directions(directions)[:, None, :] * _distances(reach_cells)[None, :, None]
+    along = compass_directions(directions)[:, None, :] * _distances(reach_cells, NEAREST_OCCLUDER / cell)[None, :, None]
     offsets = np.rint(along).astype(np.int64)  # d, k, (x, z)
     lengths = np.hypot(offsets[..., 0], offsets[..., 1]) * cell
     out = np.empty((directions, side, side), dtype=np.float32)
