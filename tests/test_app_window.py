@@ -823,7 +823,7 @@ class TestKeysInProcess:
             imgui.new_frame()
             imgui.begin("camera section")
             settings = Panel._camera(fresh.settings.replace(camera=mode), fresh.status)
-            tiles = Panel._tile(settings.replace(tile="endless"))
+            tiles = Panel()._tile(settings.replace(tile="endless"))
             imgui.end()
             imgui.end_frame()
             assert settings.camera == mode and tiles.tile == "endless", "nothing clicked: nothing changed"

@@ -547,7 +547,7 @@ class GpuResources:
     def upload_surface(self, heights: np.ndarray) -> None:
         """The surface heightmap (2D) or profile (1D); the other kind's objects are released."""
         if heights.ndim == 1:
-            self._drop("heights:surface")
+            self._drop("heights:surface", "texture:tile_sea_floor")
             count = heights.shape[0]
             x = np.linspace(-1.0, 1.0, count, dtype="f4")
             vertices = np.column_stack([x, heights.astype("f4")])
