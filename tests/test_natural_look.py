@@ -25,7 +25,7 @@ def reference_horizons(heights: np.ndarray, directions: int) -> np.ndarray:
     side = torus.shape[0]
     cell = 2.0 / side
     out = np.empty((directions, side, side))
-    distances = lighting._distances(lighting.REACH * side, lighting.NEAREST_OCCLUDER / cell)
+    distances = lighting._distances(lighting.REACH * side, 1.0)
     for d in range(directions):
         bearing = math.radians(d * 360.0 / directions)
         steps = [(round(math.sin(bearing) * s), round(-math.cos(bearing) * s)) for s in distances]
@@ -68,16 +68,35 @@ def test_a_ridge_shades_the_ground_behind_it_at_a_low_sun_only():
     assert horizon_channel(maps, 4)[32, 32 + 10] < 130  # looking east: open, the horizon about flat
 
 
-def test_a_few_cells_of_roughness_cast_no_specks_of_shadow():
-    """Bumps a cell apart on a map traced at full detail (1024 cells) are left to the normals: a checkerboard
-    0.002 high, whose neighbours a cell away rise 46 degrees, leaves every cell sunlit at 25 degrees; three cells
-    away they rise 19 degrees. Traced from the next cell, half the map was in shadow, a speck a cell."""
-    side = lighting.MAX_HORIZON_CELLS
-    rows, columns = np.indices((side, side))
-    heights = seamless(0.002 * ((rows + columns) % 2))
+@pytest.mark.parametrize("points, highest", [(1025, 45.7), (2049, 18.9)], ids=["traced-at-its-points", "finer"])
+def test_a_surface_finer_than_its_horizons_gets_no_specks_of_shadow_from_their_cells(points, highest):
+    """A checkerboard 0.002 high at the 1024 cells traced, whose neighbours a cell away rise 46 degrees and three
+    cells away 19. Traced at its own points, the map is shadowed where its facets are (the horizon from the next
+    cell). Under a surface of twice as many points, whose normals show relief the horizons cannot, occluders are
+    looked for from three traced cells away: every cell is sunlit at 25 degrees (half of them were in shadow, a
+    speck a cell, over bright finer facets)."""
+    rows, columns = np.indices((points - 1, points - 1))
+    stride = (points - 1) // lighting.MAX_HORIZON_CELLS
+    heights = seamless(0.002 * ((rows // stride + columns // stride) % 2))
     elevations = np.degrees(np.arctan(horizon_map(heights, directions=4)))
-    assert elevations.max() == pytest.approx(np.degrees(np.arctan(0.002 / (3 * 2.0 / side))), abs=0.5)
-    assert elevations.max() < 25.0
+    assert elevations.max() == pytest.approx(highest, abs=0.2)
+
+
+def test_a_regions_horizons_are_traced_as_under_a_finer_surface(monkeypatch):
+    """A region's light maps are traced coarser than its heights: occluders from three traced cells away."""
+    from terrainview.scene import world_regions
+
+    traced = []
+    original = lighting.light_maps
+
+    def light_maps(*args, **kwargs):
+        traced.append(kwargs)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(lighting, "light_maps", light_maps)
+    world_ = world_regions.World(seed=3, h=0.7, height_scale=1.0, octaves=0)
+    world_regions.region_light(world_, world_regions.RegionKey(0, 0, 8))
+    assert traced[-1]["surface_finer"] is True
 
 
 def test_horizons_wrap_so_tiles_show_no_seam():

@@ -34,11 +34,12 @@ SKY_VIEW_CHANNEL, BROAD_X_CHANNEL, BROAD_Z_CHANNEL = 0, 1, 2  # of the last laye
 MAX_HORIZON_CELLS = 1024  # cells per side the horizons are traced at, at most
 REACH = 0.5  # how far a horizon is looked for, as a fraction of the map's side (1 unit on a 2-unit map)
 STEP_GROWTH = 1.18  # each sample along a direction is this much farther than the last (dense near, sparse far)
-# Occluders nearer than this (three cells of the finest map traced) are left to the per-pixel normals: traced, the
-# roughness of a few cells at iterations 10-12 cast specks of shadow a cell or two wide all over every rough slope
-# (dark dashes, not shadows anyone would see from that far). Coarser maps, whose cells are wider, trace from the
-# next cell.
-NEAREST_OCCLUDER = 3 * SURFACE_SIZE / MAX_HORIZON_CELLS
+# A surface shaded finer than its horizons are traced (an iterations 11-12 map traced at every 2nd or 4th point)
+# has relief within a traced cell that its per-pixel normals show and the horizons do not. Traced from the next
+# cell, the traced cells' own roughness cast specks of shadow a cell or two wide over those finer facets, lit or
+# not: black dashes on every rough slope. Such horizons look for occluders from this many traced cells away,
+# leaving the relief nearer than that to the normals; a map traced at its own points still does from the next.
+NEAREST_COARSE_CELLS = 3
 # The broad slope is the surface's over this many units either side (four cells of an iterations-10 surface): snow
 # settles by it in fields on a rugged peak instead of on every facet that happens to face up, and far land, where
 # a pixel spans several cells, is shaded by it instead of by whichever facet the pixel's centre falls on.
@@ -107,23 +108,32 @@ def _torus(heights: np.ndarray, max_cells: int) -> np.ndarray:
 
 def horizon_map(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
                 max_cells: int = MAX_HORIZON_CELLS, span: float = SURFACE_SIZE,
-                reach: float = REACH * SURFACE_SIZE) -> np.ndarray:
+                reach: float = REACH * SURFACE_SIZE, surface_finer: bool | None = None) -> np.ndarray:
     """Horizon tangents, float32 of shape (directions, cells, cells), of a seamless (2**n + 1)-sided heightmap.
 
     Direction d is the compass bearing d * 360 / directions (0: north, toward -z; 90: east, toward +x); rows
     of the result are Z and columns X, like the heightmap's, without its repeated last row and column. The map
     spans ``span`` units; horizons are looked for ``reach`` units away (by default half a 2-unit surface), so a
-    wider window around a place (an endless world's region) finds the same horizons there.
+    wider window around a place (an endless world's region) finds the same horizons there. ``surface_finer``:
+    whether the surface is shaded finer than the horizons are traced (``NEAREST_COARSE_CELLS``); by default,
+    whether the map is traced at fewer cells than it has.
     """
-    return _horizons(_torus(heights, max_cells), directions, span, reach)
+    torus = _torus(heights, max_cells)
+    return _horizons(torus, directions, span, reach, _nearest_cells(heights, torus, surface_finer))
 
 
-def _horizons(torus: np.ndarray, directions: int, span: float, reach: float) -> np.ndarray:
+def _nearest_cells(heights: np.ndarray, torus: np.ndarray, surface_finer: bool | None) -> float:
+    """How many traced cells away occluders are looked for from (``NEAREST_COARSE_CELLS``)."""
+    finer = torus.shape[0] < np.shape(heights)[0] - 1 if surface_finer is None else surface_finer
+    return NEAREST_COARSE_CELLS if finer else 1.0
+
+
+def _horizons(torus: np.ndarray, directions: int, span: float, reach: float, nearest_cells: float) -> np.ndarray:
     directions = check_int("directions", directions, 1, 64)
     side = torus.shape[0]
     cell = check_real("span", span, 0.0, 1e6, low_inclusive=False) / side
     reach_cells = check_real("reach", reach, 0.0, 1e6, low_inclusive=False) / cell
-    along = compass_directions(directions)[:, None, :] * _distances(reach_cells, NEAREST_OCCLUDER / cell)[None, :, None]
+    along = compass_directions(directions)[:, None, :] * _distances(reach_cells, nearest_cells)[None, :, None]
     offsets = np.rint(along).astype(np.int64)  # d, k, (x, z)
     lengths = np.hypot(offsets[..., 0], offsets[..., 1]) * cell
     out = np.empty((directions, side, side), dtype=np.float32)
@@ -209,18 +219,19 @@ def _broad_slope(torus: np.ndarray, span: float, radius: float) -> np.ndarray:
 
 def light_maps(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
                max_cells: int = MAX_HORIZON_CELLS, span: float = SURFACE_SIZE,
-               reach: float = REACH * SURFACE_SIZE) -> np.ndarray:
+               reach: float = REACH * SURFACE_SIZE, surface_finer: bool | None = None) -> np.ndarray:
     """What the GPU lights and covers a surface with: uint8 of shape (directions / 4 + 1, cells, cells, 4).
 
     Horizon tangents t as (t / (1 + |t|) + 1) / 2, 0 to 255 (the GPU turns them back into elevations), four
     directions a texel (``horizon_channel``); the last layer holds the sky view (``sky_view``, 0 to 1 as 0 to
-    255) and the broad slope along x and z (``broad_slope``): ``surface_channels``.
+    255) and the broad slope along x and z (``broad_slope``): ``surface_channels``. ``surface_finer`` as for
+    ``horizon_map``.
     """
     directions = check_int("directions", directions, CHANNELS, 64)
     if directions % CHANNELS:
         raise ValueError(f"directions must be a multiple of {CHANNELS}, not {directions}")
     torus = _torus(heights, max_cells)  # checked and strided once for both
-    horizons = _horizons(torus, directions, span, reach)
+    horizons = _horizons(torus, directions, span, reach, _nearest_cells(heights, torus, surface_finer))
     side = horizons.shape[1]
     maps = np.empty((directions // CHANNELS + 1, side, side, CHANNELS), dtype=np.uint8)
     run_rows(_ENCODE, side, horizons.size, horizons, maps)
