@@ -106,9 +106,9 @@ def fresh(app):
     return app
 
 
-def click_panel_item(app, monkeypatch, function: str, label: str) -> None:
+def click_panel_item(app, monkeypatch, function: str, label: str, frame_between: bool = True) -> None:
     """Click the middle of the panel's ``function`` widget labelled ``label``, found by recording where the panel
-    draws it."""
+    draws it; a frame between the press and the release unless ``frame_between`` is False (a quick click)."""
     from imgui_bundle import imgui
 
     import terrainview.window.panel
@@ -135,7 +135,8 @@ def click_panel_item(app, monkeypatch, function: str, label: str) -> None:
     app.on_mouse_position_event(x, y, 0, 0)
     app.on_render(0.0, 1 / 60)
     app.on_mouse_press_event(x, y, app.wnd.mouse.left)
-    app.on_render(0.0, 1 / 60)
+    if frame_between:
+        app.on_render(0.0, 1 / 60)
     app.on_mouse_release_event(x, y, app.wnd.mouse.left)
 
 
@@ -318,6 +319,31 @@ class TestKeysInProcess:
         tap(fresh, keys.LEFT)
         assert fresh.settings.yrot == 3.0
 
+
+    def test_a_key_right_after_a_click_into_a_field_is_typed_not_a_shortcut(self, fresh, monkeypatch):
+        """At a few frames a second a key can follow a click before ImGui has taken the click in: P typed then is
+        the Seed field's, not the wireframe's. A click on the view, away from the panel, leaves P a shortcut."""
+        from imgui_bundle import imgui
+
+        keys = fresh.wnd.keys
+        before = fresh.settings
+        # Pressed and released within a frame: not taken in yet. Then a frame between them: taken in, the field
+        # active in that frame, and ImGui's own answer still the frame before's.
+        for frame_between in (False, True):
+            click_panel_item(fresh, monkeypatch, "input_text", "Seed", frame_between=frame_between)
+            tap(fresh, keys.P)
+            assert fresh.settings.mode == before.mode, "P toggled the wireframe while the click was on its way"
+            assert frames_until(fresh, lambda: imgui.get_io().want_text_input), "the Seed field took the keyboard"
+            press(fresh, keys.ESCAPE)
+            fresh.on_render(0.0, 1 / 60)
+            release(fresh, keys.ESCAPE)
+            assert frames_until(fresh, lambda: not imgui.get_io().want_text_input)
+        width, height = fresh.wnd.size
+        fresh.on_mouse_position_event(width - 20, height // 2, 0, 0)
+        fresh.on_mouse_press_event(width - 20, height // 2, fresh.wnd.mouse.left)
+        fresh.on_mouse_release_event(width - 20, height // 2, fresh.wnd.mouse.left)
+        tap(fresh, keys.P)
+        assert fresh.settings.mode != before.mode, "a click on the view leaves P the wireframe's"
 
     def test_dropping_a_png_or_toml_loads_its_scene(self, fresh, tmp_path):
         from terrainview.scene.scene_file import save_scene_toml

@@ -110,6 +110,8 @@ class TerrainApp(mglw.WindowConfig):
         self.status = PanelStatus()
         self.frame_stats: FrameStats | None = None
         self.pointer = (0.0, 0.0)  # the mouse, in window coordinates
+        # A click on the panel ImGui has not taken in yet: it may put a text field under the keys (_typing).
+        self._panel_click_pending = False
         self.message = ("", 0.0)
         self.screenshots = WindowScreenshots(self.renderer, self.show_message)
         self.scene_files = SceneFiles(self.show_message)
@@ -247,8 +249,11 @@ class TerrainApp(mglw.WindowConfig):
         self.imgui_input.new_frame(frame_time)
         self.style_scale.apply(self.panel.ui_scale)
         imgui.new_frame()
+        taken_in = not len(imgui.get_current_context().input_events_queue)  # every click queued reached ImGui
         before = self.settings
         self.settings, actions = self.panel.draw(self.settings, self.status, self.history)
+        if taken_in:
+            self._panel_click_pending = False  # the panel has seen the click: _typing knows from here on
         moved = self.settings is not before and any(
             getattr(self.settings, name) != getattr(before, name) for name in camera.CAMERA_FIELDS)
         if moved and self.flythrough.player is None:
@@ -404,7 +409,7 @@ class TerrainApp(mglw.WindowConfig):
         self.imgui_input.key_event(key, action, modifiers)
         keys = self.wnd.keys
         self.flight.shift = bool(modifiers.shift)
-        typing = imgui.get_io().want_text_input  # keys typed into a panel field never fly
+        typing = self._typing()  # keys typed into a panel field never fly
         flight_key = self._flight_key(key)
         if action == keys.ACTION_RELEASE:
             if flight_key is not None:
@@ -446,6 +451,16 @@ class TerrainApp(mglw.WindowConfig):
         elif flight_key is not None and not modifiers.ctrl:
             self.settings = self.flight.press(self.settings, flight_key, self.input_clock() - self._time_step_at)
 
+    def _typing(self) -> bool:
+        """Whether keys go to a panel field: one is active, or a click on the panel is still on its way to ImGui.
+
+        ImGui answers from its last frame, and takes queued clicks in over a frame or more: at a few frames a
+        second, a key typed right after clicking into a field would otherwise act as a shortcut (R recording a
+        flight, P the wireframe). The frame's own widgets (an active field sets the next frame's answer) count too.
+        """
+        state = imgui.get_current_context()
+        return imgui.get_io().want_text_input or state.want_text_input_next_frame == 1 or self._panel_click_pending
+
     def on_unicode_char_entered(self, char: str) -> None:
         """Pass a typed character to ImGui."""
         self.imgui_input.text(char)
@@ -477,6 +492,8 @@ class TerrainApp(mglw.WindowConfig):
     def on_mouse_press_event(self, x: int, y: int, button: int) -> None:
         """Pass a mouse button press to ImGui."""
         self.imgui_input.mouse_button(x, y, button, True)
+        if self.panel.covers((x, y)):
+            self._panel_click_pending = True
 
     def on_mouse_release_event(self, x: int, y: int, button: int) -> None:
         """Pass a mouse button release to ImGui."""
