@@ -30,6 +30,8 @@ uniform vec2 land_centre;
 #define SHALLOWS_FADE 0.3   // world units within the land's outer edge over which its shallows fade out
 uniform sampler2D sea_floor;   // the ground under the sea: the tiles' map (gpu.py), or the world's around the eye
 uniform vec3 sea_floor_rect;   // the world's: its west and north edges and its side, in world units
+uniform float corner_from_centre;  // the tiles': how far west and north of land_centre a map's first point lies,
+                                   // 1 with an odd count of tiles (one centred there), 0 with an even one
 in vec3 world_position;
 out vec4 fragment_color;
 
@@ -57,7 +59,8 @@ float ground_below(vec2 xz) {
     if (abs(local.x) > land_extent.x || abs(local.y) > land_extent.y) return level - 1.0;  // open sea
     // One period of the map, wrapping: its point i lies at i / texels (filtered between the points as the land's
     // surface runs between a cell's corners; one corner's height made the shallows a pattern of squares).
-    return texture(sea_floor, (xz + 1.0) * 0.5 + 0.5 / vec2(textureSize(sea_floor, 0))).r;
+    vec2 from_corner = local + corner_from_centre;
+    return texture(sea_floor, from_corner * 0.5 + 0.5 / vec2(textureSize(sea_floor, 0))).r;
 #endif
 }
 

@@ -82,23 +82,6 @@ def test_a_surface_finer_than_its_horizons_gets_no_specks_of_shadow_from_their_c
     assert elevations.max() == pytest.approx(highest, abs=0.2)
 
 
-def test_a_regions_horizons_are_traced_as_under_a_finer_surface(monkeypatch):
-    """A region's light maps are traced coarser than its heights: occluders from three traced cells away."""
-    from terrainview.scene import world_regions
-
-    traced = []
-    original = lighting.light_maps
-
-    def light_maps(*args, **kwargs):
-        traced.append(kwargs)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(lighting, "light_maps", light_maps)
-    world_ = world_regions.World(seed=3, h=0.7, height_scale=1.0, octaves=0)
-    world_regions.region_light(world_, world_regions.RegionKey(0, 0, 8))
-    assert traced[-1]["surface_finer"] is True
-
-
 def test_horizons_wrap_so_tiles_show_no_seam():
     heights = diamond_square(6, 3, 0.7)
     torus = heights[:-1, :-1]
@@ -370,27 +353,33 @@ def test_shallow_water_deepens_smoothly_across_the_maps_cells(renderer):
 
 
 @pytest.mark.gl
-def test_the_sea_reads_the_ground_under_it_at_the_maps_own_points(renderer):
-    """One point of a deep 9 x 9 map rises to just under the sea at the map's centre, seen from above and south:
-    the shallows it makes are centred on it, left to right (read half a cell off, they stood 0.125 units aside)."""
+@pytest.mark.parametrize("tile", [1, 2])
+def test_the_sea_reads_the_ground_under_it_at_the_maps_own_points(renderer, tile):
+    """One point of a deep 9 x 9 map rises to just under the sea at the map's centre, seen from above it, facing
+    north and then west: the shallows it makes are centred on it across the image both ways (read half a cell off,
+    they stood 0.125 units aside). With two tiles a side the map's centres lie at odd x and z, as the land's do
+    (read from the one tile's place, the sea found the point a unit away, and no shallows above it)."""
     from terrainview.render.offscreen import render_pixels
 
-    scene = SceneSettings(mode="rendered", look="natural", iterations=3, tile=1, water_level=0.0, camera="fly",
-                          eye_x=0.0, eye_y=1.0, eye_z=0.0, pitch=80.0, sun_elevation=60.0)
-    renderer.update(scene)
+    centre = 0.0 if tile == 1 else 1.0
 
-    def sea(point_height: float) -> np.ndarray:
+    def sea(scene: SceneSettings, point_height: float) -> np.ndarray:
         heights = np.full((9, 9), -0.05, dtype=np.float32)
-        heights[4, 4] = point_height  # x = z = 0
+        heights[4, 4] = point_height  # the map's centre
         renderer.gpu.upload_surface(heights)
         renderer.gpu.upload_light_maps(light_maps(heights))
         return render_pixels(renderer, scene, (160, 160)).astype(float).mean(axis=2)
 
-    paler = np.abs(sea(-0.002) - sea(-0.05))  # the shallows alone: the land stays under the water
-    across = paler.sum(axis=0)
-    assert across.sum() > 2000
-    centre = (across * (np.arange(across.size) + 0.5)).sum() / across.sum()
-    assert abs(centre - across.size / 2) < 1.0
+    for yaw in (0.0, 90.0):
+        scene = SceneSettings(mode="rendered", look="natural", iterations=3, tile=tile, water_level=0.0,
+                              camera="fly", eye_x=centre, eye_y=1.0, eye_z=centre, pitch=80.0, yrot=yaw,
+                              sun_elevation=60.0)
+        renderer.update(scene)
+        paler = np.abs(sea(scene, -0.002) - sea(scene, -0.05))  # the shallows alone: the land stays under water
+        across = paler.sum(axis=0)
+        assert across.sum() > 2000
+        middle = (across * (np.arange(across.size) + 0.5)).sum() / across.sum()
+        assert abs(middle - across.size / 2) < 1.0, f"facing {yaw} degrees"
 
 
 @pytest.mark.gl

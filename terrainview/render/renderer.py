@@ -589,6 +589,7 @@ class Renderer:
                 values["sea_floor_rect"] = self.world.sea_floor_rect
             else:
                 gpu.get("texture:tile_sea_floor").use(SEA_FLOOR_UNIT)
+                values["corner_from_centre"] = float(tiles % 2)  # as the land's places (natural_surface.glsl)
             values["sea_floor"] = SEA_FLOOR_UNIT
             for name, value in values.items():
                 uniform(water, name).value = value
