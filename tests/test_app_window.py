@@ -345,6 +345,40 @@ class TestKeysInProcess:
         tap(fresh, keys.P)
         assert fresh.settings.mode != before.mode, "a click on the view leaves P the wireframe's"
 
+    def test_a_click_on_the_panel_holds_the_keys_only_until_imgui_has_it(self, fresh):
+        """A click on the panel's title bar, then the wheel turned while the mouse moves over the view, frame after
+        frame (ImGui takes such events in a few a frame, so its queue stays full): P is the wireframe's again once
+        the click itself is taken in, not only once the queue empties (it stayed full for 70 frames)."""
+        keys, mouse = fresh.wnd.keys, fresh.wnd.mouse
+        fresh.on_render(0.0, 1 / 60)
+        left, top, right, _ = fresh.panel.rect
+        x, y = int((left + right) / 2), int(top + 8)
+        fresh.on_mouse_position_event(x, y, 0, 0)
+        fresh.on_mouse_press_event(x, y, mouse.left)
+        fresh.on_mouse_release_event(x, y, mouse.left)
+        width, height = fresh.wnd.size
+        for frame in range(10):
+            for step in range(4):
+                fresh.on_mouse_position_event(width - 40 - step, height // 2 + frame, 0, 0)
+                fresh.on_mouse_scroll_event(0.0, 1.0)
+            fresh.on_render(0.0, 1 / 60)
+        before = fresh.settings.mode
+        tap(fresh, keys.P)
+        assert fresh.settings.mode != before
+
+    def test_a_loaded_scene_does_not_inherit_the_last_scenes_tile_count(self, fresh, tmp_path):
+        """Five tiles, then a scene repeated without end: switching it to tiles gives one, not the five."""
+        from terrainview.scene.scene_file import save_scene_toml
+
+        fresh.settings = fresh.settings.replace(tile=5)
+        fresh.on_render(0.0, 1 / 60)
+        assert fresh.panel.tiles == 5
+        path = tmp_path / "repeated.toml"
+        save_scene_toml(fresh.settings.replace(tile="repeat"), path)
+        fresh.load_scene_file(path)
+        fresh.on_render(0.0, 1 / 60)
+        assert fresh.settings.tile == "repeat" and fresh.panel.tiles == 1
+
     def test_dropping_a_png_or_toml_loads_its_scene(self, fresh, tmp_path):
         from terrainview.scene.scene_file import save_scene_toml
 

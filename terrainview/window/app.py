@@ -110,8 +110,9 @@ class TerrainApp(mglw.WindowConfig):
         self.status = PanelStatus()
         self.frame_stats: FrameStats | None = None
         self.pointer = (0.0, 0.0)  # the mouse, in window coordinates
-        # A click on the panel ImGui has not taken in yet: it may put a text field under the keys (_typing).
-        self._panel_click_pending = False
+        # The event id of a click on the panel ImGui has not taken in yet: it may put a text field under the keys
+        # (_typing). None when there is none.
+        self._panel_click: int | None = None
         self.message = ("", 0.0)
         self.screenshots = WindowScreenshots(self.renderer, self.show_message)
         self.scene_files = SceneFiles(self.show_message)
@@ -249,11 +250,12 @@ class TerrainApp(mglw.WindowConfig):
         self.imgui_input.new_frame(frame_time)
         self.style_scale.apply(self.panel.ui_scale)
         imgui.new_frame()
-        taken_in = not len(imgui.get_current_context().input_events_queue)  # every click queued reached ImGui
+        queued = imgui.get_current_context().input_events_queue  # what ImGui left for later frames
+        taken_in = self._panel_click is None or not len(queued) or queued[0].event_id > self._panel_click
         before = self.settings
         self.settings, actions = self.panel.draw(self.settings, self.status, self.history)
         if taken_in:
-            self._panel_click_pending = False  # the panel has seen the click: _typing knows from here on
+            self._panel_click = None  # the panel has seen the click: _typing knows from here on
         moved = self.settings is not before and any(
             getattr(self.settings, name) != getattr(before, name) for name in camera.CAMERA_FIELDS)
         if moved and self.flythrough.player is None:
@@ -357,6 +359,7 @@ class TerrainApp(mglw.WindowConfig):
         loaded = self.scene_files.load(path, base)
         if loaded is not base:  # the base itself comes back on an error
             self.settings = self.kept_settings = loaded
+            self.panel.tiles = 1  # the last scene's tile count is not the new one's (the panel reads its own)
 
     def undo(self) -> None:
         """Ctrl+Z: the scene before the last change (the camera stays where it is)."""
@@ -459,7 +462,7 @@ class TerrainApp(mglw.WindowConfig):
         flight, P the wireframe). The frame's own widgets (an active field sets the next frame's answer) count too.
         """
         state = imgui.get_current_context()
-        return imgui.get_io().want_text_input or state.want_text_input_next_frame == 1 or self._panel_click_pending
+        return imgui.get_io().want_text_input or state.want_text_input_next_frame == 1 or self._panel_click is not None
 
     def on_unicode_char_entered(self, char: str) -> None:
         """Pass a typed character to ImGui."""
@@ -493,7 +496,7 @@ class TerrainApp(mglw.WindowConfig):
         """Pass a mouse button press to ImGui."""
         self.imgui_input.mouse_button(x, y, button, True)
         if self.panel.covers((x, y)):
-            self._panel_click_pending = True
+            self._panel_click = imgui.get_current_context().input_events_next_event_id - 1  # the press just queued
 
     def on_mouse_release_event(self, x: int, y: int, button: int) -> None:
         """Pass a mouse button release to ImGui."""
