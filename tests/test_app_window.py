@@ -346,13 +346,16 @@ class TestKeysInProcess:
         assert fresh.settings.mode != before.mode, "a click on the view leaves P the wireframe's"
 
     def test_a_click_on_the_panel_holds_the_keys_only_until_imgui_has_it(self, fresh):
-        """A click on the panel's title bar, then the wheel turned while the mouse moves over the view, frame after
-        frame (ImGui takes such events in a few a frame, so its queue stays full): P is the wireframe's again once
-        the click itself is taken in, not only once the queue empties (it stayed full for 70 frames)."""
+        """A click on the panel's margin (no widget there), then the wheel turned while the mouse moves over the
+        view, frame after frame (ImGui takes such events in a few a frame, so its queue stays full): P is the
+        wireframe's again once the click itself is taken in, not only once the queue empties (it stayed full for
+        70 frames)."""
+        from imgui_bundle import imgui
+
         keys, mouse = fresh.wnd.keys, fresh.wnd.mouse
         fresh.on_render(0.0, 1 / 60)
-        left, top, right, _ = fresh.panel.rect
-        x, y = int((left + right) / 2), int(top + 8)
+        left, top, _, bottom = fresh.panel.rect
+        x, y = int(left + 3), int((top + bottom) / 2)
         fresh.on_mouse_position_event(x, y, 0, 0)
         fresh.on_mouse_press_event(x, y, mouse.left)
         fresh.on_mouse_release_event(x, y, mouse.left)
@@ -365,6 +368,9 @@ class TestKeysInProcess:
         before = fresh.settings.mode
         tap(fresh, keys.P)
         assert fresh.settings.mode != before
+        assert not imgui.is_popup_open("", imgui.PopupFlags_.any_popup_id), "the click opened nothing"
+        # What ImGui has still queued would hold back the next test's clicks.
+        assert frames_until(fresh, lambda: not len(imgui.get_current_context().input_events_queue), limit=300)
 
     def test_a_loaded_scene_does_not_inherit_the_last_scenes_tile_count(self, fresh, tmp_path):
         """Five tiles, then a scene repeated without end: switching it to tiles gives one, not the five."""
