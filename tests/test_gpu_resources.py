@@ -132,6 +132,22 @@ def test_the_natural_looks_places_only_grow_releasing_what_they_replace(renderer
     assert gl_names.live() == live
 
 
+def test_the_tiles_sea_floor_is_made_only_when_the_sea_asks_and_again_for_each_map(renderer, gl_names):
+    """A new map drops the last one's sea floor (the original look never pays for it); the natural look's sea
+    makes it from that map once, and it is released when the next map comes."""
+    gpu = renderer.gpu
+    first = np.linspace(0.0, 1.0, 17 * 17, dtype=np.float32).reshape(17, 17)
+    gpu.upload_surface(first)
+    live = gl_names.live()
+    assert not gpu.has("texture:tile_sea_floor")
+    floor = gpu.tile_sea_floor()
+    assert gpu.tile_sea_floor() is floor and floor.size == (16, 16)
+    np.testing.assert_array_equal(np.frombuffer(floor.read(), "f4").reshape(16, 16), first[:-1, :-1])
+    gpu.upload_surface(first[::2, ::2].copy())
+    assert not gpu.has("texture:tile_sea_floor") and gl_names.live() == live
+    assert gpu.tile_sea_floor().size == (8, 8)
+
+
 def test_regenerating_200_times_does_not_grow_gl_objects(renderer, gl_names):
     ctx = renderer.ctx
     first = churn_settings(0)

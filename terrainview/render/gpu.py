@@ -63,7 +63,7 @@ SLOPE_UNIT = HEIGHT_UNIT + HEIGHT_ARRAYS  # the natural look's slope map (GpuRes
 # A slope map is worked out this many points a frame in the window (about 25 ms on llvmpipe; an iterations-12
 # map, 16.8M points, took 0.5 s at once, 16 frames so); a render waits for all of it.
 SLOPE_POINTS_PER_FRAME = 1 << 20
-SEA_FLOOR_CELLS = 1024  # the tiles' sea floor's texels a side, at most (GpuResources.upload_surface)
+SEA_FLOOR_CELLS = 1024  # the tiles' sea floor's texels a side, at most (GpuResources.tile_sea_floor)
 SKY_EYE = (0.0, 0.5, 3.0)  # the original's eye, which the sky is drawn around (see shaders/sky.glsl)
 MAX_LOD_LEVELS = 16  # level-of-detail levels the programs take morph zones for (shaders/lod.glsl)
 # The rendered surface's programs by how they colour it (shaders/terrain.glsl's SHADING), each also with "_lod":
@@ -357,6 +357,7 @@ class GpuResources:
     def __init__(self, ctx: moderngl.Context) -> None:
         self.ctx = ctx
         self._objects: dict[GpuKey, Any] = {}  # every GL object, by a key saying what it is
+        self._surface_map: np.ndarray | None = None  # the 2D surface uploaded last (upload_surface)
         self.max_texture_size = ctx.info["GL_MAX_TEXTURE_SIZE"]
         fog = {"FOG_COLOR": FOG_COLOR}
         bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS, "BANDS_PER_ARRAY": BANDS_PER_ARRAY,  # grid.glsl's
@@ -560,13 +561,24 @@ class GpuResources:
                 buffer.write(vertices)
             self.profile_length, self.surface_grid_size = count, 0
         else:
-            self._drop("buffer:profile", "vao:polyline")
+            self._drop("buffer:profile", "vao:polyline", "texture:tile_sea_floor")  # (tile_sea_floor makes it again)
             self._height_bands("heights:surface", heights)
             self.profile_length, self.surface_grid_size = 0, heights.shape[0]
-            # The natural look's sea reads the ground under it filtered, one fetch where four corners took eight:
-            # one period of the map (its last row and column are its first), at most SEA_FLOOR_CELLS a side.
+        self._surface_map = heights if heights.ndim == 2 else None  # for tile_sea_floor
+
+    def tile_sea_floor(self) -> moderngl.Texture:
+        """The ground under the natural look's sea over the tiles: the 2D surface uploaded last.
+
+        One filtered fetch where the map's four corners took eight: one period of the map (its last row and column
+        are its first), wrapping, at most SEA_FLOOR_CELLS a side. Made when the sea first needs it after each
+        ``upload_surface``, so that a look without it pays nothing.
+        """
+        if not self.has("texture:tile_sea_floor"):
+            heights = self._surface_map
+            assert heights is not None, "no 2D surface uploaded"
             step = max(1, (heights.shape[0] - 1) // SEA_FLOOR_CELLS)
             self._float_texture("texture:tile_sea_floor", heights[:-1:step, :-1:step], moderngl.LINEAR)
+        return self.get("texture:tile_sea_floor")
 
     def upload_clouds(self, colors: np.ndarray) -> None:
         """Upload the sky's cloud colours as its texture."""

@@ -574,8 +574,8 @@ class Renderer:
             ctx.disable(moderngl.CULL_FACE)
             ctx.enable(moderngl.BLEND)
             ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-            # The sea's depth is read from the tile's map (repeated without end, or within the tiles: "texture:
-            # tile_sea_floor"); over the endless world, from its floor around the eye: a program each.
+            # The sea's depth is read from the tile's map (repeated without end, or within the tiles: its
+            # tile_sea_floor); over the endless world, from its floor around the eye: a program each.
             water_program = "natural_water_world" if settings.tile == ENDLESS else "natural_water"
             water = gpu.programs[water_program]
             uniform(water, "view").write(view)
@@ -588,7 +588,7 @@ class Renderer:
                 self.world.sea_floor(settings, eye[0], eye[2]).use(SEA_FLOOR_UNIT)
                 values["sea_floor_rect"] = self.world.sea_floor_rect
             else:
-                gpu.get("texture:tile_sea_floor").use(SEA_FLOOR_UNIT)
+                gpu.tile_sea_floor().use(SEA_FLOOR_UNIT)
                 values["corner_from_centre"] = float(tiles % 2)  # as the land's places (natural_surface.glsl)
             values["sea_floor"] = SEA_FLOOR_UNIT
             for name, value in values.items():
