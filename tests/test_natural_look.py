@@ -82,6 +82,34 @@ def test_a_surface_finer_than_its_horizons_gets_no_specks_of_shadow_from_their_c
     assert elevations.max() == pytest.approx(highest, abs=0.2)
 
 
+@pytest.mark.parametrize("cells, finer, nearest", [(1024, True, 3.0), (256, True, 3.0), (128, True, 1.6),
+                                                    (16, True, 1.0), (1024, False, 1.0)])
+def test_near_occluders_are_skipped_three_cells_at_most_and_no_farther_than_the_reach(cells, finer, nearest):
+    """Under a finer surface, occluders are looked for three traced cells away, but from no farther than 0.025
+    units: a far region traced at 16 or 128 cells over 2 units keeps the shadows of its near neighbours."""
+    assert lighting.nearest_occluder_cells(2.0 / cells, finer) == pytest.approx(nearest)
+
+
+@pytest.mark.parametrize("detail, finer", [(4, False), (10, True)])
+def test_a_regions_horizons_are_traced_as_under_a_finer_surface_but_at_the_coarsest_detail(monkeypatch, detail,
+                                                                                           finer):
+    """A region's light maps are traced coarser than its heights (four times, and more from detail 11), but at the
+    coarsest detail, which is traced at its own points."""
+    from terrainview.scene import world_regions
+
+    traced = []
+    original = lighting.light_maps
+
+    def light_maps(*args, **kwargs):
+        traced.append(kwargs)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(lighting, "light_maps", light_maps)
+    world_ = world_regions.World(seed=3, h=0.7, height_scale=1.0, octaves=0)
+    world_regions.region_light(world_, world_regions.RegionKey(0, 0, detail))
+    assert traced[-1]["surface_finer"] is finer
+
+
 def test_horizons_wrap_so_tiles_show_no_seam():
     heights = diamond_square(6, 3, 0.7)
     torus = heights[:-1, :-1]

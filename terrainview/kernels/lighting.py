@@ -34,14 +34,16 @@ SKY_VIEW_CHANNEL, BROAD_X_CHANNEL, BROAD_Z_CHANNEL = 0, 1, 2  # of the last laye
 MAX_HORIZON_CELLS = 1024  # cells per side the horizons are traced at, at most
 REACH = 0.5  # how far a horizon is looked for, as a fraction of the map's side (1 unit on a 2-unit map)
 STEP_GROWTH = 1.18  # each sample along a direction is this much farther than the last (dense near, sparse far)
-# A surface shaded finer than its horizons are traced (an iterations 11-12 map traced at every 2nd or 4th point)
-# has relief within a traced cell that its per-pixel normals show and the horizons do not. Traced from the next
-# cell, the roughness of the traced cells, steep at 1024 a side, cast specks of shadow a cell or two wide over
-# those finer facets, lit or not: black dashes on every rough slope. Such horizons look for occluders from this
-# far (three cells of a 1024-cell trace), leaving the relief nearer than that to the normals. Wider traced cells
-# (an endless-world region's light maps, at most 256 a side) are not skipped: there the skip would take away
-# shadows the land shows. A map traced at its own points traces from the next cell.
-NEAREST_FINER_OCCLUDER = 3 * SURFACE_SIZE / MAX_HORIZON_CELLS
+# A surface shaded finer than its horizons are traced (an iterations 11-12 map traced at every 2nd or 4th point;
+# an endless-world region, traced four times coarser than its heights and more) has relief within a traced cell
+# that its per-pixel normals show and the horizons do not. Traced from the next cell, the traced cells' roughness
+# cast specks of shadow a cell or two wide over those finer facets, lit or not: black dashes and blotches on every
+# rough slope. Such horizons look for occluders from NEAREST_FINER_CELLS traced cells away, leaving the relief
+# nearer than that to the normals, but from no farther than NEAREST_FINER_REACH units: a far region's traced
+# cells are wide, and three of them would hold shadows the land shows (and change them as the region refines).
+# A map traced at its own points traces from the next cell.
+NEAREST_FINER_CELLS = 3
+NEAREST_FINER_REACH = 0.025  # a little over three cells of a region's finest trace (256 cells over 2 units)
 # The broad slope is the surface's over this many units either side (four cells of an iterations-10 surface): snow
 # settles by it in fields on a rugged peak instead of on every facet that happens to face up, and far land, where
 # a pixel spans several cells, is shaded by it instead of by whichever facet the pixel's centre falls on.
@@ -110,22 +112,28 @@ def _torus(heights: np.ndarray, max_cells: int) -> np.ndarray:
 
 def horizon_map(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
                 max_cells: int = MAX_HORIZON_CELLS, span: float = SURFACE_SIZE,
-                reach: float = REACH * SURFACE_SIZE) -> np.ndarray:
+                reach: float = REACH * SURFACE_SIZE, surface_finer: bool | None = None) -> np.ndarray:
     """Horizon tangents, float32 of shape (directions, cells, cells), of a seamless (2**n + 1)-sided heightmap.
 
     Direction d is the compass bearing d * 360 / directions (0: north, toward -z; 90: east, toward +x); rows
     of the result are Z and columns X, like the heightmap's, without its repeated last row and column. The map
     spans ``span`` units; horizons are looked for ``reach`` units away (by default half a 2-unit surface), so a
-    wider window around a place (an endless world's region) finds the same horizons there. A map traced at fewer
-    cells than it has looks for occluders from ``NEAREST_FINER_OCCLUDER`` away.
+    wider window around a place (an endless world's region) finds the same horizons there. ``surface_finer``:
+    whether the surface is shaded finer than the map is traced (``NEAREST_FINER_CELLS``); by default, whether the
+    map is traced at fewer cells than it has.
     """
     torus = _torus(heights, max_cells)
-    return _horizons(torus, directions, span, reach, _finer(heights, torus))
+    return _horizons(torus, directions, span, reach, _finer(heights, torus, surface_finer))
 
 
-def _finer(heights: np.ndarray, torus: np.ndarray) -> bool:
-    """Whether the surface is shaded finer than it is traced: its map traced at fewer cells than it has."""
-    return torus.shape[0] < np.shape(heights)[0] - 1
+def _finer(heights: np.ndarray, torus: np.ndarray, surface_finer: bool | None) -> bool:
+    """Whether the surface is shaded finer than it is traced: as told, or its map traced at fewer cells than it has."""
+    return torus.shape[0] < np.shape(heights)[0] - 1 if surface_finer is None else surface_finer
+
+
+def nearest_occluder_cells(cell: float, finer: bool) -> float:
+    """How many traced cells (``cell`` units wide) away occluders are looked for from (``NEAREST_FINER_CELLS``)."""
+    return max(1.0, min(float(NEAREST_FINER_CELLS), NEAREST_FINER_REACH / cell)) if finer else 1.0
 
 
 def _horizons(torus: np.ndarray, directions: int, span: float, reach: float, finer: bool) -> np.ndarray:
@@ -133,8 +141,8 @@ def _horizons(torus: np.ndarray, directions: int, span: float, reach: float, fin
     side = torus.shape[0]
     cell = check_real("span", span, 0.0, 1e6, low_inclusive=False) / side
     reach_cells = check_real("reach", reach, 0.0, 1e6, low_inclusive=False) / cell
-    nearest_cells = max(1.0, NEAREST_FINER_OCCLUDER / cell) if finer else 1.0
-    along = compass_directions(directions)[:, None, :] * _distances(reach_cells, nearest_cells)[None, :, None]
+    distances = _distances(reach_cells, nearest_occluder_cells(cell, finer))
+    along = compass_directions(directions)[:, None, :] * distances[None, :, None]
     offsets = np.rint(along).astype(np.int64)  # d, k, (x, z)
     lengths = np.hypot(offsets[..., 0], offsets[..., 1]) * cell
     out = np.empty((directions, side, side), dtype=np.float32)
@@ -220,19 +228,19 @@ def _broad_slope(torus: np.ndarray, span: float, radius: float) -> np.ndarray:
 
 def light_maps(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
                max_cells: int = MAX_HORIZON_CELLS, span: float = SURFACE_SIZE,
-               reach: float = REACH * SURFACE_SIZE) -> np.ndarray:
+               reach: float = REACH * SURFACE_SIZE, surface_finer: bool | None = None) -> np.ndarray:
     """What the GPU lights and covers a surface with: uint8 of shape (directions / 4 + 1, cells, cells, 4).
 
     Horizon tangents t as (t / (1 + |t|) + 1) / 2, 0 to 255 (the GPU turns them back into elevations), four
     directions a texel (``horizon_channel``); the last layer holds the sky view (``sky_view``, 0 to 1 as 0 to
-    255) and the broad slope along x and z (``broad_slope``): ``surface_channels``. Occluders are looked for as
-    ``horizon_map`` does.
+    255) and the broad slope along x and z (``broad_slope``): ``surface_channels``. ``surface_finer`` as for
+    ``horizon_map``.
     """
     directions = check_int("directions", directions, CHANNELS, 64)
     if directions % CHANNELS:
         raise ValueError(f"directions must be a multiple of {CHANNELS}, not {directions}")
     torus = _torus(heights, max_cells)  # checked and strided once for both
-    horizons = _horizons(torus, directions, span, reach, _finer(heights, torus))
+    horizons = _horizons(torus, directions, span, reach, _finer(heights, torus, surface_finer))
     side = horizons.shape[1]
     maps = np.empty((directions // CHANNELS + 1, side, side, CHANNELS), dtype=np.uint8)
     run_rows(_ENCODE, side, horizons.size, horizons, maps)

@@ -116,7 +116,9 @@ def region_light(world_: World, key: RegionKey) -> np.ndarray:
                                  2 * cells + 1, world_.seed, world_.h, world_.height_scale, world_.octaves)
     # Two cells short of the margin: no ray's last sample lands on the window's far edge, where it would wrap.
     reach = (margin - 2) * camera.TILE_SIZE / cells
-    maps = lighting.light_maps(window, max_cells=2 * cells, span=2.0 * camera.TILE_SIZE, reach=reach)
+    # Its heights are finer than this trace (but at the coarsest details): see lighting.NEAREST_FINER_CELLS.
+    maps = lighting.light_maps(window, max_cells=2 * cells, span=2.0 * camera.TILE_SIZE, reach=reach,
+                               surface_finer=detail < key.detail)
     return np.ascontiguousarray(maps[:, margin:margin + cells + 1, margin:margin + cells + 1])
 
 
