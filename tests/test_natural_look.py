@@ -68,17 +68,20 @@ def test_a_ridge_shades_the_ground_behind_it_at_a_low_sun_only():
     assert horizon_channel(maps, 4)[32, 32 + 10] < 130  # looking east: open, the horizon about flat
 
 
-@pytest.mark.parametrize("points, highest", [(1025, 45.7), (2049, 18.9)], ids=["traced-at-its-points", "finer"])
-def test_a_surface_finer_than_its_horizons_gets_no_specks_of_shadow_from_their_cells(points, highest):
+@pytest.mark.parametrize("points, surface_finer, highest", [(1025, None, 45.7), (2049, None, 18.9),
+                                                             (1025, True, 18.9), (2049, False, 45.7)],
+                         ids=["traced-at-its-points", "finer", "told-finer", "told-not-finer"])
+def test_a_surface_finer_than_its_horizons_gets_no_specks_of_shadow_from_their_cells(points, surface_finer,
+                                                                                      highest):
     """A checkerboard 0.002 high at the 1024 cells traced, whose neighbours a cell away rise 46 degrees and three
     cells away 19. Traced at its own points, the map is shadowed where its facets are (the horizon from the next
     cell). Under a surface of twice as many points, whose normals show relief the horizons cannot, occluders are
     looked for from three traced cells away: every cell is sunlit at 25 degrees (half of them were in shadow, a
-    speck a cell, over bright finer facets)."""
+    speck a cell, over bright finer facets). Told either way (an endless-world region is), the trace does so."""
     rows, columns = np.indices((points - 1, points - 1))
     stride = (points - 1) // lighting.MAX_HORIZON_CELLS
     heights = seamless(0.002 * ((rows // stride + columns // stride) % 2))
-    elevations = np.degrees(np.arctan(horizon_map(heights, directions=4)))
+    elevations = np.degrees(np.arctan(horizon_map(heights, directions=4, surface_finer=surface_finer)))
     assert elevations.max() == pytest.approx(highest, abs=0.2)
 
 

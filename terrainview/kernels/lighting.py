@@ -44,6 +44,7 @@ STEP_GROWTH = 1.18  # each sample along a direction is this much farther than th
 # A map traced at its own points traces from the next cell.
 NEAREST_FINER_CELLS = 3
 NEAREST_FINER_REACH = 0.025  # a little over three cells of a region's finest trace (256 cells over 2 units)
+# (Samples lie whole cells apart: a skip of 1.6 cells looks for occluders from the 2nd cell on.)
 # The broad slope is the surface's over this many units either side (four cells of an iterations-10 surface): snow
 # settles by it in fields on a rugged peak instead of on every facet that happens to face up, and far land, where
 # a pixel spans several cells, is shaded by it instead of by whichever facet the pixel's centre falls on.

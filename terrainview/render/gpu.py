@@ -468,6 +468,7 @@ class GpuResources:
         self._objects.clear()
         self.marked_half_passes = None
         self._sky_table_sun, self._sky_constants = None, {}
+        self._surface_map = None
 
     # --- uploads --------------------------------------------------------------------------------------------
 
