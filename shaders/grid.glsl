@@ -1,4 +1,4 @@
-// Shared by the mesh programs, the slope-map pass, the sea and the natural look's shading: the heightmap's points
+// Shared by the mesh programs, the slope-map pass and the natural look's shading: the heightmap's points
 // and one grid vertex's world position in one tile.
 // The grid has no vertex buffer: positions come from gl_VertexID / gl_InstanceID and the height texture.
 // The heightmap, grid_size x grid_size, rows are Z, columns are X, in bands of HEIGHT_BAND_ROWS rows (the last
@@ -32,16 +32,6 @@ float map_point_height(ivec2 point) {
 
 float grid_height(int column, int row) {
     return map_point_height(ivec2(column, row) >> cell_shift);
-}
-
-// The height at a fractional place of the tiles' map, which wraps (its last point is its first), between the
-// cell's corners as the surface runs.
-float map_height(vec2 place) {
-    vec2 base = floor(place), f = place - base;
-    ivec2 corner = ivec2(mod(base, float(grid_size - 1)));
-    float h00 = map_point_height(corner), h10 = map_point_height(corner + ivec2(1, 0));
-    float h01 = map_point_height(corner + ivec2(0, 1)), h11 = map_point_height(corner + ivec2(1, 1));
-    return mix(mix(h00, h10, f.x), mix(h01, h11, f.x), f.y);
 }
 
 vec2 tile_offset(int tile_index) {

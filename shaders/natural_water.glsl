@@ -2,7 +2,7 @@
 // The natural look's sea at the water level, out to the far plane: it reflects the sky by Fresnel (a mirror at
 // grazing angles, clear looking down), glints where it mirrors the sun, darkens and turns opaque with depth,
 // and lightens along the shore. Blended over the surface drawn before it.
-#define FLOOR_MAP 0   // 1: the endless world's program, the ground under the sea from sea_floor; 0: the tiles' map
+#define FLOOR_MAP 0   // sea_floor is 1: the endless world's ground around the eye; 0: the tiles' map's period
 
 #if defined VERTEX_SHADER
 

@@ -103,7 +103,7 @@ def compass_directions(count: int = HORIZON_DIRECTIONS) -> np.ndarray:
     return np.stack([np.sin(bearings), -np.cos(bearings)], axis=1).astype(np.float32)
 
 
-def _torus(heights: np.ndarray, max_cells: int) -> np.ndarray:
+def torus(heights: np.ndarray, max_cells: int) -> np.ndarray:
     """The seamless map without its repeated last row and column, every k-th cell up to ``max_cells`` a side."""
     heights = check_heightmap(heights, grid=True)
     max_cells = check_int("max_cells", max_cells, 2, 1 << 16)
@@ -123,13 +123,13 @@ def horizon_map(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
     whether the surface is shaded finer than the map is traced (``NEAREST_FINER_CELLS``); by default, whether the
     map is traced at fewer cells than it has.
     """
-    torus = _torus(heights, max_cells)
-    return _horizons(torus, directions, span, reach, _finer(heights, torus, surface_finer))
+    period = torus(heights, max_cells)
+    return _horizons(period, directions, span, reach, _finer(heights, period, surface_finer))
 
 
-def _finer(heights: np.ndarray, torus: np.ndarray, surface_finer: bool | None) -> bool:
+def _finer(heights: np.ndarray, period: np.ndarray, surface_finer: bool | None) -> bool:
     """Whether the surface is shaded finer than it is traced: as told, or its map traced at fewer cells than it has."""
-    return torus.shape[0] < np.shape(heights)[0] - 1 if surface_finer is None else surface_finer
+    return period.shape[0] < np.shape(heights)[0] - 1 if surface_finer is None else surface_finer
 
 
 def nearest_occluder_cells(cell: float, finer: bool) -> float:
@@ -216,7 +216,7 @@ def broad_slope(heights: np.ndarray, max_cells: int = MAX_HORIZON_CELLS, span: f
 
     At the cells ``horizon_map`` traces; each slope s as (s / (1 + |s|) + 1) / 2, 0 to 255 (flat: 128).
     """
-    return _broad_slope(_torus(heights, max_cells), span, radius)
+    return _broad_slope(torus(heights, max_cells), span, radius)
 
 
 def _broad_slope(torus: np.ndarray, span: float, radius: float) -> np.ndarray:
@@ -240,12 +240,12 @@ def light_maps(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
     directions = check_int("directions", directions, CHANNELS, 64)
     if directions % CHANNELS:
         raise ValueError(f"directions must be a multiple of {CHANNELS}, not {directions}")
-    torus = _torus(heights, max_cells)  # checked and strided once for both
-    horizons = _horizons(torus, directions, span, reach, _finer(heights, torus, surface_finer))
+    period = torus(heights, max_cells)  # checked and strided once for both
+    horizons = _horizons(period, directions, span, reach, _finer(heights, period, surface_finer))
     side = horizons.shape[1]
     maps = np.empty((directions // CHANNELS + 1, side, side, CHANNELS), dtype=np.uint8)
     run_rows(_ENCODE, side, horizons.size, horizons, maps)
-    broad = _broad_slope(torus, span, BROAD_SLOPE_RADIUS)
+    broad = _broad_slope(period, span, BROAD_SLOPE_RADIUS)
     maps[-1, :, :, BROAD_X_CHANNEL], maps[-1, :, :, BROAD_Z_CHANNEL] = broad[0], broad[1]
     maps[-1, :, :, CHANNELS - 1] = 255
     return maps

@@ -397,8 +397,8 @@ class GpuResources:
             "natural_places": load_program(ctx, "natural_terrain", **bands, PLACES=1),  # no shading: no look defines
             "natural_places_lod": load_program(ctx, "natural_terrain", **bands, **lod_levels, LOD=1, PLACES=1),
             "natural_surface": load_program(ctx, "natural_surface", **natural, **bands),
-            "natural_water": load_program(ctx, "natural_water", **bands, **sky_table),
-            "natural_water_world": load_program(ctx, "natural_water", **bands, **sky_table, FLOOR_MAP=1),
+            "natural_water": load_program(ctx, "natural_water", **sky_table),
+            "natural_water_world": load_program(ctx, "natural_water", **sky_table, FLOOR_MAP=1),
             "pass_marks": load_program(ctx, "pass_marks", **bands, COPIED_ACROSS_EDGE=fractal.COPIED_ACROSS_EDGE),
             "slope_map": load_program(ctx, "slope_map", **bands),
         }
@@ -548,8 +548,10 @@ class GpuResources:
 
     def upload_surface(self, heights: np.ndarray) -> None:
         """The surface heightmap (2D) or profile (1D); the other kind's objects are released."""
+        self._drop("texture:tile_sea_floor")  # the last map's (tile_sea_floor makes it again)
+        self._surface_map = heights if heights.ndim == 2 else None
         if heights.ndim == 1:
-            self._drop("heights:surface", "texture:tile_sea_floor")
+            self._drop("heights:surface")
             count = heights.shape[0]
             x = np.linspace(-1.0, 1.0, count, dtype="f4")
             vertices = np.column_stack([x, heights.astype("f4")])
@@ -562,10 +564,9 @@ class GpuResources:
                 buffer.write(vertices)
             self.profile_length, self.surface_grid_size = count, 0
         else:
-            self._drop("buffer:profile", "vao:polyline", "texture:tile_sea_floor")  # (tile_sea_floor makes it again)
+            self._drop("buffer:profile", "vao:polyline")
             self._height_bands("heights:surface", heights)
             self.profile_length, self.surface_grid_size = 0, heights.shape[0]
-        self._surface_map = heights if heights.ndim == 2 else None  # for tile_sea_floor
 
     def tile_sea_floor(self) -> moderngl.Texture:
         """The ground under the natural look's sea over the tiles: the 2D surface uploaded last.
@@ -575,10 +576,9 @@ class GpuResources:
         ``upload_surface``, so that a look without it pays nothing.
         """
         if not self.has("texture:tile_sea_floor"):
-            heights = self._surface_map
-            assert heights is not None, "no 2D surface uploaded"
-            step = max(1, (heights.shape[0] - 1) // SEA_FLOOR_CELLS)
-            self._float_texture("texture:tile_sea_floor", heights[:-1:step, :-1:step], moderngl.LINEAR)
+            assert self._surface_map is not None, "no 2D surface uploaded"
+            period = lighting.torus(self._surface_map, SEA_FLOOR_CELLS)  # as the horizons are traced on
+            self._float_texture("texture:tile_sea_floor", period, moderngl.LINEAR)
         return self.get("texture:tile_sea_floor")
 
     def upload_clouds(self, colors: np.ndarray) -> None:

@@ -378,11 +378,13 @@ class Renderer:
         second pass) has no tile origin.
         """
         uniform(program, "grid_size").value = grid_size
+        for name in ("cell_shift", "apron"):
+            if name in program:
+                uniform(program, name).value = 0
         if tiles is not None:
             uniform(program, "tiles").value = tiles
-        for name, value in (("cell_shift", 0), ("apron", 0), ("tile_origin", origin if tiles is not None else None)):
-            if value is not None and name in program:
-                uniform(program, name).value = value
+            if "tile_origin" in program:
+                uniform(program, "tile_origin").value = origin
 
     def _bind_tiles(self, program: moderngl.Program, heights: HeightBands, grid_size: int,
                     layout: camera.TileLayout, selection: lod.Selection | None) -> None:
@@ -559,7 +561,7 @@ class Renderer:
                                                        NATURAL_FAR_PLANE)
         else:
             layout, surface_triangles, full = self._draw_natural_tiles(settings, framebuffer, frame, view,
-                                                                       projection, rays, shading_uniforms)
+                                                                       projection, rays, eye, shading_uniforms)
         tiles, origin = layout
         triangles = 1 + surface_triangles
 
@@ -599,13 +601,14 @@ class Renderer:
         return FrameStats(triangles, "triangles", surface_triangles, full)
 
     def _draw_natural_tiles(self, settings: SceneSettings, framebuffer: moderngl.Framebuffer, frame: Frame,
-                            view: glm.mat4, projection: glm.mat4, rays: glm.mat4,
+                            view: glm.mat4, projection: glm.mat4, rays: glm.mat4, eye: tuple[float, float, float],
                             shading_uniforms: Callable[[moderngl.Program], None]) -> tuple[camera.TileLayout, int, int]:
         """The tiles' land in the natural look: the frame's tile layout, the triangles drawn and the full mesh's.
 
         Two passes (shaders/natural_surface.glsl). The mesh writes only its depth and its distance from the eye
         (into the colour, copied out into "texture:surface_places"); then each pixel in front of that depth is
-        shaded once, from one triangle over the image (``rays``: _to_rays's). llvmpipe shades whole blocks of
+        shaded once, from one triangle over the image (``rays``: _to_rays's; ``eye``: the eye's world position, in
+        Python's double precision, which the map's places far from the origin need). llvmpipe shades whole blocks of
         pixels, so the mesh's small triangles, shaded as they were drawn, cost more than the pixels they cover. A
         multisampled framebuffer's samples would be mixed in the copy: there the mesh is shaded as it is drawn.
         ``shading_uniforms`` sets natural_shading.glsl's uniforms.
@@ -614,7 +617,6 @@ class Renderer:
         layout, selection = self._surface_layout(settings, view, projection, frame, lines=False,
                                                  reach=NATURAL_REACH, far=NATURAL_FAR_PLANE)
         tiles, origin = layout
-        eye = camera.eye_position(settings)  # in double precision: eye_from_origin below needs it so
         size = gpu.surface_grid_size
         full = lod.full_mesh_triangles(_iterations_of(size), tiles)
         surface = gpu.get("heights:surface")
