@@ -5,15 +5,13 @@
 // so level of detail changes the mesh but not the shading. Needs grid.glsl and sky_view.glsl before it.
 // Values below are placeholders; terrainview/render/gpu.py passes the real ones as defines.
 #define HORIZON_LAYERS 4      // light map layers of horizons (four directions a texel); then the surface's layer
-#define SKY_VIEW_CHANNEL 0    // of the surface's layer: the sky view, then the broad slope along x and z
-#define BROAD_X_CHANNEL 1
+#define SKY_VIEW_CHANNEL 0    // of the surface's layer: the sky view, the broad slope along x and z, and the
+#define BROAD_X_CHANNEL 1     // horizon toward the sun (lighting.sun_surface_layer, for the sun's bearing)
 #define BROAD_Z_CHANNEL 2
+#define SUN_CHANNEL 3
 #define PENUMBRA 0.05         // the sun's soft edge, radians of elevation
 uniform vec3 eye;
 uniform float sun_elevation;     // radians above the horizon
-uniform vec2 sun_layers;         // the light maps' layers of the two traced directions either side of the sun ...
-uniform vec4 sun_weights_first;  // ... and the weight of each of their channels (lighting.sun_horizon_weights)
-uniform vec4 sun_weights_second;
 uniform float haze_density;      // per squared unit of distance
 uniform float height_scale;      // the scene's, for the snow line's softness
 uniform float snow_height;       // the snow line: the height the highest land rises above (texturing.py)
@@ -55,12 +53,9 @@ float unsquashed(float stored) {
     return squashed / max(1.0 - abs(squashed), 1e-3);
 }
 
-// How much of the sun's disc stands above the terrain's horizon toward it (soft, interpolated between the
-// two traced directions nearest the sun's bearing).
-float sunlit(vec2 uv) {
-    float stored = dot(texture(light_maps, vec3(uv, sun_layers.x)), sun_weights_first)
-                 + dot(texture(light_maps, vec3(uv, sun_layers.y)), sun_weights_second);
-    return smoothstep(-PENUMBRA, PENUMBRA, sun_elevation - atan(unsquashed(stored)));
+// How much of the sun's disc stands above the terrain's horizon toward it (soft), from the stored horizon.
+float sunlit(float stored_horizon) {
+    return smoothstep(-PENUMBRA, PENUMBRA, sun_elevation - atan(unsquashed(stored_horizon)));
 }
 
 // The colour of the land at world_position, distance from the eye, at grid_coordinate in its map, seen through
@@ -104,7 +99,7 @@ vec3 natural_surface(vec3 world_position, float distance, vec2 grid_coordinate, 
     albedo = mix(albedo, sand, shore * (1.0 - smoothstep(0.3, 0.5, steep)));
     albedo *= 1.0 + 0.6 * grain;
 
-    float direct = max(dot(normal, sun_direction), 0.0) * sunlit(uv);
+    float direct = max(dot(normal, sun_direction), 0.0) * sunlit(surface_facts[SUN_CHANNEL]);
     float occlusion = sky_view * (0.6 + 0.4 * normal.y);
     vec3 light = lit(albedo, direct, occlusion);
     return finish(through_air(light, haze, distance, haze_density));

@@ -221,6 +221,29 @@ def test_a_ridge_casts_its_shadow_on_the_ground_behind_it_at_a_low_sun(renderer,
 
 
 @pytest.mark.gl
+@pytest.mark.parametrize("tile", [1, "endless"])
+def test_turning_the_sun_relights_the_maps_held_as_a_renderer_started_there_draws_them(renderer, gl_ctx, tile):
+    """The horizon toward the sun is written into the light maps again for each bearing (the tiles' maps and
+    each region's): turned from the west to the east, a frame is what a new renderer draws in the east."""
+    from terrainview.render.offscreen import render_pixels
+    from terrainview.render.renderer import Renderer
+
+    scene = NATURAL.replace(tile=tile, eye_y=0.5, pitch=20.0, sun_elevation=8.0)
+    west, east = scene.replace(sun_azimuth=265.0), scene.replace(sun_azimuth=80.0)
+    renderer.update(west)
+    in_the_west = render_pixels(renderer, west, SIZE).astype(int)
+    renderer.update(east)
+    turned = render_pixels(renderer, east, SIZE)
+    started_there = Renderer(gl_ctx)
+    try:
+        started_there.update(east)
+        np.testing.assert_array_equal(turned, render_pixels(started_there, east, SIZE))
+    finally:
+        started_there.release()
+    assert np.abs(turned - in_the_west).mean() > 2.0, "the two suns light the land differently"
+
+
+@pytest.mark.gl
 def test_the_sky_is_brighter_at_the_horizon_and_warmer_toward_a_low_sun(renderer):
     up = NATURAL.replace(pitch=-50.0, sun_azimuth=180.0, sun_elevation=45.0, yrot=0.0)
     sky = frame_of(renderer, up)
@@ -444,16 +467,21 @@ def test_light_maps_encode_the_horizons_the_sky_view_and_the_broad_slope():
     assert not np.array_equal(surface[1:], reference_broad_slope(heights, 1).astype(np.uint8))
 
 
-@pytest.mark.parametrize("azimuth", [0.0, 10.0, 22.5, 120.0, 337.5, 350.0, 359.99, 360.0])
-def test_the_sun_reads_the_two_traced_directions_either_side_of_its_bearing(azimuth):
-    """sun_horizon_weights picks the layers and channels of the directions either side, weighed by nearness."""
-    maps = np.random.default_rng(3).integers(0, 256, (lighting.HORIZON_DIRECTIONS // 4 + 1, 1, 1, 4))
-    layers, weights = lighting.sun_horizon_weights(azimuth)
-    read = maps[layers[0], 0, 0] @ weights[0] + maps[layers[1], 0, 0] @ weights[1]
-    position = azimuth / 360.0 * lighting.HORIZON_DIRECTIONS
+@pytest.mark.parametrize("azimuth", [0.0, 10.0, 22.5, 120.0, 337.5, 350.0, 359.99, 360.0, -30.0])
+def test_the_sun_channel_holds_the_two_traced_directions_either_side_of_its_bearing(azimuth):
+    """sun_surface_layer weighs the directions either side by nearness; the other channels are the layer's own."""
+    maps = np.random.default_rng(3).integers(0, 256, (lighting.HORIZON_DIRECTIONS // 4 + 1, 5, 7, 4), dtype=np.uint8)
+    layer = lighting.sun_surface_layer(maps, azimuth)
+    position = (azimuth % 360.0) / 360.0 * lighting.HORIZON_DIRECTIONS
     first, fraction = int(position // 1), position % 1.0
-    below, above = (horizon_channel(maps, d % lighting.HORIZON_DIRECTIONS)[0, 0] for d in (first, first + 1))
-    assert read == pytest.approx((1.0 - fraction) * below + fraction * above, abs=1e-3)
+    below, above = (horizon_channel(maps, d % lighting.HORIZON_DIRECTIONS).astype(float) for d in (first, first + 1))
+    expected = (1.0 - fraction) * below + fraction * above
+    assert np.abs(layer[:, :, lighting.SUN_CHANNEL] - expected).max() <= 0.5 + 255.0 / 512.0  # rounding, 256ths
+    if fraction == 0.0:  # on a traced direction: its own horizons exactly
+        np.testing.assert_array_equal(layer[:, :, lighting.SUN_CHANNEL], below.astype(np.uint8))
+    np.testing.assert_array_equal(layer[:, :, :3], maps[-1, :, :, :3])
+    # The maps themselves are left as they were.
+    np.testing.assert_array_equal(maps, np.random.default_rng(3).integers(0, 256, maps.shape, dtype=np.uint8))
 
 
 def test_the_broad_slope_is_taken_over_the_same_distance_on_a_coarser_map():

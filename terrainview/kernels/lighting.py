@@ -26,11 +26,12 @@ from terrainview.kernels.lattice import check_heightmap, check_int, check_real
 SURFACE_SIZE = 2.0
 HORIZON_DIRECTIONS = 16  # compass directions traced per cell; the sun between two of them interpolates
 # The light maps' layout (``light_maps``): RGBA layers, four directions' horizons a texel (direction d in layer
-# d // 4, channel d % 4), then one layer of what the surface is like: its sky view and broad slope. A texel holds
-# what a pixel reads from it in one fetch (single-channel layers took five fetches a pixel, about 7% of a natural
-# frame on llvmpipe).
+# d // 4, channel d % 4), then one layer of what the surface is like: its sky view and broad slope, and the horizon
+# toward the sun, which ``sun_surface_layer`` writes for the sun's bearing. A pixel reads all it is lit by in that
+# one layer's fetch (single-channel layers took five fetches a pixel, about 7% of a natural frame on llvmpipe; the
+# two horizon layers either side of the sun, two fetches, another 8%).
 CHANNELS = 4
-SKY_VIEW_CHANNEL, BROAD_X_CHANNEL, BROAD_Z_CHANNEL = 0, 1, 2  # of the last layer (its fourth is unused: 255)
+SKY_VIEW_CHANNEL, BROAD_X_CHANNEL, BROAD_Z_CHANNEL, SUN_CHANNEL = 0, 1, 2, 3  # of the last layer
 MAX_HORIZON_CELLS = 1024  # cells per side the horizons are traced at, at most
 REACH = 0.5  # how far a horizon is looked for, as a fraction of the map's side (1 unit on a 2-unit map)
 STEP_GROWTH = 1.18  # each sample along a direction is this much farther than the last (dense near, sparse far)
@@ -234,8 +235,8 @@ def light_maps(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
 
     Horizon tangents t as (t / (1 + |t|) + 1) / 2, 0 to 255 (the GPU turns them back into elevations), four
     directions a texel (``horizon_channel``); the last layer holds the sky view (``sky_view``, 0 to 1 as 0 to
-    255) and the broad slope along x and z (``broad_slope``): ``surface_channels``. ``surface_finer`` as for
-    ``horizon_map``.
+    255) and the broad slope along x and z (``broad_slope``): ``surface_channels``; its SUN_CHANNEL is 255 (a
+    horizon straight up) until ``sun_surface_layer`` writes a sun's. ``surface_finer`` as for ``horizon_map``.
     """
     directions = check_int("directions", directions, CHANNELS, 64)
     if directions % CHANNELS:
@@ -247,7 +248,7 @@ def light_maps(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
     run_rows(_ENCODE, side, horizons.size, horizons, maps)
     broad = _broad_slope(period, span, BROAD_SLOPE_RADIUS)
     maps[-1, :, :, BROAD_X_CHANNEL], maps[-1, :, :, BROAD_Z_CHANNEL] = broad[0], broad[1]
-    maps[-1, :, :, CHANNELS - 1] = 255
+    maps[-1, :, :, SUN_CHANNEL] = 255
     return maps
 
 
@@ -262,25 +263,35 @@ def surface_channels(maps: np.ndarray) -> np.ndarray:
 
 
 def open_sky_light_maps(directions: int = HORIZON_DIRECTIONS) -> np.ndarray:
-    """Light maps of one texel: a plain under open sky (no horizon above it, all of the sky in view, flat)."""
+    """Light maps of one texel: a plain under open sky (no horizon above it, all of the sky in view, flat).
+
+    Its sun channel holds no horizon either, as ``sun_surface_layer`` would write for any bearing.
+    """
     maps = np.zeros((directions // CHANNELS + 1, 1, 1, CHANNELS), dtype=np.uint8)
-    maps[-1] = (255, 128, 128, 255)
+    maps[-1] = (255, 128, 128, 0)
     return maps
 
 
-def sun_horizon_weights(azimuth: float, directions: int = HORIZON_DIRECTIONS) -> tuple[tuple[int, int], np.ndarray]:
-    """Where the GPU reads the horizon toward a sun at compass bearing ``azimuth`` (degrees) in the light maps.
+def sun_surface_layer(maps: np.ndarray, azimuth: float) -> np.ndarray:
+    """The surface layer of ``maps`` with the horizon toward a sun at bearing ``azimuth`` (degrees) in SUN_CHANNEL.
 
-    The two traced directions either side of the bearing, interpolated: their layers, and for each a weight per
-    channel (4,), so that the stored horizon is ``dot(texel_a, weights[0]) + dot(texel_b, weights[1])``.
+    A new uint8 array (cells, cells, 4), for the GPU's copy of the last layer. The stored horizons of the two
+    traced directions either side of the bearing, weighed by nearness (in 256ths) and rounded: as the GPU's linear
+    filtering reads them from their own channels, within a level of 255.
     """
+    directions = (maps.shape[0] - 1) * CHANNELS
     position = (azimuth % 360.0) / 360.0 * directions
     first = math.floor(position)
-    fraction = position - first
-    weights = np.zeros((2, CHANNELS), dtype=np.float32)
-    layers = []
-    for index, (direction, weight) in enumerate(((first % directions, 1.0 - fraction),
-                                                  ((first + 1) % directions, fraction))):
-        layers.append(direction // CHANNELS)
-        weights[index, direction % CHANNELS] = weight
-    return (layers[0], layers[1]), weights
+    below, above = (horizon_channel(maps, direction % directions) for direction in (first, first + 1))
+    layer = maps[-1].copy()
+    _write_sun_channel(below, above, round((position - first) * 256.0), layer)
+    return layer
+
+
+@njit(cache=True)
+def _write_sun_channel(below, above, toward_next, layer):
+    """Write the sun channel from two directions' stored horizons, the second weighing toward_next 256ths."""
+    for row in range(below.shape[0]):
+        for column in range(below.shape[1]):
+            mixed = int(below[row, column]) * (256 - toward_next) + int(above[row, column]) * toward_next
+            layer[row, column, SUN_CHANNEL] = np.uint8((mixed + 128) >> 8)

@@ -178,6 +178,45 @@ def _detail_octaves(channels: np.ndarray) -> np.ndarray:
     return np.rint((total / 1.75 + 0.5) * 255.0).astype(np.uint8)  # the sum lies within +-0.875
 
 
+class LightMapsTexture:
+    """The natural look's light maps on the GPU (``lighting.light_maps``), and the maps its sun channel comes from.
+
+    The surface layer's sun channel holds the horizon toward the sun (``lighting.sun_surface_layer``), written
+    again whenever the sun's bearing changes: a few milliseconds at 1024 cells a side.
+    """
+
+    def __init__(self, ctx: moderngl.Context, maps: np.ndarray, repeat: bool) -> None:
+        layers, side = maps.shape[0], maps.shape[1]
+        self.maps = maps
+        self.texture = ctx.texture_array((side, side, layers), lighting.CHANNELS, np.ascontiguousarray(maps))
+        self.texture.repeat_x = self.texture.repeat_y = repeat
+        self.texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        self._bearing: float | None = None  # the sun's the surface layer holds (None: none yet)
+
+    @property
+    def side(self) -> int:
+        """Points per side."""
+        return self.maps.shape[1]
+
+    def replace(self, maps: np.ndarray) -> None:
+        """Hold ``maps`` instead, of the same shape."""
+        self.maps = maps
+        self.texture.write(np.ascontiguousarray(maps))
+        self._bearing = None
+
+    def for_sun(self, azimuth: float) -> moderngl.TextureArray:
+        """The texture, its surface layer holding the horizon toward a sun at compass bearing ``azimuth``."""
+        if azimuth != self._bearing:
+            layer, side = self.maps.shape[0] - 1, self.side
+            self.texture.write(lighting.sun_surface_layer(self.maps, azimuth), viewport=(0, 0, layer, side, side, 1))
+            self._bearing = azimuth
+        return self.texture
+
+    def release(self) -> None:
+        """Release the texture."""
+        self.texture.release()
+
+
 class HeightArrayPool:
     """Height arrays and slope maps given back, kept for another map of the same size up to ``limit_bytes``.
 
@@ -367,7 +406,8 @@ class GpuResources:
                      "HAZE_ELEVATION": HAZE_ELEVATION}
         natural = {"HORIZON_LAYERS": HORIZON_DIRECTIONS // lighting.CHANNELS,
                    "SKY_VIEW_CHANNEL": lighting.SKY_VIEW_CHANNEL, "BROAD_X_CHANNEL": lighting.BROAD_X_CHANNEL,
-                   "BROAD_Z_CHANNEL": lighting.BROAD_Z_CHANNEL, "PENUMBRA": SUN_PENUMBRA, **sky_table}
+                   "BROAD_Z_CHANNEL": lighting.BROAD_Z_CHANNEL, "SUN_CHANNEL": lighting.SUN_CHANNEL,
+                   "PENUMBRA": SUN_PENUMBRA, **sky_table}
         surface: dict[str, float | Sequence[float] | int] = {
             **fog, **bands, "FOG_START": SURFACE_FOG[0], "FOG_END": SURFACE_FOG[1],
             "LIGHT_DIRECTION": LIGHT_DIRECTION, "SLOPE_AMBIENT": SLOPE_AMBIENT, "LIGHT_AMBIENT": LIGHT_AMBIENT,
@@ -628,16 +668,17 @@ class GpuResources:
     def upload_light_maps(self, maps: np.ndarray | None) -> None:
         """The natural look's horizons, sky view and broad slope (``lighting.light_maps``); None drops them."""
         if maps is None:
-            self._drop("texture:light_maps")
+            self._drop("light_maps")
             return
-        layers, side = maps.shape[0], maps.shape[1]
-        texture = self._objects.get("texture:light_maps")
-        if texture is None or texture.size != (side, side, layers):
-            texture = self._own("texture:light_maps",
-                                self.ctx.texture_array((side, side, layers), lighting.CHANNELS))
-            texture.repeat_x = texture.repeat_y = True
-            texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
-        texture.write(np.ascontiguousarray(maps))
+        held = self._objects.get("light_maps")
+        if held is not None and held.maps.shape == maps.shape:
+            held.replace(maps)
+        else:
+            self._own("light_maps", LightMapsTexture(self.ctx, maps, repeat=True))
+
+    def light_maps_for_sun(self, azimuth: float) -> moderngl.TextureArray:
+        """The tiles' light maps (``LightMapsTexture.for_sun``) for a sun at compass bearing ``azimuth``."""
+        return cast(LightMapsTexture, self.get("light_maps")).for_sun(azimuth)
 
     def surface_places(self, size: tuple[int, int]) -> tuple[moderngl.Texture, moderngl.Framebuffer]:
         """The texture the tiles' natural look copies its first pass into, at least ``size``, and its framebuffer.

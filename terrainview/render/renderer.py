@@ -17,7 +17,7 @@ import moderngl
 import numpy as np
 from pyglm import glm
 
-from terrainview.kernels import fractal, lighting, lod, texturing
+from terrainview.kernels import fractal, lod, texturing
 from terrainview.render.gpu import FOG_COLOR, SLOPE_UNIT, SURFACE_FOG, GpuResources, HeightBands, uniform
 from terrainview.render.lod_draw import LodTerrain, draw_selection
 from terrainview.render.world_draw import LIGHT_UNIT, SurfacePrograms, WorldTerrain
@@ -250,7 +250,7 @@ class Renderer:
         The tiles' light maps are traced after each new terrain; until the first arrive the original look is drawn.
         """
         natural = settings.look is Look.NATURAL and settings.mode == "rendered"
-        return natural and (settings.tile == ENDLESS or self.gpu.has("texture:light_maps"))
+        return natural and (settings.tile == ENDLESS or self.gpu.has("light_maps"))
 
     def draw_texture(self, framebuffer: moderngl.Framebuffer, texture: moderngl.Texture) -> None:
         """Stretch ``texture`` over the whole of ``framebuffer`` (a draft over the window).
@@ -527,13 +527,10 @@ class Renderer:
         water_level = settings.water_level if settings.water_level is not None else -1e3
         # Where the surface's hydraulic erosion ran water (the endless world is never eroded).
         eroded = settings.tile != ENDLESS and gpu.has("texture:surface_water")
-        sun_layers, sun_weights = lighting.sun_horizon_weights(settings.sun_azimuth)
         world_ = World.of(settings)
         snow = self.surface_snow_height if world_ is None else world_snow_height(world_)
         values: dict[str, Any] = {"eye": eye,
                                   "sun_elevation": math.radians(settings.sun_elevation), "haze_density": haze,
-                                  "sun_layers": sun_layers, "sun_weights_first": tuple(sun_weights[0]),
-                                  "sun_weights_second": tuple(sun_weights[1]),
                                   "height_scale": settings.height_scale, "snow_height": snow,
                                   "water_level": water_level, "eroded": eroded}
         gpu.get("texture:noise").use(2)
@@ -621,7 +618,7 @@ class Renderer:
         full = lod.full_mesh_triangles(_iterations_of(size), tiles)
         surface = gpu.get("heights:surface")
         gpu.advance_slopes(surface, 0, self.world.slope_points_per_frame())
-        gpu.get("texture:light_maps").use(LIGHT_UNIT)
+        gpu.light_maps_for_sun(settings.sun_azimuth).use(LIGHT_UNIT)
 
         def shaded(program: moderngl.Program) -> None:
             shading_uniforms(program)

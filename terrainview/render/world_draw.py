@@ -24,6 +24,7 @@ from terrainview.render.gpu import (
     GpuResources,
     HeightArrayPool,
     HeightBands,
+    LightMapsTexture,
     uniform,
 )
 from terrainview.render.lod_draw import finest_within_budget, least_step_growth, lod_uniforms, once_per_ranges
@@ -44,7 +45,7 @@ class _Resident:
     key: RegionKey
     heights: HeightBands
     surface: lod.LodSurface | None  # None below lod.PATCH_QUADS cells: drawn as its full mesh
-    light: moderngl.TextureArray | None = None
+    light: LightMapsTexture | None = None
 
     def release(self) -> None:
         """Release its textures."""
@@ -86,7 +87,7 @@ class WorldTerrain:
         self.wanted: list[RegionKey] = []  # the last frame's regions, nearest first, at the detail they need
         self.missing = 0  # regions in view the last frame had no map of
         self._iterations = 0  # the full detail the resident pyramids are for
-        self._unlit: moderngl.TextureArray | None = None  # light maps of open sky, for a region not traced yet
+        self._unlit: LightMapsTexture | None = None  # light maps of open sky, for a region not traced yet
         self._sea_floor_key: tuple | None = None  # the world and whole-unit centre the GPU's sea floor is of
         self.sea_floor_rect = (0.0, 0.0, 0.0)  # its west and north edges and its side, in world units
 
@@ -214,15 +215,10 @@ class WorldTerrain:
         resident = self._resident[place] = _Resident(key, bands, surface, light)
         return resident
 
-    def _light_texture(self, maps: np.ndarray) -> moderngl.TextureArray:
-        layers, side = maps.shape[0], maps.shape[1]
-        texture = self.gpu.ctx.texture_array((side, side, layers), lighting.CHANNELS,
-                                             np.ascontiguousarray(maps).tobytes())
-        texture.repeat_x = texture.repeat_y = False  # a region's own: its neighbours have theirs
-        texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
-        return texture
+    def _light_texture(self, maps: np.ndarray) -> LightMapsTexture:
+        return LightMapsTexture(self.gpu.ctx, maps, repeat=False)  # a region's own: its neighbours have theirs
 
-    def _unlit_texture(self) -> moderngl.TextureArray:
+    def _unlit_texture(self) -> LightMapsTexture:
         """Open sky on a plain everywhere (``lighting.open_sky_light_maps``)."""
         if self._unlit is None:
             self._unlit = self._light_texture(lighting.open_sky_light_maps())
@@ -311,8 +307,8 @@ class WorldTerrain:
             uniform(program, "apron").value = world_regions.APRON
             if programs.lit:
                 light = resident.light or self._unlit_texture()
-                light.use(LIGHT_UNIT)
-                uniform(program, "light_texels").value = light.size[0]
+                light.for_sun(settings.sun_azimuth).use(LIGHT_UNIT)
+                uniform(program, "light_texels").value = light.side
                 self.gpu.bind_slopes(program, resident.heights)
             if selection is None:  # a tiny world: each region's full grid
                 uniform(program, "grid_size").value = resident.heights.size[0] - 2 * world_regions.APRON
