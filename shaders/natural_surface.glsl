@@ -23,6 +23,7 @@ uniform sampler2D surface_places;  // the first pass's colour: the distance from
 uniform ivec2 first_pixel;         // the part of the image drawn: its neighbours beyond are not its own
 uniform ivec2 last_pixel;
 uniform vec2 eye_from_origin;      // the eye's x and z from tile_origin, worked out in double precision
+uniform float corner_from_centre;  // a map's first point west and north of tile_origin, mod 2 (camera.py's rule)
 in vec3 far_point;
 out vec4 fragment_color;
 vec3 step_x, step_y;  // from this pixel's place to its neighbours' on the same land, in world units
@@ -68,7 +69,7 @@ void main() {
     step_y = land_step(pixel, ivec2(0, 1), dFdy(far_point), distance);
     // The place in the repeated map: tiles are 2 units apart about tile_origin (grid.glsl's tile_offset).
     vec2 from_origin = eye_from_origin + ray.xz * distance;
-    vec2 grid_coordinate = mod(from_origin + float(tiles), 2.0) * 0.5 * float(grid_size - 1);
+    vec2 grid_coordinate = mod(from_origin + corner_from_centre, 2.0) * 0.5 * float(grid_size - 1);
     fragment_color = vec4(natural_surface(eye + ray * distance, distance, grid_coordinate, haze_light(ray)), 1.0);
 }
 

@@ -30,8 +30,8 @@ uniform vec2 land_centre;
 #define SHALLOWS_FADE 0.3   // world units within the land's outer edge over which its shallows fade out
 uniform sampler2D sea_floor;   // the ground under the sea: the tiles' map (gpu.py), or the world's around the eye
 uniform vec3 sea_floor_rect;   // the world's: its west and north edges and its side, in world units
-uniform float corner_from_centre;  // the tiles': how far west and north of land_centre a map's first point lies,
-                                   // 1 with an odd count of tiles (one centred there), 0 with an even one
+uniform float corner_from_centre;  // the tiles': a map's first point west and north of land_centre, mod 2
+                                   // (camera.py's map_corner_from_centre)
 in vec3 world_position;
 out vec4 fragment_color;
 

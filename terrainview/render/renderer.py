@@ -588,7 +588,7 @@ class Renderer:
                 values["sea_floor_rect"] = self.world.sea_floor_rect
             else:
                 gpu.tile_sea_floor().use(SEA_FLOOR_UNIT)
-                values["corner_from_centre"] = float(tiles % 2)  # as the land's places (natural_surface.glsl)
+                values["corner_from_centre"] = camera.map_corner_from_centre(tiles)
             values["sea_floor"] = SEA_FLOOR_UNIT
             for name, value in values.items():
                 uniform(water, name).value = value
@@ -651,13 +651,14 @@ class Renderer:
         shading = gpu.programs["natural_surface"]
         shaded(shading)
         places.use(PLACES_UNIT)
-        self._tile_grid_uniforms(shading, size, tiles, origin)
+        self._tile_grid_uniforms(shading, size, None, origin)  # it places no grid points: no tiles
         # The eye from the tiles' origin, in double precision: far from the origin, eye + ray * distance in floats
         # would misplace the map's place by cells.
         eye_from_origin = (eye[0] - origin[0], eye[2] - origin[1])
         for name, value in {"surface_places": PLACES_UNIT, "place_reach": NATURAL_FAR_PLANE,
-                            "eye_from_origin": eye_from_origin, "first_pixel": (x, y),
-                            "last_pixel": (x + width - 1, y + height - 1)}.items():
+                            "eye_from_origin": eye_from_origin,
+                            "corner_from_centre": camera.map_corner_from_centre(tiles),
+                            "first_pixel": (x, y), "last_pixel": (x + width - 1, y + height - 1)}.items():
             uniform(shading, name).value = value
         uniform(shading, "inverse_view_projection").write(rays)
         with self._depth_kept(framebuffer, ">"):  # on the far plane: in front of the land's depth, nowhere else

@@ -121,13 +121,14 @@ def heading(settings: SceneSettings) -> tuple[float, float]:
 
 # --- tiles ----------------------------------------------------------------------------------------------------
 
-def _tile_shift(tile: int | str) -> float:
-    """Where the tile grid's lines are.
+def map_corner_from_centre(tiles: int) -> float:
+    """How far west (and north) of the tile layout's centre a copy of the map starts, modulo its 2-unit period.
 
-    Copies are centred on the origin, so an odd count (and repeat and endless, which continue the single tile
-    or region 0) puts a tile's centre at 0, an even count a tile's edge.
+    The copies are centred on the layout's centre: an odd count of tiles has one centred there (its first point
+    1 unit away), an even count a tile's corner (0). World x lies at x - centre + this (mod 2) units from a map's
+    first point: the one rule for the ground under the eye, the natural look's places and its sea.
     """
-    return 1.0 if isinstance(tile, int) and tile % 2 == 0 else 0.0
+    return float(tiles % 2)
 
 
 def tile_layout(settings: SceneSettings, reach: float) -> TileLayout:
@@ -157,11 +158,11 @@ def ground_height(heights: np.ndarray | None, tile: int | str) -> Ground | None:
         return None
     heights = np.asarray(heights)  # no copy: the ground samples a few points per step
     cells = heights.shape[0] - 1
-    shift = _tile_shift(tile)
+    # Centred on the origin; repeat and endless continue the single tile (region 0).
+    corner = map_corner_from_centre(tile if isinstance(tile, int) else 1)
 
     def height(x: float, z: float) -> float:
-        column, row = (((x + 1.0 + shift) % TILE_SIZE) / TILE_SIZE * cells,
-                       ((z + 1.0 + shift) % TILE_SIZE) / TILE_SIZE * cells)
+        column, row = (((x + corner) % TILE_SIZE) / TILE_SIZE * cells, ((z + corner) % TILE_SIZE) / TILE_SIZE * cells)
         c, r = min(int(column), cells - 1), min(int(row), cells - 1)
         fc, fr = column - c, row - r
         corners = heights[r:r + 2, c:c + 2].astype(np.float64)
