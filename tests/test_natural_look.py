@@ -887,13 +887,14 @@ def test_the_tiles_first_pass_leaves_each_pixels_distance_to_the_land(renderer):
 
 
 @pytest.mark.gl
-def test_a_multisampled_framebuffer_draws_the_tiles_natural_look_in_one_pass(renderer):
+@pytest.mark.parametrize("tiles", [3, 2])  # a copy of the map centred on the origin, and one starting there
+def test_a_multisampled_framebuffer_draws_the_tiles_natural_look_in_one_pass(renderer, tiles):
     """A multisampled framebuffer's samples would be mixed in the copy the second pass reads: the mesh is shaded as
     it is drawn there, and the picture is the two passes' one, its outlines smoothed. A window's own framebuffer
     does not say it is multisampled (moderngl leaves its samples unset): the window's Frame does."""
     from terrainview.render.renderer import Frame
 
-    settings = NATURAL.replace(tile=3, iterations=7, eye_x=0.3, eye_y=0.5, eye_z=0.8, pitch=10.0, yrot=20.0,
+    settings = NATURAL.replace(tile=tiles, iterations=7, eye_x=0.3, eye_y=0.5, eye_z=0.8, pitch=10.0, yrot=20.0,
                                water_level=-0.02)
     single = frame_of(renderer, settings)
     places = renderer.gpu.get("texture:surface_places")
