@@ -309,6 +309,53 @@ def test_height_arrays_given_back_are_taken_again_within_the_pools_limit(rendere
     assert gl_names.live() == before
 
 
+def test_a_map_reserved_in_the_pool_is_written_without_allocating_an_array(renderer, gl_names):
+    """reserve() allocates the arrays HeightBands will take for a map of that size, bands of two sizes included:
+    writing the map then makes no texture (the window reserves the largest maps as it enters the world)."""
+    from terrainview.render.gpu import HEIGHT_BAND_ROWS, HeightArrayPool, HeightBands
+
+    ctx = renderer.ctx
+    before = gl_names.live()
+    rows = 3 * HEIGHT_BAND_ROWS + 3  # three bands, the last longer: two arrays of different sizes
+    pool = HeightArrayPool(ctx, limit_bytes=1 << 20)
+    pool.reserve(5, rows)
+    assert gl_names.live()["Texture"] == before["Texture"] + 2 and pool.bytes == 4 * 5 * (2 * 1024 + 1027)
+    bands = HeightBands(ctx, 5, rows, pool)
+    heights = np.arange(rows * 5, dtype=np.float32).reshape(rows, 5)
+    bands.write(heights)
+    assert gl_names.live()["Texture"] == before["Texture"] + 2 and pool.bytes == 0
+    np.testing.assert_array_equal(bands.read(), heights)
+    bands.release()
+    pool.release()
+    assert gl_names.live() == before
+
+
+@pytest.mark.gl
+def test_the_window_entering_the_world_at_iterations_11_allocates_a_map_of_detail_11_at_once(renderer, gl_names):
+    """Streaming (the window's worker makes the maps), the first frame of a world reserves the height arrays of one
+    map at each detail too dear to allocate in a frame: at iterations 11 the one array of a detail-11 map; none
+    at iterations 10. Leaving the world frees them."""
+    from terrainview.render import world_draw
+    from terrainview.render.gpu import height_array_sizes
+    from terrainview.scene.world_regions import map_side
+
+    side = map_side(world_draw.RESERVED_DETAIL)
+    arrays = len(height_array_sizes(side, side))
+    renderer.world.leave()
+    renderer.world.streaming = True
+    try:
+        for iterations, made in ((world_draw.RESERVED_DETAIL - 1, 0), (world_draw.RESERVED_DETAIL, arrays)):
+            settings = SceneSettings(mode="rendered", tile="endless", camera="fly", iterations=iterations, eye_y=3.0)
+            renderer.update(settings)
+            before = gl_names.live()["Texture"]
+            render_pixels(renderer, settings, (16, 9))  # no worker here: no map, nothing drawn
+            assert renderer.world.missing > 0 and gl_names.live()["Texture"] - before == made
+    finally:
+        renderer.world.streaming = False
+        renderer.world.leave()
+    assert gl_names.live()["Texture"] == before
+
+
 def test_slope_maps_go_back_to_the_pool_with_their_heights(renderer, gl_names):
     """A region's slope map (a new iterations-12 one costs llvmpipe about 90 ms) is kept with its height arrays when
     the region is left behind, and taken again for the next map of the same size."""

@@ -237,6 +237,14 @@ class HeightArrayPool:
                 return self._free.pop(index)
         return None
 
+    def reserve(self, columns: int, rows: int) -> None:
+        """Allocate now, and keep, the arrays a map of ``columns`` x ``rows`` will take (``HeightBands``' layout).
+
+        For the largest maps, whose first allocation would otherwise fall in a frame that draws (23 ms each).
+        """
+        for size in height_array_sizes(columns, rows):
+            self.give(self.take(size))
+
     def take(self, size: tuple[int, int, int]) -> moderngl.TextureArray:
         """An R32F array of ``size`` (columns, rows, layers): one given back, or a new one. Its texels are not set."""
         array = self._kept(size)
@@ -275,6 +283,20 @@ def _texture_bytes(texture: moderngl.TextureArray | moderngl.Texture) -> int:
     return 4 * math.prod(texture.size)
 
 
+def _band_first_rows(rows: int) -> list[int]:
+    """The first row of each band of a map of ``rows`` rows, and ``rows``: ``HeightBands``' layout."""
+    count = max(1, min(MAX_HEIGHT_BANDS, (rows - 1) // HEIGHT_BAND_ROWS))
+    return [band * HEIGHT_BAND_ROWS for band in range(count)] + [rows]
+
+
+def height_array_sizes(columns: int, rows: int) -> list[tuple[int, int, int]]:
+    """The (columns, rows, layers) of each texture array ``HeightBands`` holds a map of columns x rows in."""
+    first_rows = _band_first_rows(rows)
+    band_rows = [stop - start for start, stop in zip(first_rows, first_rows[1:], strict=False)]
+    parts = [band_rows[index:index + BANDS_PER_ARRAY] for index in range(0, len(band_rows), BANDS_PER_ARRAY)]
+    return [(columns, max(part), len(part)) for part in parts]
+
+
 class HeightBands:
     """A float32 heightmap in bands of ``HEIGHT_BAND_ROWS`` rows (the last takes the rest), in R32F texture arrays.
 
@@ -287,9 +309,8 @@ class HeightBands:
     def __init__(self, ctx: moderngl.Context, columns: int, rows: int, pool: HeightArrayPool | None = None) -> None:
         self.pool = pool or HeightArrayPool(ctx, 0)
         self.size = (columns, rows)
-        count = max(1, min(MAX_HEIGHT_BANDS, (rows - 1) // HEIGHT_BAND_ROWS))
-        self.first_rows = [band * HEIGHT_BAND_ROWS for band in range(count)] + [rows]
-        self.arrays: list[moderngl.TextureArray | None] = [None] * -(-count // BANDS_PER_ARRAY)
+        self.first_rows = _band_first_rows(rows)
+        self.arrays: list[moderngl.TextureArray | None] = [None] * len(height_array_sizes(columns, rows))
         self.slopes: moderngl.Texture | None = None  # the slope map (GpuResources.bind_slopes) ...
         self.slope_rows = 0  # ... worked out from these heights up to this row
 
@@ -318,8 +339,7 @@ class HeightBands:
             index, layer = divmod(band, BANDS_PER_ARRAY)
             array = self.arrays[index]
             if array is None:
-                rows = self._array_bands(index)
-                array = self.arrays[index] = self.pool.take((self.size[0], max(rows), len(rows)))
+                array = self.arrays[index] = self.pool.take(height_array_sizes(*self.size)[index])
             array.write(np.ascontiguousarray(values[low - first_row:high - first_row]),
                         viewport=(0, low - start, layer, self.size[0], high - low, 1))
 

@@ -54,11 +54,16 @@ class RegionKey:
     detail: int
 
 
+def map_side(detail: int) -> int:
+    """Points per side of a region's map at ``detail``: 2**detail + 1, and its apron either side."""
+    return world.region_cells(detail) + 1 + 2 * APRON
+
+
 def region_map(world_: World, key: RegionKey) -> np.ndarray:
-    """The region's (2**detail + 1 + 2 APRON)**2 heights: rows are Z, the apron around them."""
-    cells = world.region_cells(key.detail)
-    return world.world_heights(key.detail, key.x * cells - APRON, key.z * cells - APRON, cells + 1 + 2 * APRON,
-                               cells + 1 + 2 * APRON, world_.seed, world_.h, world_.height_scale, world_.octaves)
+    """The region's map_side(detail)**2 heights: rows are Z, the apron around them."""
+    cells, side = world.region_cells(key.detail), map_side(key.detail)
+    return world.world_heights(key.detail, key.x * cells - APRON, key.z * cells - APRON, side, side, world_.seed,
+                               world_.h, world_.height_scale, world_.octaves)
 
 
 @functools.lru_cache(maxsize=8)
