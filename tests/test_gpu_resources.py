@@ -331,10 +331,9 @@ def test_a_map_reserved_in_the_pool_is_written_without_allocating_an_array(rende
 
 
 @pytest.mark.gl
-def test_the_window_entering_the_world_at_iterations_11_allocates_a_map_of_detail_11_at_once(renderer, gl_names):
-    """Streaming (the window's worker makes the maps), the first frame of a world reserves the height arrays of one
-    map at each detail too dear to allocate in a frame: at iterations 11 the one array of a detail-11 map; none
-    at iterations 10. Leaving the world frees them."""
+def test_entering_the_world_at_iterations_11_allocates_a_map_of_detail_11_at_once(renderer, gl_names):
+    """The first frame of a world reserves the height arrays of one map at each detail too dear to allocate in a
+    frame: at iterations 11 the one array of a detail-11 map; none at iterations 10. Leaving the world frees them."""
     from terrainview.render import world_draw
     from terrainview.render.gpu import height_array_sizes
     from terrainview.scene.world_regions import map_side
@@ -342,18 +341,19 @@ def test_the_window_entering_the_world_at_iterations_11_allocates_a_map_of_detai
     side = map_side(world_draw.RESERVED_DETAIL)
     arrays = len(height_array_sizes(side, side))
     renderer.world.leave()
-    renderer.world.streaming = True
+    renderer.world.streaming = True  # the window's way: maps come from a worker (none here), so none is made
     try:
         for iterations, made in ((world_draw.RESERVED_DETAIL - 1, 0), (world_draw.RESERVED_DETAIL, arrays)):
             settings = SceneSettings(mode="rendered", tile="endless", camera="fly", iterations=iterations, eye_y=3.0)
             renderer.update(settings)
             before = gl_names.live()["Texture"]
-            render_pixels(renderer, settings, (16, 9))  # no worker here: no map, nothing drawn
+            render_pixels(renderer, settings, (16, 9))
             assert renderer.world.missing > 0 and gl_names.live()["Texture"] - before == made
+        renderer.world.leave()
+        assert gl_names.live()["Texture"] == before
     finally:
         renderer.world.streaming = False
         renderer.world.leave()
-    assert gl_names.live()["Texture"] == before
 
 
 def test_slope_maps_go_back_to_the_pool_with_their_heights(renderer, gl_names):

@@ -484,6 +484,20 @@ def test_the_sun_channel_holds_the_two_traced_directions_either_side_of_its_bear
     np.testing.assert_array_equal(maps, np.random.default_rng(3).integers(0, 256, maps.shape, dtype=np.uint8))
 
 
+def test_under_open_sky_the_sun_has_no_horizon_whatever_its_bearing():
+    """The stand-in of a region not traced yet holds what sun_surface_layer writes for it at any bearing."""
+    open_sky = lighting.open_sky_light_maps()
+    for azimuth in (0.0, 100.0, 359.0):
+        np.testing.assert_array_equal(lighting.sun_surface_layer(open_sky, azimuth), open_sky[-1])
+    assert open_sky[-1, 0, 0, lighting.SUN_CHANNEL] == 0
+
+
+@pytest.mark.parametrize("azimuth, between", [(0.0, (0, 0)), (22.5, (1, 0)), (11.25, (0, 128)), (359.99, (0, 0)),
+                                              (-11.25, (15, 128)), (382.5, (1, 0))])
+def test_a_bearing_lies_between_two_traced_directions_to_a_256th(azimuth, between):
+    assert lighting.sun_between(azimuth) == between
+
+
 def test_the_broad_slope_is_taken_over_the_same_distance_on_a_coarser_map():
     heights = diamond_square(10, 4, 0.7)
     coarse = np.ascontiguousarray(heights[::4, ::4])  # iterations 8: the same land, every fourth point

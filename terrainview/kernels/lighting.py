@@ -3,9 +3,10 @@
 For every cell and each of ``HORIZON_DIRECTIONS`` directions, the horizon is the highest elevation angle at which
 terrain is seen along that direction, looking across the map's edges (the map is a torus, as it tiles), so a
 tiled or endless layout shows no seam. The GPU draws from it, for any sun, soft shadows (the sun is lit where it
-stands above the horizon of its direction, interpolated between the two nearest directions) and ambient
-occlusion (how much of the sky the horizons leave open). A sun change costs nothing here: only a new terrain
-is traced again, on the worker thread, while the previous horizons keep drawing.
+stands above the horizon of its direction) and ambient occlusion (how much of the sky the horizons leave open).
+A sun change traces nothing: the horizon toward its bearing is interpolated between the two nearest traced
+directions (``sun_surface_layer``, a few milliseconds); only a new terrain is traced again, on the worker
+thread, while the previous horizons keep drawing.
 
 Units: the map spans ``SURFACE_SIZE`` (2) units across and its heights are as displayed, so a horizon is the
 true angle of the surface as drawn. A map finer than ``MAX_HORIZON_CELLS`` per side is traced at every k-th
@@ -272,19 +273,34 @@ def open_sky_light_maps(directions: int = HORIZON_DIRECTIONS) -> np.ndarray:
     return maps
 
 
+def sun_between(azimuth: float, directions: int = HORIZON_DIRECTIONS) -> tuple[int, int]:
+    """Where a sun at compass bearing ``azimuth`` (degrees) lies among the traced directions.
+
+    The direction at or before it, and the next one's weight in 256ths (0 to 255): bearings alike to 1/256 of a
+    step read the same.
+    """
+    position = (azimuth % 360.0) / 360.0 * directions
+    first = math.floor(position)
+    toward_next = round((position - first) * 256.0)
+    if toward_next == 256:  # as good as on the next direction
+        return (first + 1) % directions, 0
+    return first % directions, toward_next
+
+
 def sun_surface_layer(maps: np.ndarray, azimuth: float) -> np.ndarray:
     """The surface layer of ``maps`` with the horizon toward a sun at bearing ``azimuth`` (degrees) in SUN_CHANNEL.
 
     A new uint8 array (cells, cells, 4), for the GPU's copy of the last layer. The stored horizons of the two
-    traced directions either side of the bearing, weighed by nearness (in 256ths) and rounded: as the GPU's linear
-    filtering reads them from their own channels, within a level of 255.
+    traced directions either side of the bearing (``sun_between``), weighed by nearness and rounded: as the GPU's
+    linear filtering reads them from their own channels, within a level of 255.
     """
     directions = (maps.shape[0] - 1) * CHANNELS
-    position = (azimuth % 360.0) / 360.0 * directions
-    first = math.floor(position)
-    below, above = (horizon_channel(maps, direction % directions) for direction in (first, first + 1))
+    first, toward_next = sun_between(azimuth, directions)
+    # Contiguous copies: one compiled signature whatever the maps' strides.
+    below, above = (np.ascontiguousarray(horizon_channel(maps, direction % directions))
+                    for direction in (first, first + 1))
     layer = maps[-1].copy()
-    _write_sun_channel(below, above, round((position - first) * 256.0), layer)
+    _write_sun_channel(below, above, toward_next, layer)
     return layer
 
 

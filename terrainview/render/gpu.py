@@ -191,7 +191,7 @@ class LightMapsTexture:
         self.texture = ctx.texture_array((side, side, layers), lighting.CHANNELS, np.ascontiguousarray(maps))
         self.texture.repeat_x = self.texture.repeat_y = repeat
         self.texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
-        self._bearing: float | None = None  # the sun's the surface layer holds (None: none yet)
+        self._sun: tuple[int, int] | None = None  # where the sun the surface layer holds lies (lighting.sun_between)
 
     @property
     def side(self) -> int:
@@ -202,14 +202,15 @@ class LightMapsTexture:
         """Hold ``maps`` instead, of the same shape."""
         self.maps = maps
         self.texture.write(np.ascontiguousarray(maps))
-        self._bearing = None
+        self._sun = None
 
     def for_sun(self, azimuth: float) -> moderngl.TextureArray:
         """The texture, its surface layer holding the horizon toward a sun at compass bearing ``azimuth``."""
-        if azimuth != self._bearing:
-            layer, side = self.maps.shape[0] - 1, self.side
+        layer, side = self.maps.shape[0] - 1, self.side
+        sun = lighting.sun_between(azimuth, layer * lighting.CHANNELS)
+        if sun != self._sun:  # (a sun that moved less than 1/256 of a step between two directions reads the same)
             self.texture.write(lighting.sun_surface_layer(self.maps, azimuth), viewport=(0, 0, layer, side, side, 1))
-            self._bearing = azimuth
+            self._sun = sun
         return self.texture
 
     def release(self) -> None:
@@ -242,8 +243,8 @@ class HeightArrayPool:
 
         For the largest maps, whose first allocation would otherwise fall in a frame that draws (23 ms each).
         """
-        for size in height_array_sizes(columns, rows):
-            self.give(self.take(size))
+        for array in [self.take(size) for size in height_array_sizes(columns, rows)]:
+            self.give(array)
 
     def take(self, size: tuple[int, int, int]) -> moderngl.TextureArray:
         """An R32F array of ``size`` (columns, rows, layers): one given back, or a new one. Its texels are not set."""
@@ -310,7 +311,8 @@ class HeightBands:
         self.pool = pool or HeightArrayPool(ctx, 0)
         self.size = (columns, rows)
         self.first_rows = _band_first_rows(rows)
-        self.arrays: list[moderngl.TextureArray | None] = [None] * len(height_array_sizes(columns, rows))
+        self.array_sizes = height_array_sizes(columns, rows)
+        self.arrays: list[moderngl.TextureArray | None] = [None] * len(self.array_sizes)
         self.slopes: moderngl.Texture | None = None  # the slope map (GpuResources.bind_slopes) ...
         self.slope_rows = 0  # ... worked out from these heights up to this row
 
@@ -339,7 +341,7 @@ class HeightBands:
             index, layer = divmod(band, BANDS_PER_ARRAY)
             array = self.arrays[index]
             if array is None:
-                array = self.arrays[index] = self.pool.take(height_array_sizes(*self.size)[index])
+                array = self.arrays[index] = self.pool.take(self.array_sizes[index])
             array.write(np.ascontiguousarray(values[low - first_row:high - first_row]),
                         viewport=(0, low - start, layer, self.size[0], high - low, 1))
 
