@@ -818,6 +818,25 @@ class TestKeysInProcess:
         assert fresh.settings.camera == "orbit" and fresh.flight.speed == 1.0
         assert {name: getattr(fresh.settings, name) for name in START_CAMERA} == START_CAMERA
 
+    def test_the_endless_worlds_change_is_shown_after_its_regions_are_made(self, fresh):
+        """An iterations change in the endless world is timed until a frame shows every region it asked for (the
+        world generates no map: the map's generation time said nothing of it, and stayed as it was)."""
+        original = fresh.settings
+        fresh.settings = original.replace(mode="rendered", iterations=5, tile="endless", seed=original.seed + 3)
+        try:
+            assert frames_until(fresh, lambda: not fresh.world_feed.pending and not fresh.renderer.world.missing,
+                                limit=300)
+            for iterations in (6, 5):
+                fresh.status.change_seconds = None
+                fresh.settings = fresh.settings.replace(iterations=iterations)
+                assert frames_until(fresh, lambda: fresh.status.change_seconds is not None, limit=300)
+                assert not fresh.world_feed.pending and not fresh.renderer.world.missing
+                assert fresh.status.change_seconds > 0.0
+        finally:
+            fresh.world_feed.forget()
+            fresh.settings = original
+            settle(fresh)
+
     def test_status_shows_the_change_latency_and_the_full_mesh(self, fresh):
         fresh.status.change_seconds = None
         fresh.settings = fresh.settings.replace(iterations=5)

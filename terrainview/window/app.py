@@ -98,6 +98,9 @@ class TerrainApp(mglw.WindowConfig):
         self.drawn_settings: SceneSettings | None = None  # the last settings a frame was drawn with
         self.draft = DraftTarget(self.ctx)
         self.changed_at = -math.inf  # the input clock's time when the settings drawn last changed
+        # When the endless world's land last changed (another world or iterations), until a frame shows every
+        # region it asked for: the status line's "change shown after" (the map's generation times the tiles).
+        self._world_changed_at: float | None = None
         self.flight = arrow_keys.ArrowKeyCamera()
         self._in_bounds: tuple[object, object] = (None, None)  # the settings and ground last kept in bounds
         self._ground_inputs: tuple[object, ...] | None = None  # what flight.ground was made from (_update_ground)
@@ -166,6 +169,7 @@ class TerrainApp(mglw.WindowConfig):
                 lit = self.renderer.draws_natural(settings)  # regions lit by their own maps
                 missing = self.renderer.world.cache.requests(self.renderer.world.wanted, lit)
                 self.world_feed.request(world, missing, lit)
+                self._time_world_change(world, settings.iterations)
             elif self.drawn_settings is not None and World.of(self.drawn_settings) is not None:
                 self.world_feed.forget()  # the frame that leaves the endless world
             self.status.regions_pending = self.world_feed.pending if world is not None else None
@@ -184,6 +188,15 @@ class TerrainApp(mglw.WindowConfig):
         self.screenshots.advance(self.settings, self.feed.is_current(self.settings), self.status.error)
         self.frame_counter.tick(time.perf_counter(), self.status)
         self._draw_ui(frame_time)
+
+    def _time_world_change(self, world: World, iterations: int) -> None:
+        """Start timing a change of the endless world's land; once a frame shows it all, put the time on the status."""
+        drawn = self.drawn_settings
+        if drawn is None or (World.of(drawn), drawn.iterations) != (world, iterations):
+            self._world_changed_at = time.perf_counter()
+        elif self._world_changed_at is not None and not self.renderer.world.missing and not self.world_feed.pending:
+            self.status.change_seconds = time.perf_counter() - self._world_changed_at
+            self._world_changed_at = None
 
     def _draft_this_frame(self, settings: SceneSettings) -> bool:
         """Note when the settings to draw last changed; whether this frame is a draft (render/draft.py).
