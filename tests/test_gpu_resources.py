@@ -319,6 +319,7 @@ def test_a_map_reserved_in_the_pool_is_written_without_allocating_an_array(rende
     rows = 3 * HEIGHT_BAND_ROWS + 3  # three bands, the last longer: two arrays of different sizes
     pool = HeightArrayPool(ctx, limit_bytes=1 << 20)
     pool.reserve(5, rows)
+    pool.reserve(5, rows)  # the arrays kept count: none more
     assert gl_names.live()["Texture"] == before["Texture"] + 2 and pool.bytes == 4 * 5 * (2 * 1024 + 1027)
     bands = HeightBands(ctx, 5, rows, pool)
     heights = np.arange(rows * 5, dtype=np.float32).reshape(rows, 5)
@@ -331,15 +332,16 @@ def test_a_map_reserved_in_the_pool_is_written_without_allocating_an_array(rende
 
 
 @pytest.mark.gl
-def test_entering_the_world_at_iterations_11_allocates_a_map_of_detail_11_at_once(renderer, gl_names):
-    """The first frame of a world reserves the height arrays of one map at each detail too dear to allocate in a
-    frame: at iterations 11 the one array of a detail-11 map; none at iterations 10. Leaving the world frees them."""
+def test_entering_the_world_at_iterations_11_allocates_two_maps_of_detail_11_at_once(renderer, gl_names):
+    """The first frame of a world reserves the height arrays of two maps at each detail too dear to allocate in a
+    frame: at iterations 11 the one array of each of two detail-11 maps; none at iterations 10. Leaving the world
+    frees them."""
     from terrainview.render import world_draw
     from terrainview.render.gpu import height_array_sizes
     from terrainview.scene.world_regions import map_side
 
     side = map_side(world_draw.RESERVED_DETAIL)
-    arrays = len(height_array_sizes(side, side))
+    arrays = world_draw.RESERVED_MAPS * len(height_array_sizes(side, side))
     renderer.world.leave()
     renderer.world.streaming = True  # the window's way: maps come from a worker (none here), so none is made
     try:

@@ -238,12 +238,13 @@ class HeightArrayPool:
                 return self._free.pop(index)
         return None
 
-    def reserve(self, columns: int, rows: int) -> None:
-        """Allocate now, and keep, the arrays a map of ``columns`` x ``rows`` will take (``HeightBands``' layout).
+    def reserve(self, columns: int, rows: int, maps: int = 1) -> None:
+        """Allocate now, and keep, the arrays ``maps`` maps of ``columns`` x ``rows`` take (counting those kept).
 
-        For the largest maps, whose first allocation would otherwise fall in a frame that draws (23 ms each).
+        The arrays are ``HeightBands``' layout. For the largest maps, whose first allocation would otherwise fall in
+        a frame that draws (23 ms each).
         """
-        for array in [self.take(size) for size in height_array_sizes(columns, rows)]:
+        for array in [self.take(size) for size in height_array_sizes(columns, rows) * maps]:
             self.give(array)
 
     def take(self, size: tuple[int, int, int]) -> moderngl.TextureArray:

@@ -34,11 +34,13 @@ from terrainview.scene.world_regions import RegionCache, RegionKey, World
 
 PREFETCH = 2.0  # regions are made this far (one region) beyond the reach, before they come into view
 LIGHT_UNIT = 0  # the texture unit of the natural look's light maps (renderer._draw_natural)
-POOL_BYTES = 160 << 20  # height arrays kept for reuse: about two iterations-12 regions' maps
+POOL_BYTES = 176 << 20  # height arrays kept for reuse: two iterations-12 regions' maps and two of 11
 MAX_UPLOAD_BYTES = 12 << 20  # a streaming frame uploads at most this much of new maps (2.5 ms to write on llvmpipe)
-# From this detail up, a map's height arrays cost a frame 11 ms (detail 11) to 46 ms (12) to allocate: one map's at
-# each such detail are allocated as the world is entered (a window's frames never pay), and the pool recycles them.
+# From this detail up, a map's height arrays cost a frame 11 ms (detail 11) to 46 ms (12) to allocate: two maps' at
+# each such detail (one drawn, the next made finer) are allocated as the world is entered (a window's frames never
+# pay), and the pool recycles them.
 RESERVED_DETAIL = 11
+RESERVED_MAPS = 2
 
 
 @dataclass
@@ -140,8 +142,8 @@ class WorldTerrain:
             self._forget()  # another world, or pyramids for another full detail
             self.cache.adopt(world_)
             self._iterations = settings.iterations
-            for detail in range(RESERVED_DETAIL, settings.iterations + 1):
-                self._arrays.reserve(world_regions.map_side(detail), world_regions.map_side(detail))
+            for detail in range(RESERVED_DETAIL, settings.iterations + 1):  # coarser first: the pool keeps the last
+                self._arrays.reserve(world_regions.map_side(detail), world_regions.map_side(detail), RESERVED_MAPS)
         return world_
 
     def sea_floor(self, settings: SceneSettings, eye_x: float, eye_z: float) -> moderngl.Texture:
