@@ -358,6 +358,18 @@ def test_entering_the_world_at_iterations_11_allocates_two_maps_of_detail_11_at_
         renderer.world.leave()
 
 
+def test_the_maps_reserved_at_iterations_12_fit_in_the_worlds_pool():
+    """Else the pool would release the first reserved as the last came in."""
+    from terrainview.render import world_draw
+    from terrainview.render.gpu import height_array_sizes
+    from terrainview.scene.world_regions import map_side
+
+    reserved = sum(4 * columns * rows * layers
+                   for detail in range(world_draw.RESERVED_DETAIL, 13)
+                   for columns, rows, layers in height_array_sizes(map_side(detail), map_side(detail)))
+    assert world_draw.RESERVED_MAPS * reserved <= world_draw.POOL_BYTES
+
+
 def test_slope_maps_go_back_to_the_pool_with_their_heights(renderer, gl_names):
     """A region's slope map (a new iterations-12 one costs llvmpipe about 90 ms) is kept with its height arrays when
     the region is left behind, and taken again for the next map of the same size."""

@@ -34,11 +34,11 @@ from terrainview.scene.world_regions import RegionCache, RegionKey, World
 
 PREFETCH = 2.0  # regions are made this far (one region) beyond the reach, before they come into view
 LIGHT_UNIT = 0  # the texture unit of the natural look's light maps (renderer._draw_natural)
-POOL_BYTES = 176 << 20  # height arrays kept for reuse: two iterations-12 regions' maps and two of 11
+POOL_BYTES = 176 << 20  # height arrays and slope maps kept for reuse: RESERVED_MAPS's 160 MiB at iterations 12
 MAX_UPLOAD_BYTES = 12 << 20  # a streaming frame uploads at most this much of new maps (2.5 ms to write on llvmpipe)
-# From this detail up, a map's height arrays cost a frame 11 ms (detail 11) to 46 ms (12) to allocate: two maps' at
-# each such detail (one drawn, the next made finer) are allocated as the world is entered (a window's frames never
-# pay), and the pool recycles them.
+# From this detail up, a map's height arrays cost a frame 11 ms (detail 11) to 46 ms (12) to allocate: a streaming
+# world (the window's) allocates two maps' at each such detail (one drawn, the next made finer) with its first frame,
+# and the pool recycles them. (An offscreen render makes and uploads its maps in one frame anyway.)
 RESERVED_DETAIL = 11
 RESERVED_MAPS = 2
 
@@ -90,8 +90,10 @@ class WorldTerrain:
         self._staging: dict[tuple[int, int], _Staging] = {}
         self._slab = (np.inf, -np.inf)  # the lowest and highest heights of every map uploaded
         self.wanted: list[RegionKey] = []  # the last frame's regions, nearest first, at the detail they need
+        self._lit = False  # the last frame drew the natural look (regions lit by their own maps)
         self.missing = 0  # regions in view the last frame had no map of
         self._iterations = 0  # the full detail the resident pyramids are for
+        self._reserved = False  # the pool holds RESERVED_MAPS's arrays for this world (when streaming)
         self._unlit: LightMapsTexture | None = None  # light maps of open sky, for a region not traced yet
         self._sea_floor_key: tuple | None = None  # the world and whole-unit centre the GPU's sea floor is of
         self.sea_floor_rect = (0.0, 0.0, 0.0)  # its west and north edges and its side, in world units
@@ -128,6 +130,19 @@ class WorldTerrain:
         self._sea_floor_key = None
         self._slab = (np.inf, -np.inf)
 
+    def shows_all_wanted(self) -> bool:
+        """Whether the last frame drew every region it wanted from the map it wanted.
+
+        With its light maps and slopes too, when lit: nothing left to make, upload or work out for this view.
+        """
+        for key in self.wanted:
+            resident = self._resident.get((key.x, key.z))
+            if resident is None or resident.key != key:
+                return False
+            if self._lit and (resident.light is None or not resident.heights.slopes_ready):
+                return False
+        return True
+
     def slope_points_per_frame(self) -> int:
         """How many points of the natural look's slope maps a frame works out.
 
@@ -142,8 +157,11 @@ class WorldTerrain:
             self._forget()  # another world, or pyramids for another full detail
             self.cache.adopt(world_)
             self._iterations = settings.iterations
+            self._reserved = False
+        if self.streaming and not self._reserved:
             for detail in range(RESERVED_DETAIL, settings.iterations + 1):  # coarser first: the pool keeps the last
                 self._arrays.reserve(world_regions.map_side(detail), world_regions.map_side(detail), RESERVED_MAPS)
+            self._reserved = True
         return world_
 
     def sea_floor(self, settings: SceneSettings, eye_x: float, eye_z: float) -> moderngl.Texture:
@@ -240,6 +258,7 @@ class WorldTerrain:
         ranges = world_regions.world_ranges(settings, detail_height, field_of_view_y, programs.lit)
         # One region past the reach too: made before it comes into view.
         self.wanted = world_regions.wanted_regions(settings, reach + PREFETCH, ranges)
+        self._lit = programs.lit
         eye_x, _, eye_z = camera.eye_position(settings)
         places = np.array([(key.x, key.z) for key in self.wanted], dtype=np.int64).reshape(-1, 2)
         within = world_regions.region_distances(places[:, 0], places[:, 1], eye_x, eye_z) <= reach

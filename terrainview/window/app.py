@@ -141,6 +141,7 @@ class TerrainApp(mglw.WindowConfig):
 
     def on_render(self, time_: float, frame_time: float) -> None:
         """Draw one frame: take new heightmaps, move the camera, draw the terrain, advance a screenshot, the panel."""
+        frame_started = time.perf_counter()
         self._time_step_at = self.input_clock()
         self._take_generated()
         self._update_ground()
@@ -169,7 +170,7 @@ class TerrainApp(mglw.WindowConfig):
                 lit = self.renderer.draws_natural(settings)  # regions lit by their own maps
                 missing = self.renderer.world.cache.requests(self.renderer.world.wanted, lit)
                 self.world_feed.request(world, missing, lit)
-                self._time_world_change(world, settings.iterations)
+                self._time_world_change(world, settings.iterations, frame_started)
             elif self.drawn_settings is not None and World.of(self.drawn_settings) is not None:
                 self.world_feed.forget()  # the frame that leaves the endless world
             self.status.regions_pending = self.world_feed.pending if world is not None else None
@@ -189,12 +190,17 @@ class TerrainApp(mglw.WindowConfig):
         self.frame_counter.tick(time.perf_counter(), self.status)
         self._draw_ui(frame_time)
 
-    def _time_world_change(self, world: World, iterations: int) -> None:
-        """Start timing a change of the endless world's land; once a frame shows it all, put the time on the status."""
+    def _time_world_change(self, world: World, iterations: int, frame_started: float) -> None:
+        """Time a change of the endless world's land; once a frame shows all of it, put the time on the status.
+
+        From the start of the frame that first drew it (the earliest of changes in a row) until a frame draws every
+        region it wants from the map it wants.
+        """
         drawn = self.drawn_settings
         if drawn is None or (World.of(drawn), drawn.iterations) != (world, iterations):
-            self._world_changed_at = time.perf_counter()
-        elif self._world_changed_at is not None and not self.renderer.world.missing and not self.world_feed.pending:
+            if self._world_changed_at is None:
+                self._world_changed_at = frame_started
+        elif self._world_changed_at is not None and self.renderer.world.shows_all_wanted():
             self.status.change_seconds = time.perf_counter() - self._world_changed_at
             self._world_changed_at = None
 

@@ -80,7 +80,7 @@ class PanelStatus:
     """What the status line shows."""
 
     generation_seconds: float = 0.0
-    change_seconds: float | None = None  # from a settings change to the first frame showing it
+    change_seconds: float | None = None  # from a settings change to the first frame showing it (all of the world)
     drawn: str = ""  # what the frame drew, e.g. "312k of 33.5M triangles" (FrameStats.summary)
     frames_per_second: float = 0.0
     frame_seconds: float = 0.0  # mean over the last half second
