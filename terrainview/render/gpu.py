@@ -291,12 +291,16 @@ def _band_first_rows(rows: int) -> list[int]:
     return [band * HEIGHT_BAND_ROWS for band in range(count)] + [rows]
 
 
-def height_array_sizes(columns: int, rows: int) -> list[tuple[int, int, int]]:
-    """The (columns, rows, layers) of each texture array ``HeightBands`` holds a map of columns x rows in."""
+def _bands_by_array(rows: int) -> list[list[int]]:
+    """The rows of each band of a map of ``rows`` rows, grouped as the texture arrays hold them."""
     first_rows = _band_first_rows(rows)
     band_rows = [stop - start for start, stop in zip(first_rows, first_rows[1:], strict=False)]
-    parts = [band_rows[index:index + BANDS_PER_ARRAY] for index in range(0, len(band_rows), BANDS_PER_ARRAY)]
-    return [(columns, max(part), len(part)) for part in parts]
+    return [band_rows[index:index + BANDS_PER_ARRAY] for index in range(0, len(band_rows), BANDS_PER_ARRAY)]
+
+
+def height_array_sizes(columns: int, rows: int) -> list[tuple[int, int, int]]:
+    """The (columns, rows, layers) of each texture array ``HeightBands`` holds a map of columns x rows in."""
+    return [(columns, max(bands), len(bands)) for bands in _bands_by_array(rows)]
 
 
 class HeightBands:
@@ -312,6 +316,7 @@ class HeightBands:
         self.pool = pool or HeightArrayPool(ctx, 0)
         self.size = (columns, rows)
         self.first_rows = _band_first_rows(rows)
+        self.bands_by_array = _bands_by_array(rows)
         self.array_sizes = height_array_sizes(columns, rows)
         self.arrays: list[moderngl.TextureArray | None] = [None] * len(self.array_sizes)
         self.slopes: moderngl.Texture | None = None  # the slope map (GpuResources.bind_slopes) ...
@@ -325,11 +330,7 @@ class HeightBands:
     @property
     def band_rows(self) -> list[int]:
         """Rows in each band (the last takes the rest)."""
-        return [stop - start for start, stop in zip(self.first_rows, self.first_rows[1:], strict=False)]
-
-    def _array_bands(self, index: int) -> list[int]:
-        """The rows of the bands array ``index`` holds."""
-        return self.band_rows[index * BANDS_PER_ARRAY:(index + 1) * BANDS_PER_ARRAY]
+        return [rows for bands in self.bands_by_array for rows in bands]
 
     def write(self, values: np.ndarray, first_row: int = 0) -> None:
         """Write rows ``first_row``.. from ``values`` (float32, rows x columns), allocating the arrays they reach."""
@@ -351,7 +352,7 @@ class HeightBands:
         parts = []
         for index, array in enumerate(self.arrays):
             assert array is not None
-            rows = self._array_bands(index)
+            rows = self.bands_by_array[index]
             layers = np.frombuffer(array.read(), dtype=np.float32).reshape(len(rows), -1, self.size[0])
             parts += [layer[:count] for layer, count in zip(layers, rows, strict=True)]
         return np.concatenate(parts)

@@ -374,8 +374,8 @@ class Renderer:
                             origin: tuple[float, float]) -> None:
         """grid.glsl's uniforms for the tiles' map, but its heights: the grid size, and the tiles if given.
 
-        The tiles' map has every point and no apron; a program that does not place grid points (the natural look's
-        second pass) has no tile origin.
+        The tiles' map has every point and no apron; a program that places no grid points (the natural look's
+        second pass) is given no tiles, and so no tile origin.
         """
         uniform(program, "grid_size").value = grid_size
         for name in ("cell_shift", "apron"):
@@ -383,8 +383,7 @@ class Renderer:
                 uniform(program, name).value = 0
         if tiles is not None:
             uniform(program, "tiles").value = tiles
-            if "tile_origin" in program:
-                uniform(program, "tile_origin").value = origin
+            uniform(program, "tile_origin").value = origin
 
     def _bind_tiles(self, program: moderngl.Program, heights: HeightBands, grid_size: int,
                     layout: camera.TileLayout, selection: lod.Selection | None) -> None:
