@@ -471,7 +471,7 @@ def test_light_maps_encode_the_horizons_the_sky_view_and_the_broad_slope():
 def test_the_sun_channel_holds_the_two_traced_directions_either_side_of_its_bearing(azimuth):
     """sun_surface_layer weighs the directions either side by nearness; the other channels are the layer's own."""
     maps = np.random.default_rng(3).integers(0, 256, (lighting.HORIZON_DIRECTIONS // 4 + 1, 5, 7, 4), dtype=np.uint8)
-    layer = lighting.sun_surface_layer(maps, azimuth)
+    layer = lighting.sun_surface_layer(maps, lighting.sun_between(azimuth, lighting.traced_directions(maps)))
     position = (azimuth % 360.0) / 360.0 * lighting.HORIZON_DIRECTIONS
     first, fraction = int(position // 1), position % 1.0
     below, above = (horizon_channel(maps, d % lighting.HORIZON_DIRECTIONS).astype(float) for d in (first, first + 1))
@@ -488,7 +488,8 @@ def test_under_open_sky_the_sun_has_no_horizon_whatever_its_bearing():
     """The stand-in of a region not traced yet holds what sun_surface_layer writes for it at any bearing."""
     open_sky = lighting.open_sky_light_maps()
     for azimuth in (0.0, 100.0, 359.0):
-        np.testing.assert_array_equal(lighting.sun_surface_layer(open_sky, azimuth), open_sky[-1])
+        sun = lighting.sun_between(azimuth, lighting.traced_directions(open_sky))
+        np.testing.assert_array_equal(lighting.sun_surface_layer(open_sky, sun), open_sky[-1])
     assert open_sky[-1, 0, 0, lighting.SUN_CHANNEL] == 0
 
 

@@ -287,15 +287,21 @@ def sun_between(azimuth: float, directions: int = HORIZON_DIRECTIONS) -> tuple[i
     return first % directions, toward_next
 
 
-def sun_surface_layer(maps: np.ndarray, azimuth: float) -> np.ndarray:
-    """The surface layer of ``maps`` with the horizon toward a sun at bearing ``azimuth`` (degrees) in SUN_CHANNEL.
+def traced_directions(maps: np.ndarray) -> int:
+    """How many directions ``maps`` (``light_maps``'s) hold horizons of: four to each layer but the last."""
+    return (maps.shape[0] - 1) * CHANNELS
 
-    A new uint8 array (cells, cells, 4), for the GPU's copy of the last layer. The stored horizons of the two
-    traced directions either side of the bearing (``sun_between``), weighed by nearness and rounded: as the GPU's
-    linear filtering reads them from their own channels, within a level of 255.
+
+def sun_surface_layer(maps: np.ndarray, sun: tuple[int, int]) -> np.ndarray:
+    """The surface layer of ``maps`` with the horizon toward the sun in SUN_CHANNEL.
+
+    ``sun``: where the sun lies among the maps' directions (``sun_between`` of ``traced_directions(maps)``). A new
+    uint8 array (cells, cells, 4), for the GPU's copy of the last layer. The stored horizons of the two traced
+    directions either side of the bearing, weighed by nearness and rounded: as the GPU's linear filtering reads
+    them from their own channels, within a level of 255.
     """
-    directions = (maps.shape[0] - 1) * CHANNELS
-    first, toward_next = sun_between(azimuth, directions)
+    directions = traced_directions(maps)
+    first, toward_next = sun
     # Contiguous copies: one compiled signature whatever the maps' strides.
     below, above = (np.ascontiguousarray(horizon_channel(maps, direction % directions))
                     for direction in (first, first + 1))

@@ -207,9 +207,9 @@ class LightMapsTexture:
     def for_sun(self, azimuth: float) -> moderngl.TextureArray:
         """The texture, its surface layer holding the horizon toward a sun at compass bearing ``azimuth``."""
         layer, side = self.maps.shape[0] - 1, self.side
-        sun = lighting.sun_between(azimuth, layer * lighting.CHANNELS)
+        sun = lighting.sun_between(azimuth, lighting.traced_directions(self.maps))
         if sun != self._sun:  # (a sun that moved less than 1/256 of a step between two directions reads the same)
-            self.texture.write(lighting.sun_surface_layer(self.maps, azimuth), viewport=(0, 0, layer, side, side, 1))
+            self.texture.write(lighting.sun_surface_layer(self.maps, sun), viewport=(0, 0, layer, side, side, 1))
             self._sun = sun
         return self.texture
 

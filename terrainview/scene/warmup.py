@@ -121,7 +121,7 @@ def warm_up() -> float:
         for settings in warm_up_settings():
             DerivedArrays().update(settings)
     _select_level_of_detail()
-    lighting.sun_surface_layer(lighting.open_sky_light_maps(), 0.0)  # run when the natural look is drawn
+    lighting.sun_surface_layer(lighting.open_sky_light_maps(), (0, 0))  # run when the natural look is drawn
     return time.perf_counter() - started
 
 
