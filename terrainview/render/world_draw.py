@@ -90,6 +90,7 @@ class WorldTerrain:
         self._staging: dict[tuple[int, int], _Staging] = {}
         self._slab = (np.inf, -np.inf)  # the lowest and highest heights of every map uploaded
         self.wanted: list[RegionKey] = []  # the last frame's regions, nearest first, at the detail they need
+        self.changes = 0  # how many times a frame drew another world or another full detail: new maps throughout
         self._lit = False  # the last frame drew the natural look (regions lit by their own maps)
         self.missing = 0  # regions in view the last frame had no map of
         self._iterations = 0  # the full detail the resident pyramids are for
@@ -155,6 +156,7 @@ class WorldTerrain:
         assert world_ is not None
         if world_ != self.cache.world or settings.iterations != self._iterations:
             self._forget()  # another world, or pyramids for another full detail
+            self.changes += 1
             self.cache.adopt(world_)
             self._iterations = settings.iterations
             self._reserved = False

@@ -101,6 +101,7 @@ class TerrainApp(mglw.WindowConfig):
         # When the endless world's land last changed (another world or iterations), until a frame shows every
         # region it asked for: the status line's "change shown after" (the map's generation times the tiles).
         self._world_changed_at: float | None = None
+        self._world_changes_drawn = 0  # WorldTerrain.changes when the last frame of the endless world was drawn
         self.flight = arrow_keys.ArrowKeyCamera()
         self._in_bounds: tuple[object, object] = (None, None)  # the settings and ground last kept in bounds
         self._ground_inputs: tuple[object, ...] | None = None  # what flight.ground was made from (_update_ground)
@@ -170,7 +171,7 @@ class TerrainApp(mglw.WindowConfig):
                 lit = self.renderer.draws_natural(settings)  # regions lit by their own maps
                 missing = self.renderer.world.cache.requests(self.renderer.world.wanted, lit)
                 self.world_feed.request(world, missing, lit)
-                self._time_world_change(world, settings.iterations, frame_started)
+                self._time_world_change(frame_started)
             elif self.drawn_settings is not None and World.of(self.drawn_settings) is not None:
                 self.world_feed.forget()  # the frame that leaves the endless world
             self.status.regions_pending = self.world_feed.pending if world is not None else None
@@ -190,14 +191,15 @@ class TerrainApp(mglw.WindowConfig):
         self.frame_counter.tick(time.perf_counter(), self.status)
         self._draw_ui(frame_time)
 
-    def _time_world_change(self, world: World, iterations: int, frame_started: float) -> None:
+    def _time_world_change(self, frame_started: float) -> None:
         """Time a change of the endless world's land; once a frame shows all of it, put the time on the status.
 
-        From the start of the frame that first drew it (the earliest of changes in a row) until a frame draws every
-        region it wants from the map it wants.
+        From the start of the frame that first drew it (the earliest of changes in a row: ``WorldTerrain.changes``)
+        until a frame draws every region it wants from the map it wants.
         """
-        drawn = self.drawn_settings
-        if drawn is None or (World.of(drawn), drawn.iterations) != (world, iterations):
+        changes = self.renderer.world.changes
+        if changes != self._world_changes_drawn:
+            self._world_changes_drawn = changes
             if self._world_changed_at is None:
                 self._world_changed_at = frame_started
         elif self._world_changed_at is not None and self.renderer.world.shows_all_wanted():
