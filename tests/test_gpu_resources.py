@@ -46,9 +46,19 @@ class GlNames:
             self.is_[kind] = prototype(address)
 
     def highest_name(self) -> int:
-        """A bound on every name handed out so far: the next free names plus headroom, for drivers that hand
-        out the lowest free name while higher ones are alive."""
-        probes = [self.probe_buffer(), self.probe_texture()]
+        """A bound on every name handed out so far: the next free name in each namespace counted plus headroom,
+        for drivers that hand out the lowest free name while higher ones are alive. Each namespace needs its own
+        probe: on Mesa, which hands out increasing names, programs and shaders (one namespace) run ahead of the
+        buffers and textures by some 75 names a renderer, and a bound from those alone cuts through them."""
+        program = self.ctx.program(vertex_shader="#version 330\nvoid main() { gl_Position = vec4(0.0); }",
+                                   fragment_shader="#version 330\nout vec4 colour;\nvoid main() { colour = vec4(1); }")
+        vertex_array = self.ctx.vertex_array(program, [])
+        renderbuffer = self.ctx.renderbuffer((1, 1))
+        framebuffer = self.ctx.framebuffer([renderbuffer])
+        probes = [program.glo, vertex_array.glo, renderbuffer.glo, framebuffer.glo, self.probe_buffer(),
+                  self.probe_texture()]
+        for gl_object in (framebuffer, renderbuffer, vertex_array, program):
+            gl_object.release()
         return max(probes) + 4096
 
     def live(self) -> dict[str, int]:
