@@ -80,7 +80,9 @@ def _flight(iterations: int) -> None:
             feed.take(renderer.world.cache)
             framebuffer.use()
             renderer.draw(settings, framebuffer, Frame(SIZE))
+            feed.hold(True)  # as the window holds it over its buffer swap, where llvmpipe draws the pixels
             ctx.finish()
+            feed.hold(False)
             feed.request(world_, renderer.world.cache.requests(renderer.world.wanted))
             frames += 1
             if frames > 30:  # the first half second fills the view from nothing

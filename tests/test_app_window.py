@@ -823,9 +823,14 @@ class TestKeysInProcess:
         world generates no map: the map's generation time said nothing of it, and stayed as it was)."""
         original = fresh.settings
         fresh.settings = original.replace(mode="rendered", iterations=5, tile="endless", seed=original.seed + 3)
+        held_as_frames_start = []
+        take_generated = fresh._take_generated
+        fresh._take_generated = lambda: held_as_frames_start.append(fresh.world_feed.held) or take_generated()
         try:
             assert frames_until(fresh, lambda: not fresh.world_feed.pending and not fresh.renderer.world.missing,
                                 limit=300)
+            # The worker is held from the end of a frame (its pixels drawn at the buffer swap) to the next's start.
+            assert fresh.world_feed.held and not any(held_as_frames_start)
             for iterations in (6, 5):
                 fresh.status.change_seconds = None
                 fresh.settings = fresh.settings.replace(iterations=iterations)
@@ -833,6 +838,7 @@ class TestKeysInProcess:
                 assert not fresh.renderer.world.cache.requests(fresh.renderer.world.wanted), "nothing left to make"
                 assert fresh.status.change_seconds > 0.0
         finally:
+            del fresh._take_generated
             fresh.world_feed.forget()
             fresh.settings = original
             settle(fresh)

@@ -277,6 +277,37 @@ def test_pyramid_bounds_match_a_plain_reference():
                 assert pyramid.low[index] == block.min() and pyramid.high[index] == block.max()
 
 
+@pytest.mark.parametrize("bands", [[129], [1, 128], [40, 40, 40, 9], [64, 0, 65]])
+def test_a_pyramid_built_a_band_of_rows_at_a_time_is_the_whole_maps(bands):
+    """PyramidRows takes a map's rows in bands of any size (the endless world's worker makes large maps so)."""
+    heights = fractal.diamond_square(7, 3)
+    whole = lod.LodSurface.from_heights(heights)
+    rows = lod.PyramidRows(128)
+    first = 0
+    for band in bands:
+        rows.add(heights[first:first + band])
+        first += band
+    built = rows.surface()
+    for name in ("low", "high", "offsets"):
+        np.testing.assert_array_equal(getattr(built, name), getattr(whole, name))
+    assert (built.iterations, built.patch, built.levels, built.bottom, built.top) == (
+        whole.iterations, whole.patch, whole.levels, whole.bottom, whole.top)
+
+
+def test_a_pyramid_takes_no_rows_beyond_its_map_nor_is_built_short_of_them():
+    heights = fractal.diamond_square(5, 1)
+    rows = lod.PyramidRows(32)
+    with pytest.raises(ValueError, match="do not fit"):
+        rows.add(heights[:, :-1])  # a column short
+    rows.add(heights[:30])
+    with pytest.raises(ValueError, match="30 of the map's 33 rows"):
+        rows.surface()
+    with pytest.raises(ValueError, match="do not fit"):
+        rows.add(heights[:4])  # one row too many: the kernel would write past its arrays
+    rows.add(heights[30:])
+    assert rows.surface().top == heights.max()
+
+
 def test_full_mesh_is_used_within_budget_and_when_off():
     terrain = LodTerrain()
     terrain.surface = surface(8)

@@ -220,6 +220,46 @@ def test_the_natural_look_holds_regions_fine_enough_for_its_per_pixel_normals():
     assert sum(key.detail for key in lit) > sum(key.detail for key in plain) + len(lit) // 2
 
 
+def test_a_large_map_is_made_in_bands_the_same_bit_for_bit_and_waits_while_the_window_holds_the_worker(
+        monkeypatch):
+    """Maps of PACED_DETAIL and finer are made a band of rows at a time, each step waiting while the window draws
+    a frame's pixels (held): the same map as made whole, none of it made while held."""
+    from terrainview.window import world_feed
+    from terrainview.window.world_feed import WorldFeed
+
+    monkeypatch.setattr(world_feed, "PACED_DETAIL", 6)  # small maps, in many bands: the same steps, quickly
+    monkeypatch.setattr(world_feed, "BAND_ROWS", 16)
+    monkeypatch.setattr(world_feed, "HOLD_SECONDS", 30.0)
+    bands, region_map = [], world_regions.region_map
+    monkeypatch.setattr(world_regions, "region_map", lambda *args: bands.append(args[2:]) or region_map(*args))
+    monkeypatch.setattr(world_feed, "region_map", lambda *args: bands.append("whole") or region_map(*args))
+    world_ = World(5, 0.6, 1.0, 3)
+    cache = RegionCache()
+    cache.adopt(world_)
+    feed = WorldFeed()
+    try:
+        feed.hold(True)
+        feed.request(world_, [RegionKey(-3, 2, 6)])
+        assert not feed.wait_idle(0.5) and not bands, "held: not a band made"
+        feed.hold(False)
+        assert feed.wait_idle(60.0) and feed.take(cache) == 1
+        side = world_regions.map_side(6)  # 67 rows: five bands of 14 rows at most, the last shorter
+        assert bands == [(0, 14), (14, 14), (28, 14), (42, 14), (56, 11)] and side == 67
+        found = cache.best(-3, 2, 6)
+        whole = region_map(world_, RegionKey(-3, 2, 6))
+        np.testing.assert_array_equal(found[1].heights, whole)
+        pyramid, expected = found[1].pyramid, world_regions.region_pyramid(whole)
+        assert pyramid is not None and expected is not None
+        for name in ("iterations", "patch", "levels", "bottom", "top"):
+            assert getattr(pyramid, name) == getattr(expected, name)
+        for name in ("low", "high", "offsets"):
+            np.testing.assert_array_equal(getattr(pyramid, name), getattr(expected, name))
+        feed.request(world_, [RegionKey(0, 0, 5)])  # coarser: made whole
+        assert feed.wait_idle(60.0) and feed.take(cache) == 1 and bands[-1] == "whole"
+    finally:
+        feed.stop()
+
+
 def test_the_worker_makes_what_the_frame_asks_for_and_the_cache_takes_it():
     from terrainview.window.world_feed import WorldFeed
 

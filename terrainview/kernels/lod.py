@@ -69,9 +69,28 @@ def tile_roots(tiles: int) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def _pyramid_kernel(heights, patch, levels):
-    """Per-node minimum and maximum heights, every level in one flat array (level 0 first), edges included."""
-    cells = heights.shape[0] - 1
+def _row_bounds_kernel(heights, patch, first_row, row_low, row_high):
+    """Level 0's first pass: each row's bounds per node column, into row_low / row_high from row first_row.
+
+    ``heights`` holds the map's rows from first_row on (as many as it has): one sequential sweep of them.
+    """
+    for row in range(heights.shape[0]):
+        for a in range(row_low.shape[1]):
+            lo = hi = heights[row, a * patch]
+            for column in range(a * patch + 1, (a + 1) * patch + 1):
+                value = heights[row, column]
+                lo = min(lo, value)
+                hi = max(hi, value)
+            row_low[first_row + row, a], row_high[first_row + row, a] = lo, hi
+
+
+@njit(cache=True, nogil=True)
+def _pyramid_kernel(row_low, row_high, patch, levels):
+    """Per-node minimum and maximum heights, every level in one flat array (level 0 first), edges included.
+
+    From every row's bounds per node column (``_row_bounds_kernel``).
+    """
+    cells = row_low.shape[0] - 1
     sides = np.empty(levels + 1, dtype=np.int64)
     offsets = np.empty(levels + 2, dtype=np.int64)
     offsets[0] = 0
@@ -81,17 +100,6 @@ def _pyramid_kernel(heights, patch, levels):
     low = np.empty(offsets[levels + 1], dtype=np.float32)
     high = np.empty(offsets[levels + 1], dtype=np.float32)
     side = sides[0]
-    # Level 0 in two passes: each row's bounds per node column (one sequential sweep of the map), then per node.
-    row_low = np.empty((cells + 1, side), dtype=np.float32)
-    row_high = np.empty((cells + 1, side), dtype=np.float32)
-    for row in range(cells + 1):
-        for a in range(side):
-            lo = hi = heights[row, a * patch]
-            for column in range(a * patch + 1, (a + 1) * patch + 1):
-                value = heights[row, column]
-                lo = min(lo, value)
-                hi = max(hi, value)
-            row_low[row, a], row_high[row, a] = lo, hi
     for b in range(side):
         for a in range(side):
             lo, hi = row_low[b * patch, a], row_high[b * patch, a]
@@ -110,6 +118,37 @@ def _pyramid_kernel(heights, patch, levels):
                     hi = max(hi, high[index])
                 low[offsets[level] + b * side + a], high[offsets[level] + b * side + a] = lo, hi
     return low, high, offsets
+
+
+class PyramidRows:
+    """A (2**n + 1)-square map's pyramid built a band of rows at a time (``add``), then whole (``surface``).
+
+    For a map made in bands: each band's share of the work while it is fresh (the endless world's worker).
+    """
+
+    def __init__(self, cells: int) -> None:
+        self.iterations = cells.bit_length() - 1
+        self.patch = min(PATCH_QUADS, cells)
+        self._row_low = np.empty((cells + 1, cells // self.patch), dtype=np.float32)
+        self._row_high = np.empty_like(self._row_low)
+        self._rows = 0  # rows added so far
+
+    def add(self, heights: np.ndarray) -> None:
+        """The map's next rows (all its columns)."""
+        rows, columns = self._row_low.shape[0], self._row_low.shape[0]  # the map is square
+        if heights.ndim != 2 or heights.shape[1] != columns or self._rows + heights.shape[0] > rows:
+            raise ValueError(f"rows {self._rows}.. of {heights.shape} do not fit a {rows} x {columns} map")
+        _row_bounds_kernel(np.ascontiguousarray(heights, dtype=np.float32), self.patch, self._rows, self._row_low,
+                           self._row_high)
+        self._rows += heights.shape[0]
+
+    def surface(self) -> LodSurface:
+        """The pyramid, once every row is added."""
+        if self._rows != self._row_low.shape[0]:
+            raise ValueError(f"{self._rows} of the map's {self._row_low.shape[0]} rows added")
+        levels = self.iterations - (self.patch.bit_length() - 1)
+        low, high, offsets = _pyramid_kernel(self._row_low, self._row_high, self.patch, levels)
+        return LodSurface(self.iterations, self.patch, levels, low, high, offsets, float(low[-1]), float(high[-1]))
 
 
 @dataclass(frozen=True)
@@ -135,12 +174,9 @@ class LodSurface:
     def from_heights(cls, heights: np.ndarray) -> LodSurface:
         """Build the min/max pyramid of a (2**n + 1) x (2**n + 1) heightmap."""
         heights = check_heightmap(heights, grid=True, finite=False)  # bounds only
-        cells = heights.shape[0] - 1
-        iterations = cells.bit_length() - 1
-        patch = min(PATCH_QUADS, cells)
-        levels = iterations - (patch.bit_length() - 1)
-        low, high, offsets = _pyramid_kernel(heights, patch, levels)
-        return cls(iterations, patch, levels, low, high, offsets, float(low[-1]), float(high[-1]))
+        rows = PyramidRows(heights.shape[0] - 1)
+        rows.add(heights)
+        return rows.surface()
 
     @classmethod
     def of_region(cls, coarse: LodSurface, iterations: int, bottom: float, top: float) -> LodSurface:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import OrderedDict
+from collections.abc import Generator
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,11 +60,37 @@ def map_side(detail: int) -> int:
     return world.region_cells(detail) + 1 + 2 * APRON
 
 
-def region_map(world_: World, key: RegionKey) -> np.ndarray:
-    """The region's map_side(detail)**2 heights: rows are Z, the apron around them."""
+def region_map(world_: World, key: RegionKey, first_row: int = 0, rows: int | None = None) -> np.ndarray:
+    """The region's map_side(detail)**2 heights: rows are Z, the apron around them.
+
+    Or ``rows`` of them from ``first_row``: exactly those rows of the whole map (any window of the world is).
+    """
     cells, side = world.region_cells(key.detail), map_side(key.detail)
-    return world.world_heights(key.detail, key.x * cells - APRON, key.z * cells - APRON, side, side, world_.seed,
-                               world_.h, world_.height_scale, world_.octaves)
+    rows = side - first_row if rows is None else rows
+    return world.world_heights(key.detail, key.x * cells - APRON, key.z * cells - APRON + first_row, side, rows,
+                               world_.seed, world_.h, world_.height_scale, world_.octaves)
+
+
+def region_map_in_steps(world_: World, key: RegionKey,
+                        band_rows: int) -> Generator[None, None, tuple[np.ndarray, lod.LodSurface | None]]:
+    """The region's map and pyramid (``region_map``, ``region_pyramid``), the same bit for bit, made in steps.
+
+    A band of at most ``band_rows`` rows at a time: yields after each, and returns both. For a worker that paces
+    its work between steps (window/world_feed.py).
+    """
+    side = map_side(key.detail)
+    bands = -(-side // band_rows)
+    rows = -(-side // bands)  # bands of even size
+    heights = np.empty((side, side), dtype=np.float32)
+    pyramid = _pyramid_rows(side)
+    for first_row in range(0, side, rows):
+        band = min(rows, side - first_row)
+        heights[first_row:first_row + band] = region_map(world_, key, first_row, band)
+        if pyramid is not None:  # the band's rows of the map within the apron
+            first, end = max(first_row, APRON), min(first_row + band, side - APRON)
+            pyramid.add(heights[first:end, APRON:-APRON])
+        yield
+    return heights, None if pyramid is None else pyramid.surface()
 
 
 @functools.lru_cache(maxsize=8)
@@ -178,8 +205,17 @@ def region_pyramid(heights: np.ndarray) -> lod.LodSurface | None:
 
     None for a map smaller than one patch, which is drawn as its full grid.
     """
-    inner = heights[APRON:-APRON, APRON:-APRON]
-    return lod.LodSurface.from_heights(inner) if inner.shape[0] > lod.PATCH_QUADS else None
+    rows = _pyramid_rows(heights.shape[0])
+    if rows is None:
+        return None
+    rows.add(heights[APRON:-APRON, APRON:-APRON])
+    return rows.surface()
+
+
+def _pyramid_rows(side: int) -> lod.PyramidRows | None:
+    """The pyramid to build of a region's map ``side`` points a side, apron and all: none below one patch."""
+    inner = side - 2 * APRON
+    return lod.PyramidRows(inner - 1) if inner > lod.PATCH_QUADS else None
 
 
 @dataclass

@@ -143,6 +143,7 @@ class TerrainApp(mglw.WindowConfig):
     def on_render(self, time_: float, frame_time: float) -> None:
         """Draw one frame: take new heightmaps, move the camera, draw the terrain, advance a screenshot, the panel."""
         frame_started = time.perf_counter()
+        self.world_feed.hold(False)  # the last frame's pixels are drawn (the buffers swapped)
         self._time_step_at = self.input_clock()
         self._take_generated()
         self._update_ground()
@@ -190,6 +191,9 @@ class TerrainApp(mglw.WindowConfig):
         self.screenshots.advance(self.settings, self.feed.is_current(self.settings), self.status.error)
         self.frame_counter.tick(time.perf_counter(), self.status)
         self._draw_ui(frame_time)
+        # On a software rasterizer the frame's pixels are drawn now, at the buffer swap, on every core: the region
+        # worker waits for them before its next step of a large map.
+        self.world_feed.hold(True)
 
     def _time_world_change(self, frame_started: float) -> None:
         """Time a change of the endless world's land; once a frame shows all of it, put the time on the status.

@@ -10,16 +10,34 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 
 import numpy as np
 
 from terrainview.kernels.lod import LodSurface
-from terrainview.scene.world_regions import RegionCache, RegionKey, World, region_light, region_map, region_pyramid
+from terrainview.scene.world_regions import (
+    RegionCache,
+    RegionKey,
+    World,
+    region_light,
+    region_map,
+    region_map_in_steps,
+    region_pyramid,
+)
 from terrainview.window.worker_thread import WorkerThread
 
 # The worker thread's nice value (Linux: per thread), the lowest: at 10 a detail-12 map (80 ms of a core) still
 # slowed the frames it overlapped by half (a minute's flight at iterations 12: 5-9 frames over 50 ms, 0-1 at 19).
 WORKER_NICENESS = 19
+# Even at the lowest niceness, the worker making a map slows the frames it overlaps (on two cores it shares the
+# caches and memory with llvmpipe's threads): a minute's flight at iterations 12 had 2-3 frames over 50 ms. Maps
+# of PACED_DETAIL and finer (110 ms of a core at detail 12, with the pyramid) are made in steps of at most BAND_ROWS
+# rows. Before each step the worker waits while the window draws a frame's pixels (``hold``), for at most
+# HOLD_SECONDS so that it always gets on, and after it rests as long as the step took: half a core at most, and
+# no frame overlaps much of it.
+PACED_DETAIL = 11
+BAND_ROWS = 512
+HOLD_SECONDS = 0.03
 
 
 class WorldFeed(WorkerThread):
@@ -30,7 +48,40 @@ class WorldFeed(WorkerThread):
         self._asked: tuple[World | None, list[RegionKey], bool] = (None, [], False)
         self._made: list[tuple[World, RegionKey, np.ndarray, np.ndarray | None, LodSurface | None]] = []
         self._making: RegionKey | None = None
+        self._held = False
         self._start()
+
+    @property
+    def held(self) -> bool:
+        """Whether the window holds the worker (``hold``)."""
+        with self._condition:
+            return self._held
+
+    def hold(self, held: bool) -> None:
+        """Whether the window is drawing a frame's pixels (a paced map's next step waits meanwhile)."""
+        with self._condition:
+            self._held = held
+            if not held:
+                self._condition.notify_all()
+
+    def _made_in_steps(self, world_: World, key: RegionKey) -> tuple[np.ndarray, LodSurface | None]:
+        """The region's map and pyramid: of PACED_DETAIL and finer, in steps (``region_map_in_steps``).
+
+        Before each step it waits while held; after, it rests as long as the step took.
+        """
+        if key.detail < PACED_DETAIL:
+            heights = region_map(world_, key)
+            return heights, region_pyramid(heights)
+        steps = region_map_in_steps(world_, key, BAND_ROWS)
+        while True:
+            with self._condition:
+                self._condition.wait_for(lambda: not self._held or self._stopping, timeout=HOLD_SECONDS)
+            started = time.perf_counter()
+            try:
+                next(steps)
+            except StopIteration as made:
+                return made.value
+            time.sleep(time.perf_counter() - started)
 
     def request(self, world_: World, keys: list[RegionKey], light: bool = False) -> None:
         """Make these maps (and, with ``light``, their light maps) next, in this order.
@@ -80,8 +131,7 @@ class WorldFeed(WorkerThread):
                 world_, keys, light = self._asked
                 key = self._making = keys.pop(0)
             assert world_ is not None
-            heights = region_map(world_, key)
-            pyramid = region_pyramid(heights)
+            heights, pyramid = self._made_in_steps(world_, key)
             light_maps = region_light(world_, key) if light else None
             with self._condition:
                 if self._asked[0] == world_:  # still this world's turn (not forgotten, no other world asked)
