@@ -67,7 +67,7 @@ def _flight(iterations: int) -> None:
     assert world_ is not None
     ground = world_regions.world_ground(world_, iterations)
     freeze_what_starting_made()  # as the window does once its first frame is drawn
-    times, missing, held, frames = [], [], 0, 0
+    times, missing, held_bytes, frames = [], [], 0, 0
     started = last = time.perf_counter()
     eye_z = 0.0
     try:
@@ -88,7 +88,7 @@ def _flight(iterations: int) -> None:
             if frames > 30:  # the first half second fills the view from nothing
                 times.append(1000 * (time.perf_counter() - frame_started))
                 missing.append(renderer.world.missing)
-            held = max(held, renderer.world.cache.bytes)
+            held_bytes = max(held_bytes, renderer.world.cache.bytes)
         # The window leaves the world (tiles again, the worker told so): its maps and textures are freed.
         flying = _resident_mib()
         feed.forget()
@@ -107,7 +107,7 @@ def _flight(iterations: int) -> None:
           f"{np.median(times):.0f} ms, slowest {slowest:.0f} ms, {over} over {FRAME_TARGET_MS:g} ms "
           f"({verdict(over == 0)}); regions in view without a map: at most {max(missing)} in a frame, in "
           f"{sum(1 for count in missing if count)} frames ({verdict(max(missing) == 0)}); maps held at most "
-          f"{held / 2**20:.0f} MiB (bound {world_regions.CACHE_BYTES / 2**20:.0f} MiB plus those in view); the "
+          f"{held_bytes / 2**20:.0f} MiB (bound {world_regions.CACHE_BYTES / 2**20:.0f} MiB plus those in view); the "
           f"process's memory {flying:.0f} MiB at the end of the flight, {left:.0f} MiB once it shows tiles again")
 
 

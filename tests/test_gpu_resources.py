@@ -94,6 +94,18 @@ def churn_settings(step: int) -> SceneSettings:
                          cloud_iterations=4, teximage_iterations=8 + (step // 40) % 2)
 
 
+def test_a_software_rasterizer_is_told_from_a_gpu(renderer):
+    """The window paces the endless world's worker only where the CPU draws the pixels (tests run on llvmpipe)."""
+    from types import SimpleNamespace
+
+    from terrainview.render.gpu import software_rasterizer
+
+    assert software_rasterizer(renderer.ctx) == ("llvmpipe" in renderer.ctx.info["GL_RENDERER"])
+    assert software_rasterizer(SimpleNamespace(info={"GL_RENDERER": "llvmpipe (LLVM 15.0.6, 256 bits)"}))
+    assert not software_rasterizer(SimpleNamespace(info={"GL_RENDERER": "NVIDIA H100 80GB HBM3/PCIe/SSE2"}))
+    assert not software_rasterizer(SimpleNamespace(info={}))
+
+
 def test_the_gl_object_count_detects_a_leak(renderer, gl_names):
     """The counter itself: objects made and not released show up, and go away when released."""
     before = gl_names.live()

@@ -295,6 +295,9 @@ def test_a_pyramid_built_a_band_of_rows_at_a_time_is_the_whole_maps(bands):
 
 
 def test_a_pyramid_takes_no_rows_beyond_its_map_nor_is_built_short_of_them():
+    for cells in (0, 48):
+        with pytest.raises(ValueError, match="2\\*\\*n cells"):
+            lod.PyramidRows(cells)
     heights = fractal.diamond_square(5, 1)
     rows = lod.PyramidRows(32)
     with pytest.raises(ValueError, match="do not fit"):

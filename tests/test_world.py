@@ -220,10 +220,34 @@ def test_the_natural_look_holds_regions_fine_enough_for_its_per_pixel_normals():
     assert sum(key.detail for key in lit) > sum(key.detail for key in plain) + len(lit) // 2
 
 
-def test_a_large_map_is_made_in_bands_the_same_bit_for_bit_and_waits_while_the_window_holds_the_worker(
-        monkeypatch):
-    """Maps of PACED_DETAIL and finer are made a band of rows at a time, each step waiting while the window draws
-    a frame's pixels (held): the same map as made whole, none of it made while held."""
+@pytest.mark.parametrize("band_rows", [1, 2, 7, 100])
+def test_a_map_made_in_steps_is_the_whole_map_and_its_pyramid(band_rows):
+    """region_map_in_steps yields between bands (one of only apron rows included) and returns what
+    region_map and region_pyramid make, bit for bit."""
+    world_, key = World(4, 0.8, 1.0, 2), RegionKey(2, -1, 4)  # 19 rows: one band per row at band_rows 1
+    steps = world_regions.region_map_in_steps(world_, key, band_rows)
+    yields = 0
+    while True:
+        try:
+            next(steps)
+            yields += 1
+        except StopIteration as made:
+            heights, pyramid = made.value
+            break
+    assert yields == -(-19 // band_rows) - 1
+    whole = world_regions.region_map(world_, key)
+    np.testing.assert_array_equal(heights, whole)
+    expected = world_regions.region_pyramid(whole)
+    assert pyramid is not None and expected is not None
+    for name in ("iterations", "patch", "levels", "bottom", "top"):
+        assert getattr(pyramid, name) == getattr(expected, name)
+    for name in ("low", "high", "offsets"):
+        np.testing.assert_array_equal(getattr(pyramid, name), getattr(expected, name))
+
+
+def test_a_large_map_is_made_in_paced_steps_that_wait_while_the_window_holds_the_worker(monkeypatch):
+    """Maps of PACED_DETAIL and finer are made a band of rows at a time, and no band starts while the window
+    draws a frame's pixels (held), before the first band or between two; the map is the one made whole."""
     from terrainview.window import world_feed
     from terrainview.window.world_feed import WorldFeed
 
@@ -231,31 +255,67 @@ def test_a_large_map_is_made_in_bands_the_same_bit_for_bit_and_waits_while_the_w
     monkeypatch.setattr(world_feed, "BAND_ROWS", 16)
     monkeypatch.setattr(world_feed, "HOLD_SECONDS", 30.0)
     bands, region_map = [], world_regions.region_map
-    monkeypatch.setattr(world_regions, "region_map", lambda *args: bands.append(args[2:]) or region_map(*args))
+    feed = WorldFeed()
+
+    def band(*args):
+        bands.append(args[2:])
+        if len(bands) == 2:
+            feed.hold(True)  # a frame's pixels from here: the third band waits
+        return region_map(*args)
+
+    monkeypatch.setattr(world_regions, "region_map", band)
     monkeypatch.setattr(world_feed, "region_map", lambda *args: bands.append("whole") or region_map(*args))
     world_ = World(5, 0.6, 1.0, 3)
     cache = RegionCache()
     cache.adopt(world_)
-    feed = WorldFeed()
     try:
         feed.hold(True)
         feed.request(world_, [RegionKey(-3, 2, 6)])
         assert not feed.wait_idle(0.5) and not bands, "held: not a band made"
         feed.hold(False)
+        assert not feed.wait_idle(0.5) and len(bands) == 2, "held again after the second band: no third"
+        feed.hold(False)
         assert feed.wait_idle(60.0) and feed.take(cache) == 1
-        side = world_regions.map_side(6)  # 67 rows: five bands of 14 rows at most, the last shorter
-        assert bands == [(0, 14), (14, 14), (28, 14), (42, 14), (56, 11)] and side == 67
+        # 67 rows: five bands of 14 rows at most, the last shorter.
+        assert bands == [(0, 14), (14, 14), (28, 14), (42, 14), (56, 11)]
         found = cache.best(-3, 2, 6)
-        whole = region_map(world_, RegionKey(-3, 2, 6))
-        np.testing.assert_array_equal(found[1].heights, whole)
-        pyramid, expected = found[1].pyramid, world_regions.region_pyramid(whole)
-        assert pyramid is not None and expected is not None
-        for name in ("iterations", "patch", "levels", "bottom", "top"):
-            assert getattr(pyramid, name) == getattr(expected, name)
-        for name in ("low", "high", "offsets"):
-            np.testing.assert_array_equal(getattr(pyramid, name), getattr(expected, name))
+        assert found is not None and found[1].pyramid is not None
+        np.testing.assert_array_equal(found[1].heights, region_map(world_, RegionKey(-3, 2, 6)))
         feed.request(world_, [RegionKey(0, 0, 5)])  # coarser: made whole
         assert feed.wait_idle(60.0) and feed.take(cache) == 1 and bands[-1] == "whole"
+    finally:
+        feed.stop()
+    unpaced = WorldFeed(paced=False)  # (a GPU draws the pixels: nothing to wait for)
+    try:
+        unpaced.hold(True)
+        unpaced.request(world_, [RegionKey(1, 1, 6)])
+        assert unpaced.wait_idle(60.0) and bands[-1] == "whole"
+    finally:
+        unpaced.stop()
+
+
+def test_a_paced_map_is_dropped_between_steps_when_its_world_is_no_longer_asked_for(monkeypatch):
+    from terrainview.window import world_feed
+    from terrainview.window.world_feed import WorldFeed
+
+    monkeypatch.setattr(world_feed, "PACED_DETAIL", 6)
+    monkeypatch.setattr(world_feed, "BAND_ROWS", 16)
+    bands, region_map = [], world_regions.region_map
+    feed = WorldFeed()
+
+    def band(*args):
+        bands.append(args[2:])
+        if len(bands) == 2:
+            feed.forget()  # the view leaves the world
+        return region_map(*args)
+
+    monkeypatch.setattr(world_regions, "region_map", band)
+    world_ = World(5, 0.6, 1.0, 3)
+    cache = RegionCache()
+    cache.adopt(world_)
+    try:
+        feed.request(world_, [RegionKey(0, 0, 6)])
+        assert feed.wait_idle(60.0) and feed.take(cache) == 0 and len(bands) == 2, "no band after the second"
     finally:
         feed.stop()
 

@@ -127,6 +127,8 @@ class PyramidRows:
     """
 
     def __init__(self, cells: int) -> None:
+        if cells < 1 or cells & (cells - 1):
+            raise ValueError(f"a map of 2**n cells a side, not {cells}")
         self.iterations = cells.bit_length() - 1
         self.patch = min(PATCH_QUADS, cells)
         self._row_low = np.empty((cells + 1, cells // self.patch), dtype=np.float32)
@@ -135,7 +137,7 @@ class PyramidRows:
 
     def add(self, heights: np.ndarray) -> None:
         """The map's next rows (all its columns)."""
-        rows, columns = self._row_low.shape[0], self._row_low.shape[0]  # the map is square
+        rows = columns = self._row_low.shape[0]  # the map is square
         if heights.ndim != 2 or heights.shape[1] != columns or self._rows + heights.shape[0] > rows:
             raise ValueError(f"rows {self._rows}.. of {heights.shape} do not fit a {rows} x {columns} map")
         _row_bounds_kernel(np.ascontiguousarray(heights, dtype=np.float32), self.patch, self._rows, self._row_low,

@@ -89,6 +89,12 @@ def uniform(program: moderngl.Program, name: str) -> moderngl.Uniform:
     return cast(moderngl.Uniform, program[name])
 
 
+def software_rasterizer(ctx: moderngl.Context) -> bool:
+    """Whether ``ctx`` draws on the CPU (Mesa's llvmpipe, softpipe or swrast): its pixels take every core."""
+    renderer = str(ctx.info.get("GL_RENDERER", "")).lower()
+    return any(name in renderer for name in ("llvmpipe", "softpipe", "swrast"))
+
+
 def load_program(ctx: moderngl.Context, name: str, **defines: float | Sequence[float] | int) -> moderngl.Program:
     """Compile ``shaders/<name>.glsl`` on ``ctx`` with the given defines.
 

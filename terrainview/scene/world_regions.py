@@ -75,8 +75,8 @@ def region_map_in_steps(world_: World, key: RegionKey,
                         band_rows: int) -> Generator[None, None, tuple[np.ndarray, lod.LodSurface | None]]:
     """The region's map and pyramid (``region_map``, ``region_pyramid``), the same bit for bit, made in steps.
 
-    A band of at most ``band_rows`` rows at a time: yields after each, and returns both. For a worker that paces
-    its work between steps (window/world_feed.py).
+    A band of at most ``band_rows`` rows at a time: yields between bands, and returns both. For a worker that
+    paces its work between steps (window/world_feed.py).
     """
     side = map_side(key.detail)
     bands = -(-side // band_rows)
@@ -89,7 +89,8 @@ def region_map_in_steps(world_: World, key: RegionKey,
         if pyramid is not None:  # the band's rows of the map within the apron
             first, end = max(first_row, APRON), min(first_row + band, side - APRON)
             pyramid.add(heights[first:end, APRON:-APRON])
-        yield
+        if first_row + band < side:
+            yield
     return heights, None if pyramid is None else pyramid.surface()
 
 

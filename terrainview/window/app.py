@@ -21,6 +21,7 @@ from terrainview.base.heap import freeze_what_starting_made
 from terrainview.base.messages import printable, say
 from terrainview.base.parsing import bounded_argument, join_option_values
 from terrainview.render.draft import DraftTarget
+from terrainview.render.gpu import software_rasterizer
 from terrainview.render.imgui_draw import ImGuiRenderer
 from terrainview.render.renderer import Frame, FrameStats, Renderer
 from terrainview.scene import camera, catalog, world_regions
@@ -93,7 +94,8 @@ class TerrainApp(mglw.WindowConfig):
         self.start_camera = {name: getattr(self.settings, name) for name in camera.CAMERA_FIELDS}
         self.renderer = Renderer(self.ctx)
         self.feed = GenerationFeed(self.renderer, self.settings)
-        self.world_feed = WorldFeed()  # the endless world's regions, made while frames draw
+        # The endless world's regions, made while frames draw (paced where the CPU draws the pixels too).
+        self.world_feed = WorldFeed(paced=software_rasterizer(self.ctx))
         self.renderer.world.streaming = True
         self.drawn_settings: SceneSettings | None = None  # the last settings a frame was drawn with
         self.draft = DraftTarget(self.ctx)

@@ -34,7 +34,7 @@ WORKER_NICENESS = 19
 # of PACED_DETAIL and finer (110 ms of a core at detail 12, with the pyramid) are made in steps of at most BAND_ROWS
 # rows. Before each step the worker waits while the window draws a frame's pixels (``hold``), for at most
 # HOLD_SECONDS so that it always gets on, and after it rests as long as the step took: half a core at most, and
-# no frame overlaps much of it.
+# no frame overlaps much of it. Only where a software rasterizer draws the pixels (``paced``): a GPU shares no core.
 PACED_DETAIL = 11
 BAND_ROWS = 512
 HOLD_SECONDS = 0.03
@@ -43,8 +43,9 @@ HOLD_SECONDS = 0.03
 class WorldFeed(WorkerThread):
     """A thread making regions' maps, always the first of the newest list asked for."""
 
-    def __init__(self) -> None:
+    def __init__(self, paced: bool = True) -> None:
         super().__init__("world-regions")
+        self._paced = paced  # large maps in paced steps: where the frames' pixels are drawn on the same cores
         self._asked: tuple[World | None, list[RegionKey], bool] = (None, [], False)
         self._made: list[tuple[World, RegionKey, np.ndarray, np.ndarray | None, LodSurface | None]] = []
         self._making: RegionKey | None = None
@@ -64,24 +65,28 @@ class WorldFeed(WorkerThread):
             if not held:
                 self._condition.notify_all()
 
-    def _made_in_steps(self, world_: World, key: RegionKey) -> tuple[np.ndarray, LodSurface | None]:
-        """The region's map and pyramid: of PACED_DETAIL and finer, in steps (``region_map_in_steps``).
+    def _map_and_pyramid(self, world_: World, key: RegionKey) -> tuple[np.ndarray, LodSurface | None] | None:
+        """The region's map and pyramid, or None if dropped on the way (stopping, or its world no longer asked).
 
-        Before each step it waits while held; after, it rests as long as the step took.
+        Paced (maps of PACED_DETAIL and finer, when ``paced``): in steps (``region_map_in_steps``), waiting while
+        held before each and resting after as long as it took.
         """
-        if key.detail < PACED_DETAIL:
+        if not self._paced or key.detail < PACED_DETAIL:
             heights = region_map(world_, key)
             return heights, region_pyramid(heights)
         steps = region_map_in_steps(world_, key, BAND_ROWS)
         while True:
             with self._condition:
                 self._condition.wait_for(lambda: not self._held or self._stopping, timeout=HOLD_SECONDS)
+                if self._stopping or self._asked[0] != world_:
+                    return None
             started = time.perf_counter()
             try:
                 next(steps)
             except StopIteration as made:
                 return made.value
-            time.sleep(time.perf_counter() - started)
+            with self._condition:  # the rest, cut short by a stop
+                self._condition.wait_for(lambda: self._stopping, timeout=time.perf_counter() - started)
 
     def request(self, world_: World, keys: list[RegionKey], light: bool = False) -> None:
         """Make these maps (and, with ``light``, their light maps) next, in this order.
@@ -131,10 +136,12 @@ class WorldFeed(WorkerThread):
                 world_, keys, light = self._asked
                 key = self._making = keys.pop(0)
             assert world_ is not None
-            heights, pyramid = self._made_in_steps(world_, key)
-            light_maps = region_light(world_, key) if light else None
+            made = self._map_and_pyramid(world_, key)
+            light_maps = region_light(world_, key) if light and made is not None else None
             with self._condition:
-                if self._asked[0] == world_:  # still this world's turn (not forgotten, no other world asked)
+                # Still this world's turn (not forgotten, no other world asked)?
+                if made is not None and self._asked[0] == world_:
+                    heights, pyramid = made
                     self._made.append((world_, key, heights, light_maps, pyramid))
                 self._making = None
                 self._condition.notify_all()
