@@ -34,7 +34,8 @@ WORKER_NICENESS = 19
 # of PACED_DETAIL and finer (110 ms of a core at detail 12, with the pyramid) are made in steps of at most BAND_ROWS
 # rows. Before each step the worker waits while the window draws a frame's pixels (``hold``), for at most
 # HOLD_SECONDS so that it always gets on, and after it rests as long as the step took: half a core at most, and
-# no frame overlaps much of it. Only where a software rasterizer draws the pixels (``paced``): a GPU shares no core.
+# no frame overlaps much of it (the same flight: 0-1 frames over 50 ms). Only where a software rasterizer draws the
+# pixels (``paced``): a GPU shares no core with the worker.
 PACED_DETAIL = 11
 BAND_ROWS = 512
 HOLD_SECONDS = 0.03
