@@ -245,25 +245,36 @@ def test_a_map_made_in_steps_is_the_whole_map_and_its_pyramid(band_rows):
         np.testing.assert_array_equal(getattr(pyramid, name), getattr(expected, name))
 
 
-def test_a_large_map_is_made_in_paced_steps_that_wait_while_the_window_holds_the_worker(monkeypatch):
-    """Maps of PACED_DETAIL and finer are made a band of rows at a time, and no band starts while the window
-    draws a frame's pixels (held), before the first band or between two; the map is the one made whole."""
+def paced_feed(monkeypatch, at_second_band):
+    """A region worker that paces maps from detail 6 in bands of at most 16 rows, the bands it makes (first row,
+    rows) and the unpatched region_map; ``at_second_band(feed)`` runs as the second band is made."""
     from terrainview.window import world_feed
     from terrainview.window.world_feed import WorldFeed
 
     monkeypatch.setattr(world_feed, "PACED_DETAIL", 6)  # small maps, in many bands: the same steps, quickly
     monkeypatch.setattr(world_feed, "BAND_ROWS", 16)
-    monkeypatch.setattr(world_feed, "HOLD_SECONDS", 30.0)
     bands, region_map = [], world_regions.region_map
     feed = WorldFeed()
 
     def band(*args):
         bands.append(args[2:])
         if len(bands) == 2:
-            feed.hold(True)  # a frame's pixels from here: the third band waits
+            at_second_band(feed)
         return region_map(*args)
 
     monkeypatch.setattr(world_regions, "region_map", band)
+    return feed, bands, region_map
+
+
+def test_a_large_map_is_made_in_paced_steps_that_wait_while_the_window_holds_the_worker(monkeypatch):
+    """Maps of PACED_DETAIL and finer are made a band of rows at a time, and no band starts while the window
+    draws a frame's pixels (held), before the first band or between two; the map is the one made whole."""
+    from terrainview.window import world_feed
+    from terrainview.window.world_feed import WorldFeed
+
+    monkeypatch.setattr(world_feed, "HOLD_SECONDS", 30.0)
+    # A frame's pixels from the second band on: the third waits.
+    feed, bands, region_map = paced_feed(monkeypatch, lambda feed: feed.hold(True))
     monkeypatch.setattr(world_feed, "region_map", lambda *args: bands.append("whole") or region_map(*args))
     world_ = World(5, 0.6, 1.0, 3)
     cache = RegionCache()
@@ -295,21 +306,7 @@ def test_a_large_map_is_made_in_paced_steps_that_wait_while_the_window_holds_the
 
 
 def test_a_paced_map_is_dropped_between_steps_when_its_world_is_no_longer_asked_for(monkeypatch):
-    from terrainview.window import world_feed
-    from terrainview.window.world_feed import WorldFeed
-
-    monkeypatch.setattr(world_feed, "PACED_DETAIL", 6)
-    monkeypatch.setattr(world_feed, "BAND_ROWS", 16)
-    bands, region_map = [], world_regions.region_map
-    feed = WorldFeed()
-
-    def band(*args):
-        bands.append(args[2:])
-        if len(bands) == 2:
-            feed.forget()  # the view leaves the world
-        return region_map(*args)
-
-    monkeypatch.setattr(world_regions, "region_map", band)
+    feed, bands, _ = paced_feed(monkeypatch, lambda feed: feed.forget())  # the view leaves the world
     world_ = World(5, 0.6, 1.0, 3)
     cache = RegionCache()
     cache.adopt(world_)
