@@ -46,6 +46,17 @@ def test_neighbouring_regions_share_their_edges_exactly():
     assert np.array_equal(centre[:, 0], world.world_region(6, 1, -3, seed=4)[:, -1])
 
 
+def test_heights_written_into_rows_of_a_larger_map_are_those_made_alone():
+    whole = world.world_heights(5, -40, 12, 33, 20, seed=4)
+    into = np.full((30, 33), np.nan, dtype=np.float32)
+    assert world.world_heights(5, -40, 17, 33, 10, seed=4, out=into[5:15]) is not None
+    np.testing.assert_array_equal(into[5:15], whole[5:15])
+    assert np.isnan(into[:5]).all() and np.isnan(into[15:]).all(), "nothing outside its rows"
+    for bad in (np.empty((10, 32), np.float32), np.empty((10, 33), np.float64), np.empty((10, 66), np.float32)[:, ::2]):
+        with pytest.raises(ValueError, match="C-contiguous float32 array of 10 x 33"):
+            world.world_heights(5, -40, 17, 33, 10, seed=4, out=bad)
+
+
 def test_a_region_is_the_same_window_of_a_bigger_map_and_any_order_gives_it():
     big = world.world_heights(6, -128, -64, 300, 200, seed=9)
     for x, z in ((-2, -1), (0, 0), (1, 1), (-1, 0)):
@@ -257,7 +268,7 @@ def paced_feed(monkeypatch, at_second_band):
     feed = WorldFeed()
 
     def band(*args):
-        bands.append(args[2:])
+        bands.append(args[2:4])  # (first row, rows): written into the map's own rows
         if len(bands) == 2:
             at_second_band(feed)
         return region_map(*args)

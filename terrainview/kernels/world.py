@@ -163,10 +163,12 @@ def _scales(octaves: int, iterations: int, h: float, height_scale: float) -> tup
 
 
 def world_heights(iterations: int, column0: int, row0: int, columns: int, rows: int, seed: int = 0,
-                  h: float = 0.7, height_scale: float = 1.0, octaves: int = 2) -> np.ndarray:
+                  h: float = 0.7, height_scale: float = 1.0, octaves: int = 2,
+                  out: np.ndarray | None = None) -> np.ndarray:
     """Heights of the world's lattice at ``iterations``: ``rows`` x ``columns`` points from (column0, row0).
 
     Point (c, r) is at world x = 2 c / 2**iterations - 1, z = 2 r / 2**iterations - 1. Float32, rows are Z.
+    Written into ``out`` if given (a C-contiguous float32 array of that shape, such as rows of a larger map).
     """
     iterations = check_int("iterations", iterations, 1, MAX_ITERATIONS_2D)
     octaves = check_int("octaves", octaves, 0, MAX_OCTAVES)
@@ -183,7 +185,10 @@ def world_heights(iterations: int, column0: int, row0: int, columns: int, rows: 
     sizes = (windows[:, 1] - windows[:, 0] + 3) * (windows[:, 3] - windows[:, 2] + 3)
     last = np.empty(sizes[::-1][::2].max(), dtype=np.float32)
     before_last = np.empty(sizes[::-1][1::2].max(), dtype=np.float32)
-    out = np.empty((rows, columns), dtype=np.float32)
+    if out is None:
+        out = np.empty((rows, columns), dtype=np.float32)
+    elif out.shape != (rows, columns) or out.dtype != np.float32 or not out.flags.c_contiguous:
+        raise ValueError(f"out must be a C-contiguous float32 array of {rows} x {columns}")
     _world_kernel(windows, shifts, scales, top_scale, stream_key(seed, _DOMAIN_WORLD), out, last, before_last)
     return out
 

@@ -60,15 +60,17 @@ def map_side(detail: int) -> int:
     return world.region_cells(detail) + 1 + 2 * APRON
 
 
-def region_map(world_: World, key: RegionKey, first_row: int = 0, rows: int | None = None) -> np.ndarray:
+def region_map(world_: World, key: RegionKey, first_row: int = 0, rows: int | None = None,
+               out: np.ndarray | None = None) -> np.ndarray:
     """The region's map_side(detail)**2 heights: rows are Z, the apron around them.
 
     Or ``rows`` of them from ``first_row``: exactly those rows of the whole map (any window of the world is).
+    Written into ``out`` if given (``world.world_heights``).
     """
     cells, side = world.region_cells(key.detail), map_side(key.detail)
     rows = side - first_row if rows is None else rows
     return world.world_heights(key.detail, key.x * cells - APRON, key.z * cells - APRON + first_row, side, rows,
-                               world_.seed, world_.h, world_.height_scale, world_.octaves)
+                               world_.seed, world_.h, world_.height_scale, world_.octaves, out)
 
 
 def region_map_in_steps(world_: World, key: RegionKey,
@@ -85,7 +87,7 @@ def region_map_in_steps(world_: World, key: RegionKey,
     pyramid = _pyramid_rows(side)
     for first_row in range(0, side, rows):
         band = min(rows, side - first_row)
-        heights[first_row:first_row + band] = region_map(world_, key, first_row, band)
+        region_map(world_, key, first_row, band, heights[first_row:first_row + band])
         if pyramid is not None:  # the band's rows of the map within the apron
             first, end = max(first_row, APRON), min(first_row + band, side - APRON)
             pyramid.add(heights[first:end, APRON:-APRON])
