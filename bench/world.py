@@ -15,6 +15,7 @@ import numpy as np
 from bench import busy_machine, median_ms, verdict
 from terrainview.base.heap import freeze_what_starting_made
 from terrainview.kernels import world
+from terrainview.render.gpu import software_rasterizer
 from terrainview.render.offscreen import create_headless_context
 from terrainview.render.renderer import Frame, Renderer
 from terrainview.scene import world_regions
@@ -57,7 +58,7 @@ def _regions() -> None:
 def _flight(iterations: int) -> None:
     ctx = create_headless_context()
     renderer = Renderer(ctx)
-    feed = WorldFeed()
+    feed = WorldFeed(paced=software_rasterizer(ctx))  # as the window's
     renderer.world.streaming = True
     framebuffer = ctx.simple_framebuffer(SIZE)
     settings = SceneSettings(mode="rendered", tile="endless", iterations=iterations, camera=CameraMode.FLY,

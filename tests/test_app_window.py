@@ -839,6 +839,19 @@ class TestKeysInProcess:
                 assert frames_until(fresh, lambda: fresh.status.change_seconds is not None, limit=300)
                 assert not fresh.renderer.world.cache.requests(fresh.renderer.world.wanted), "nothing left to make"
                 assert fresh.status.change_seconds > 0.0
+                assert fresh.renderer.world.changed_at is None and fresh.renderer.world.shows_all_wanted()
+            # A change left before it was all shown, then the world again: timed from the return, not before.
+            fresh.settings = fresh.settings.replace(iterations=8)  # (not made before: not shown in one frame)
+            fresh.on_render(0.0, 1 / 60)
+            assert fresh.renderer.world.changed_at is not None
+            fresh.settings = fresh.settings.replace(tile=3)
+            fresh.on_render(0.0, 1 / 60)
+            time.sleep(1.0)
+            fresh.status.change_seconds = None
+            returned = time.perf_counter()
+            fresh.settings = fresh.settings.replace(tile="endless")
+            assert frames_until(fresh, lambda: fresh.status.change_seconds is not None, limit=300)
+            assert 0.0 < fresh.status.change_seconds <= time.perf_counter() - returned
         finally:
             fresh.world_feed.forget()
             fresh.settings = original

@@ -265,7 +265,7 @@ def paced_feed(monkeypatch, at_second_band):
     monkeypatch.setattr(world_feed, "PACED_DETAIL", 6)  # small maps, in many bands: the same steps, quickly
     monkeypatch.setattr(world_feed, "BAND_ROWS", 16)
     bands, region_map = [], world_regions.region_map
-    feed = WorldFeed()
+    feed = WorldFeed(paced=True)
 
     def band(*args):
         bands.append(args[2:4])  # (first row, rows): written into the map's own rows

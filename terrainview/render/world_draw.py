@@ -9,6 +9,7 @@ ranges and the slab of heights every region shares, so neighbours meet with the 
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
@@ -90,7 +91,9 @@ class WorldTerrain:
         self._staging: dict[tuple[int, int], _Staging] = {}
         self._slab = (np.inf, -np.inf)  # the lowest and highest heights of every map uploaded
         self.wanted: list[RegionKey] = []  # the last frame's regions, nearest first, at the detail they need
-        self.changes = 0  # how many times a frame drew another world or another full detail: new maps throughout
+        # When a frame first drew another world or full detail (the earliest of changes in a row), until a frame
+        # shows all of it (``change_shown_seconds``); None meanwhile and after leaving the world.
+        self.changed_at: float | None = None
         self._lit = False  # the last frame drew the natural look (regions lit by their own maps)
         self.missing = 0  # regions in view the last frame had no map of
         self._iterations = 0  # the full detail the resident pyramids are for
@@ -111,8 +114,9 @@ class WorldTerrain:
         """The view has left the endless world: free its maps, their textures and the spare height arrays.
 
         Several hundred MiB at iterations 12, kept otherwise for as long as the window is open. Coming back
-        streams the regions again.
+        streams the regions again, and times them afresh.
         """
+        self.changed_at = None
         if self.cache.world is None and not self._resident and not self._arrays.bytes:
             return  # nothing held
         self.release()
@@ -144,6 +148,17 @@ class WorldTerrain:
                 return False
         return True
 
+    def change_shown_seconds(self) -> float | None:
+        """Seconds from the first frame that drew a change of world or full detail until now.
+
+        Once the last frame showed all of it (``shows_all_wanted``); None before, and until the next change.
+        """
+        if self.changed_at is None or not self.shows_all_wanted():
+            return None
+        seconds = time.perf_counter() - self.changed_at
+        self.changed_at = None
+        return seconds
+
     def slope_points_per_frame(self) -> int:
         """How many points of the natural look's slope maps a frame works out.
 
@@ -156,7 +171,8 @@ class WorldTerrain:
         assert world_ is not None
         if world_ != self.cache.world or settings.iterations != self._iterations:
             self._forget()  # another world, or pyramids for another full detail
-            self.changes += 1
+            if self.changed_at is None:
+                self.changed_at = time.perf_counter()
             self.cache.adopt(world_)
             self._iterations = settings.iterations
             self._reserved = False

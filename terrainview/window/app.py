@@ -100,10 +100,6 @@ class TerrainApp(mglw.WindowConfig):
         self.drawn_settings: SceneSettings | None = None  # the last settings a frame was drawn with
         self.draft = DraftTarget(self.ctx)
         self.changed_at = -math.inf  # the input clock's time when the settings drawn last changed
-        # When the endless world's land last changed (another world or iterations), until a frame shows every
-        # region it asked for: the status line's "change shown after" (the map's generation times the tiles).
-        self._world_changed_at: float | None = None
-        self._world_changes_drawn = 0  # WorldTerrain.changes when the last frame of the endless world was drawn
         self.flight = arrow_keys.ArrowKeyCamera()
         self._in_bounds: tuple[object, object] = (None, None)  # the settings and ground last kept in bounds
         self._ground_inputs: tuple[object, ...] | None = None  # what flight.ground was made from (_update_ground)
@@ -144,7 +140,6 @@ class TerrainApp(mglw.WindowConfig):
 
     def on_render(self, time_: float, frame_time: float) -> None:
         """Draw one frame: take new heightmaps, move the camera, draw the terrain, advance a screenshot, the panel."""
-        frame_started = time.perf_counter()
         self.world_feed.hold(False)  # the last frame's pixels are drawn (the buffers swapped)
         self._time_step_at = self.input_clock()
         self._take_generated()
@@ -174,7 +169,6 @@ class TerrainApp(mglw.WindowConfig):
                 lit = self.renderer.draws_natural(settings)  # regions lit by their own maps
                 missing = self.renderer.world.cache.requests(self.renderer.world.wanted, lit)
                 self.world_feed.request(world, missing, lit)
-                self._time_world_change(frame_started)
             elif self.drawn_settings is not None and World.of(self.drawn_settings) is not None:
                 self.world_feed.forget()  # the frame that leaves the endless world
             self.status.regions_pending = self.world_feed.pending if world is not None else None
@@ -185,9 +179,12 @@ class TerrainApp(mglw.WindowConfig):
             if drafting and self.draft.size is not None:
                 width, height = self.draft.size
                 self.status.drawn += f", draft {width}x{height} while moving"
+            # The status line's "change shown after": the world times its own regions; the generation feed, the
+            # tiles' map (taken either way, so that a change made over the world is not timed on the way back).
             settled = self.feed.settled_seconds()
-            if settled is not None:
-                self.status.change_seconds = settled
+            shown = self.renderer.world.change_shown_seconds() if world is not None else settled
+            if shown is not None:
+                self.status.change_seconds = shown
         else:
             framebuffer.clear(0.1, 0.1, 0.12, 1.0)
         self.screenshots.advance(self.settings, self.feed.is_current(self.settings), self.status.error)
@@ -196,21 +193,6 @@ class TerrainApp(mglw.WindowConfig):
         # On a software rasterizer the frame's pixels are drawn now, at the buffer swap, on every core: the region
         # worker waits for them before its next step of a large map.
         self.world_feed.hold(True)
-
-    def _time_world_change(self, frame_started: float) -> None:
-        """Time a change of the endless world's land; once a frame shows all of it, put the time on the status.
-
-        From the start of the frame that first drew it (the earliest of changes in a row: ``WorldTerrain.changes``)
-        until a frame draws every region it wants from the map it wants.
-        """
-        changes = self.renderer.world.changes
-        if changes != self._world_changes_drawn:
-            self._world_changes_drawn = changes
-            if self._world_changed_at is None:
-                self._world_changed_at = frame_started
-        elif self._world_changed_at is not None and self.renderer.world.shows_all_wanted():
-            self.status.change_seconds = time.perf_counter() - self._world_changed_at
-            self._world_changed_at = None
 
     def _draft_this_frame(self, settings: SceneSettings) -> bool:
         """Note when the settings to draw last changed; whether this frame is a draft (render/draft.py).

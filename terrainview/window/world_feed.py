@@ -44,7 +44,7 @@ HOLD_SECONDS = 0.03
 class WorldFeed(WorkerThread):
     """A thread making regions' maps, always the first of the newest list asked for."""
 
-    def __init__(self, paced: bool = True) -> None:
+    def __init__(self, paced: bool = False) -> None:
         super().__init__("world-regions")
         self._paced = paced  # large maps in paced steps: where the frames' pixels are drawn on the same cores
         self._asked: tuple[World | None, list[RegionKey], bool] = (None, [], False)
