@@ -785,6 +785,30 @@ def test_slope_maps_are_worked_out_a_share_at_a_time_and_again_for_new_heights(r
 
 
 @pytest.mark.gl
+@pytest.mark.parametrize("software", [True, False])
+def test_a_software_rasterizer_finishes_each_share_of_a_slope_map_before_the_next(renderer, monkeypatch, software):
+    """On llvmpipe a slope map still queued when the next one is drawn stays slow to sample for good (every draw
+    sampling it then waits for the frame so far): each share is finished before advance_slopes returns. A GPU
+    is never made to wait."""
+    from terrainview.render.gpu import HeightBands
+
+    stored, _ = made_up_map(0)
+    maps = [HeightBands(renderer.ctx, 17, 17) for _ in range(2)]
+    events: list[str] = []
+    monkeypatch.setattr(renderer.gpu, "software_rasterizer", software)
+    monkeypatch.setattr(renderer.ctx, "finish", lambda: events.append("finish"))
+    try:
+        for heights in maps:
+            heights.write(stored)
+            events.append("draw")
+            assert renderer.gpu.advance_slopes(heights, 0, 5 * 16) == 5 * 16
+        assert events == (["draw", "finish"] * 2 if software else ["draw"] * 2)
+    finally:
+        for heights in maps:
+            heights.release()
+
+
+@pytest.mark.gl
 def test_a_window_frame_never_waits_for_a_whole_slope_map_and_a_render_does(renderer, monkeypatch):
     """In the window (streaming) a frame works out a share of a new map's slopes and shades by the broad slope
     until they are whole; a render works them all out first, as do the frames after the window's share is done."""

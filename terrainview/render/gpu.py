@@ -428,6 +428,7 @@ class GpuResources:
         self._objects: dict[GpuKey, Any] = {}  # every GL object, by a key saying what it is
         self._surface_map: np.ndarray | None = None  # the 2D surface uploaded last (upload_surface)
         self.max_texture_size = ctx.info["GL_MAX_TEXTURE_SIZE"]
+        self.software_rasterizer = software_rasterizer(ctx)
         fog = {"FOG_COLOR": FOG_COLOR}
         bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS, "BANDS_PER_ARRAY": BANDS_PER_ARRAY,  # grid.glsl's
                  "HEIGHT_ARRAYS": HEIGHT_ARRAYS}
@@ -772,6 +773,12 @@ class GpuResources:
         with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):  # the frame's own is bound again after
             self.get("vao:slope_map").render(moderngl.TRIANGLES, vertices=3)
         framebuffer.release()
+        if self.software_rasterizer:
+            # On llvmpipe a slope map whose drawing is still queued when the next one's begins stays slow to sample
+            # for good: every later draw that samples it waits for the frame drawn so far. Over the endless world
+            # (a slope map a region, several made in a frame) that was 30 of a 50 ms frame spent waiting, in every
+            # frame after. Finished here, each map is sampled as any texture is.
+            self.ctx.finish()
         heights.slope_rows += count
         return count * columns
 
