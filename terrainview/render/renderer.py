@@ -371,7 +371,7 @@ class Renderer:
 
     @staticmethod
     def _tile_grid_uniforms(program: moderngl.Program, grid_size: int, tiles: int | None,
-                            origin: tuple[float, float]) -> None:
+                            origin: tuple[float, float] = (0.0, 0.0)) -> None:
         """grid.glsl's uniforms for the tiles' map, but its heights: the grid size, and the tiles if given.
 
         The tiles' map has every point and no apron; a program that places no grid points (the natural look's
@@ -650,7 +650,7 @@ class Renderer:
         shading = gpu.programs["natural_surface"]
         shaded(shading)
         places.use(PLACES_UNIT)
-        self._tile_grid_uniforms(shading, size, None, origin)  # it places no grid points: no tiles
+        self._tile_grid_uniforms(shading, size, None)  # it places no grid points: no tiles
         # The eye from the tiles' origin, in double precision: far from the origin, eye + ray * distance in floats
         # would misplace the map's place by cells.
         eye_from_origin = (eye[0] - origin[0], eye[2] - origin[1])
