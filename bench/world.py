@@ -69,6 +69,13 @@ def _flight(iterations: int) -> None:
     ground = world_regions.world_ground(world_, iterations)
     freeze_what_starting_made()  # as the window does once its first frame is drawn
     times, missing, held_bytes, frames = [], [], 0, 0
+    slow: list[str] = []  # what each frame over the target spent its time on
+    collections = [0]
+
+    def count_collections(phase: str, _info: dict) -> None:
+        collections[0] += phase == "start"
+
+    gc.callbacks.append(count_collections)
     started = last = time.perf_counter()
     eye_z = 0.0
     try:
@@ -77,18 +84,24 @@ def _flight(iterations: int) -> None:
             last = now
             highest = max(ground(x, eye_z + dz) for x in (-0.3, 0.0, 0.3) for dz in (-0.6, -0.3, 0.0))
             settings = settings.replace(eye_z=eye_z, eye_y=highest + CLEARANCE)
-            frame_started = time.perf_counter()
+            frame_started, collected = time.perf_counter(), collections[0]
             feed.take(renderer.world.cache)
             framebuffer.use()
             renderer.draw(settings, framebuffer, Frame(SIZE))
+            drawn = time.perf_counter()
             feed.hold(True)  # as the window holds it over its buffer swap, where llvmpipe draws the pixels
             ctx.finish()
             feed.hold(False)
             feed.request(world_, renderer.world.cache.requests(renderer.world.wanted))
             frames += 1
             if frames > 30:  # the first half second fills the view from nothing
-                times.append(1000 * (time.perf_counter() - frame_started))
+                frame_ms = 1000 * (time.perf_counter() - frame_started)
+                times.append(frame_ms)
                 missing.append(renderer.world.missing)
+                if frame_ms > FRAME_TARGET_MS:
+                    slow.append(f"{frame_ms:.0f} ms (frame {frames}: {1000 * (drawn - frame_started):.0f} ms taking "
+                                f"and drawing, {1000 * (time.perf_counter() - drawn):.0f} ms finishing; "
+                                f"{collections[0] - collected} garbage collections)")
             held_bytes = max(held_bytes, renderer.world.cache.bytes)
         # The window leaves the world (tiles again, the worker told so): its maps and textures are freed.
         flying = _resident_mib()
@@ -99,6 +112,7 @@ def _flight(iterations: int) -> None:
         ctx.finish()
         left = _resident_mib()
     finally:
+        gc.callbacks.remove(count_collections)
         feed.stop()
         renderer.release()
         ctx.release()
@@ -110,6 +124,8 @@ def _flight(iterations: int) -> None:
           f"{sum(1 for count in missing if count)} frames ({verdict(max(missing) == 0)}); maps held at most "
           f"{held_bytes / 2**20:.0f} MiB (bound {world_regions.CACHE_BYTES / 2**20:.0f} MiB plus those in view); the "
           f"process's memory {flying:.0f} MiB at the end of the flight, {left:.0f} MiB once it shows tiles again")
+    for line in slow:
+        print(f"    over {FRAME_TARGET_MS:g} ms: {line}")
 
 
 def _resident_mib() -> float:
