@@ -11,7 +11,6 @@
 #define SUN_CHANNEL 3
 #define PENUMBRA 0.05         // the sun's soft edge, radians of elevation
 uniform vec3 eye;
-uniform float sun_elevation;     // radians above the horizon
 uniform float haze_density;      // per squared unit of distance
 uniform float height_scale;      // the scene's, for the snow line's softness
 uniform float snow_height;       // the snow line: the height the highest land rises above (texturing.py)
@@ -53,9 +52,17 @@ float unsquashed(float stored) {
     return squashed / max(1.0 - abs(squashed), 1e-3);
 }
 
-// How much of the sun's disc stands above the terrain's horizon toward it (soft), from the stored horizon.
+// How much of the sun's disc stands above the terrain's horizon toward it (soft), from the stored horizon: by the
+// sine of the sun's elevation above the horizon, from the horizon's tangent with no arc tangent (dear per pixel on
+// a software rasterizer). Within the penumbra an angle and its sine differ by under a part in 2,000; past a right
+// angle (a high sun over a horizon far below) the sine falls again, but the sun is up there all the same.
 float sunlit(float stored_horizon) {
-    return smoothstep(-PENUMBRA, PENUMBRA, sun_elevation - atan(unsquashed(stored_horizon)));
+    float tangent = unsquashed(stored_horizon);
+    float sun_up = sun_direction.y, sun_across = length(sun_direction.xz);
+    float to_unit = inversesqrt(1.0 + tangent * tangent);
+    float sine = (sun_up - sun_across * tangent) * to_unit;  // of the sun's elevation less the horizon's
+    float cosine = (sun_across + sun_up * tangent) * to_unit;
+    return cosine < 0.0 ? step(0.0, sine) : smoothstep(-PENUMBRA, PENUMBRA, sine);
 }
 
 // The colour of the land at world_position, distance from the eye, at grid_coordinate in its map, seen through

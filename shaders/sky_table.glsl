@@ -1,9 +1,8 @@
 #version 330
 // The natural look's sky-view table, drawn into a small texture whenever the sun moves: rows 0 ..
-// SKY_TABLE_ROWS - 1 hold the sky's light by bearing (across) and elevation (up, by its square root: finer near
-// the horizon); the last row holds the sun's light at the ground (texel 0), the ambient sky light (1), the
-// exposure (2) and the haze's light looking straight down (3), which the renderer reads back and hands the
-// programs as uniforms. The other natural programs read the table (sky_view.glsl) instead of evaluating the
+// SKY_TABLE_ROWS - 1 hold the sky's light by bearing across and height up (sky_table_layout.glsl); the last row
+// holds the sun's light at the ground (texel 0), the ambient sky light (1), the exposure (2) and the haze's light
+// looking straight down (3), which the renderer reads back and hands the programs as uniforms. The other natural programs read the table (sky_view.glsl) instead of evaluating the
 // model per pixel. SKY_TABLE_WIDTH, SKY_TABLE_ROWS and HAZE_ELEVATION are defines from gpu.py.
 #define SKY_TABLE_WIDTH 64
 #define SKY_TABLE_ROWS 32
@@ -20,6 +19,7 @@ void main() {
 #elif defined FRAGMENT_SHADER
 
 #include "atmosphere.glsl"
+#include "sky_table_layout.glsl"
 uniform vec3 sun_direction;
 out vec4 table_value;
 
@@ -45,11 +45,7 @@ void main() {
         table_value = vec4(value, 1.0);
         return;
     }
-    float bearing = (gl_FragCoord.x / float(SKY_TABLE_WIDTH) - 0.5) * 2.0 * PI;
-    float along = (gl_FragCoord.y - 0.5) / float(SKY_TABLE_ROWS - 1);
-    float elevation = along * along * 0.5 * PI;
-    vec3 direction = vec3(sin(bearing) * cos(elevation), sin(elevation), -cos(bearing) * cos(elevation));
-    table_value = vec4(sky_light(direction, sun_direction), 1.0);
+    table_value = vec4(sky_light(sky_table_direction(gl_FragCoord.xy), sun_direction), 1.0);
 }
 
 #endif

@@ -16,13 +16,7 @@ uniform vec3 ambient_light;   // the sky's, on ground facing up
 uniform float exposure_scale; // what finish() multiplies linear light by
 uniform vec3 horizon_haze;    // the haze's light looking straight down (sky_table.glsl's haze_below)
 
-// Where a direction's light is kept: bearing across, the square root of elevation up (finer near the horizon).
-vec2 sky_table_place(vec3 direction) {
-    float bearing = atan(direction.x, -direction.z) / (2.0 * PI_VIEW) + 0.5;
-    float elevation = asin(clamp(direction.y, 0.0, 1.0)) / (0.5 * PI_VIEW);
-    float row = sqrt(elevation) * float(SKY_TABLE_ROWS - 1) + 0.5;
-    return vec2(bearing, row / float(SKY_TABLE_ROWS + 1));
-}
+#include "sky_table_layout.glsl"
 
 vec3 sky(vec3 direction) {
     return texture(sky_table, sky_table_place(direction)).rgb;

@@ -300,7 +300,7 @@ def test_the_haze_looking_down_is_the_horizons_light_averaged_all_round(renderer
     width, rows = SKY_TABLE_SIZE
     table = np.frombuffer(renderer.gpu.get("texture:sky_table").read(), dtype=np.float16)
     row_means = table.astype(np.float64).reshape(rows + 1, width, 4)[:rows, :, :3].mean(axis=1)
-    place = (rows - 1) * math.sqrt(math.asin(HAZE_ELEVATION) / (math.pi / 2))  # the row of that elevation
+    place = (rows - 1) * math.sqrt(HAZE_ELEVATION)  # the row of that height (sky_table_layout.glsl)
     below, above = row_means[math.floor(place)], row_means[math.floor(place) + 1]
     haze = np.array(constants["horizon_haze"])
     assert np.all(np.minimum(below, above) * 0.98 <= haze) and np.all(haze <= np.maximum(below, above) * 1.02)
@@ -670,6 +670,78 @@ def test_the_shaders_srgb_curve_is_the_standards_within_a_quarter_level(gl_ctx):
     x = np.arange(4096) / 4095.0
     expected = np.where(x <= 0.0031308, 12.92 * x, 1.055 * x ** (1 / 2.4) - 0.055)
     assert np.abs(got - expected).max() * 255 < 0.3
+
+
+def sky_table_layout() -> str:
+    """shaders/sky_table_layout.glsl after the table's size, as gpu.py defines it."""
+    from terrainview.render.gpu import SKY_TABLE_SIZE
+
+    width, rows = SKY_TABLE_SIZE
+    source = (Path(__file__).parents[1] / "shaders" / "sky_table_layout.glsl").read_text()
+    return f"#define SKY_TABLE_WIDTH {width}\n#define SKY_TABLE_ROWS {rows}\n{source}"
+
+
+@pytest.mark.gl
+def test_each_texel_of_the_sky_table_is_read_back_at_its_own_centre(gl_ctx):
+    """sky_table_layout.glsl both ways: the direction a texel of the sky rows holds (a unit vector), placed by
+    sky_table_place, is that texel's centre; at the zenith (the top row) every bearing is one direction."""
+    from terrainview.render.gpu import SKY_TABLE_SIZE
+
+    width, rows = SKY_TABLE_SIZE
+    size = (width, rows)
+    round_trip = [fragment_values(gl_ctx, sky_table_layout(), f"vec4(sky_table_place(sky_table_direction("
+                                  f"gl_FragCoord.xy))[{axis}], 0.0, 0.0, 1.0)", size) for axis in (0, 1)]
+    columns, row_numbers = np.meshgrid(np.arange(width), np.arange(rows))
+    np.testing.assert_allclose(round_trip[0][:-1], ((columns + 0.5) / width)[:-1], atol=1e-5)
+    np.testing.assert_allclose(round_trip[1], (row_numbers + 0.5) / (rows + 1), atol=1e-5)
+    lengths = fragment_values(gl_ctx, sky_table_layout(), "vec4(length(sky_table_direction(gl_FragCoord.xy)))", size)
+    np.testing.assert_allclose(lengths, 1.0, atol=1e-5)
+
+
+@pytest.mark.gl
+def test_the_sky_table_runs_round_the_compass_and_up_to_the_zenith(gl_ctx):
+    """sky_table_place across: bearings all round (from due south, west of it, to due south again) read ever
+    further across, north in the middle, east three quarters; up: the horizon's row first, the zenith's last."""
+    from terrainview.render.gpu import SKY_TABLE_SIZE
+
+    width, rows = SKY_TABLE_SIZE
+    bearing = "radians(gl_FragCoord.x - 180.0)"  # pixel centres: -179.5 to 179.5 degrees
+    across = fragment_values(gl_ctx, sky_table_layout(), f"vec4(sky_table_place(vec3(sin({bearing}), 0.3, "
+                             f"-cos({bearing})))[0], 0.0, 0.0, 1.0)", (360, 1))[0]
+    assert np.all(np.diff(across) > 0) and 0.0 < across[0] < 0.01 and 0.99 < across[-1] < 1.0
+    compass = fragment_values(gl_ctx, sky_table_layout(), "vec4(sky_table_place(vec3[](vec3(0.0, 0.1, -1.0), "
+                              "vec3(1.0, 0.1, 0.0), vec3(-1.0, 0.1, 0.0))[int(gl_FragCoord.x)])[0], 0.0, 0.0, 1.0)",
+                              (3, 1))[0]
+    np.testing.assert_allclose(compass, [0.5, 0.75, 0.25], atol=1e-6)  # north, east, west
+    height = "(gl_FragCoord.x - 0.5) / 99.0"
+    up = fragment_values(gl_ctx, sky_table_layout(), f"vec4(sky_table_place(normalize(vec3(0.6, 0.0, 0.8) * "
+                         f"sqrt(1.0 - {height} * {height}) + vec3(0.0, {height}, 0.0)))[1], 0.0, 0.0, 1.0)",
+                         (100, 1))[0]
+    assert np.all(np.diff(up) > 0)
+    np.testing.assert_allclose(up[[0, -1]], np.array([0.5, rows - 0.5]) / (rows + 1), atol=1e-5)
+
+
+@pytest.mark.gl
+def test_sunlight_over_the_horizon_is_the_penumbras_by_the_angles_themselves(gl_ctx):
+    """natural_shading.glsl's sunlit() (the sine of the sun's height above the horizon, no arc tangent) against
+    the penumbra's smoothstep of the angles, for suns from below the horizon to overhead over horizons from far
+    below to far above: within a thousandth."""
+    from terrainview.render.gpu import SUN_PENUMBRA
+
+    size = (256, 96)
+    declarations = (f"#define PENUMBRA {SUN_PENUMBRA!r}\nvec3 sun_direction;\n"
+                    + shader_part("natural_shading.glsl", "float unsquashed(", "// How much of")
+                    + shader_part("natural_shading.glsl", "float sunlit(", "// The colour of the land")
+                    + "float probe() { float elevation = radians(-5.0 + (gl_FragCoord.y - 0.5));\n"
+                    "  sun_direction = vec3(0.6 * cos(elevation), sin(elevation), -0.8 * cos(elevation));\n"
+                    "  return sunlit(gl_FragCoord.x / 256.0); }\n")
+    got = fragment_values(gl_ctx, declarations, "vec4(probe(), 0.0, 0.0, 1.0)", size)
+    stored = (np.arange(size[0]) + 0.5) / 256.0  # texel centres: 0 and 1 (the horizon straight down, up) left out
+    squashed = 2.0 * stored - 1.0
+    horizon = np.arctan(squashed / np.maximum(1.0 - np.abs(squashed), 1e-3))
+    elevation = np.radians(-5.0 + np.arange(size[1]))[:, None]
+    x = np.clip((elevation - horizon + SUN_PENUMBRA) / (2 * SUN_PENUMBRA), 0.0, 1.0)
+    np.testing.assert_allclose(got, x * x * (3.0 - 2.0 * x), atol=1e-3)
 
 
 @pytest.mark.gl

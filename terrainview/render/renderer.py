@@ -528,10 +528,8 @@ class Renderer:
         eroded = settings.tile != ENDLESS and gpu.has("texture:surface_water")
         world_ = World.of(settings)
         snow = self.surface_snow_height if world_ is None else world_snow_height(world_)
-        values: dict[str, Any] = {"eye": eye,
-                                  "sun_elevation": math.radians(settings.sun_elevation), "haze_density": haze,
-                                  "height_scale": settings.height_scale, "snow_height": snow,
-                                  "water_level": water_level, "eroded": eroded}
+        values: dict[str, Any] = {"eye": eye, "haze_density": haze, "height_scale": settings.height_scale,
+                                  "snow_height": snow, "water_level": water_level, "eroded": eroded}
         gpu.get("texture:noise").use(2)
         if eroded:
             gpu.get("texture:surface_water").use(WATER_UNIT)
