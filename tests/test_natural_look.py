@@ -289,9 +289,10 @@ def test_looking_down_at_a_low_sun_the_haze_draws_no_wedge_at_the_point_below(re
 
 @pytest.mark.gl
 @pytest.mark.parametrize("sun_elevation", [2.0, 30.0])
-def test_the_haze_looking_down_is_the_horizons_light_averaged_all_round(renderer, sun_elevation):
+def test_the_haze_looking_down_is_the_horizons_light_averaged_all_round(renderer, gl_ctx, sun_elevation):
     """The sky table's constant for the haze straight down (horizon_haze) is its horizon ring's mean over every
-    bearing: between the means of the two rows either side of the haze's elevation (rows 3 and 4)."""
+    bearing: between the means of the two rows either side of the haze's elevation (where sky_table_place reads
+    it)."""
     from terrainview.render.gpu import HAZE_ELEVATION, SKY_TABLE_SIZE
     from terrainview.render.renderer import sun_direction
 
@@ -300,7 +301,9 @@ def test_the_haze_looking_down_is_the_horizons_light_averaged_all_round(renderer
     width, rows = SKY_TABLE_SIZE
     table = np.frombuffer(renderer.gpu.get("texture:sky_table").read(), dtype=np.float16)
     row_means = table.astype(np.float64).reshape(rows + 1, width, 4)[:rows, :, :3].mean(axis=1)
-    place = (rows - 1) * math.sqrt(HAZE_ELEVATION)  # the row of that height (sky_table_layout.glsl)
+    reading = fragment_values(gl_ctx, sky_table_layout(), f"vec4(sky_table_place(normalize(vec3(0.6, "
+                              f"{HAZE_ELEVATION!r}, -0.8)))[1], 0.0, 0.0, 1.0)", (1, 1))[0, 0]
+    place = reading * (rows + 1) - 0.5  # the rows' texel centres lie half a texel up
     below, above = row_means[math.floor(place)], row_means[math.floor(place) + 1]
     haze = np.array(constants["horizon_haze"])
     assert np.all(np.minimum(below, above) * 0.98 <= haze) and np.all(haze <= np.maximum(below, above) * 1.02)
@@ -696,6 +699,12 @@ def test_each_texel_of_the_sky_table_is_read_back_at_its_own_centre(gl_ctx):
     np.testing.assert_allclose(round_trip[1], (row_numbers + 0.5) / (rows + 1), atol=1e-5)
     lengths = fragment_values(gl_ctx, sky_table_layout(), "vec4(length(sky_table_direction(gl_FragCoord.xy)))", size)
     np.testing.assert_allclose(lengths, 1.0, atol=1e-5)
+    heights = fragment_values(gl_ctx, sky_table_layout(), "vec4(sky_table_direction(gl_FragCoord.xy).y)", size)
+    np.testing.assert_allclose(heights[-1], 1.0, atol=1e-6)  # the top row: straight up, whatever its bearing
+    assert np.all(np.diff(heights[:, 0]) > 0) and abs(heights[0, 0]) < 1e-6  # up from the horizon
+    zenith = [fragment_values(gl_ctx, sky_table_layout(), f"vec4(sky_table_place(vec3(0.0, 1.0, 0.0))[{axis}])",
+                              (1, 1))[0, 0] for axis in (0, 1)]
+    np.testing.assert_allclose(zenith, [0.5, (rows - 0.5) / (rows + 1)], atol=1e-6)
 
 
 @pytest.mark.gl
@@ -867,13 +876,16 @@ def test_a_software_rasterizer_finishes_each_share_of_a_slope_map_before_the_nex
     stored, _ = made_up_map(0)
     maps = [HeightBands(renderer.ctx, 17, 17) for _ in range(2)]
     events: list[str] = []
+    slope_pass = renderer.gpu.get("vao:slope_map")
+    draw = slope_pass.render
     monkeypatch.setattr(renderer.gpu, "software_rasterizer", software)
     monkeypatch.setattr(renderer.ctx, "finish", lambda: events.append("finish"))
+    monkeypatch.setattr(slope_pass, "render", lambda *args, **kwargs: (events.append("draw"), draw(*args, **kwargs)))
     try:
         for heights in maps:
             heights.write(stored)
-            events.append("draw")
-            assert renderer.gpu.advance_slopes(heights, 0, 5 * 16) == 5 * 16
+            assert renderer.gpu.advance_slopes(heights, 0, 16 * 16) == 16 * 16  # whole
+            assert renderer.gpu.advance_slopes(heights, 0, 16 * 16) == 0  # nothing left to draw, nor to finish
         assert events == (["draw", "finish"] * 2 if software else ["draw"] * 2)
     finally:
         for heights in maps:

@@ -29,8 +29,8 @@ from terrainview.scene.derived_arrays import teximage_size
 FOG_COLOR = (0.84, 0.87, 1.0)
 SKY_FOG = (3.0, 11.0)
 SURFACE_FOG = (2.0, 7.0)
-SUN_PENUMBRA = 0.05  # the natural look's shadow edge: radians of sun elevation from lit to shadowed
-SKY_TABLE_SIZE = (64, 32)  # the natural look's sky-view table: bearings across, elevations up
+SUN_PENUMBRA = 0.05  # the natural look's shadow edge: radians of sun elevation from lit to shadowed (as a sine)
+SKY_TABLE_SIZE = (96, 40)  # the natural look's sky-view table: bearings across, heights up (sky_table_layout.glsl)
 # The sky table's row of constants, texel by texel (sky_table.glsl), as the natural programs' uniforms.
 SKY_CONSTANTS = ("sun_light", "ambient_light", "exposure_scale", "horizon_haze")
 HAZE_ELEVATION = 0.02  # the sine of the elevation whose sky light the haze takes (sky_view.glsl's haze_light)
@@ -483,7 +483,7 @@ class GpuResources:
         sky = self._own("buffer:sky", ctx.buffer(_sky_vertices()))
         self._own("vao:sky", ctx.vertex_array(self.programs["sky"],
                                               [(sky, "3f 2f", "in_position", "in_texcoord_0")]))
-        # The natural look's sky-view table: a row per elevation step, and one more of constants (sky_table.glsl).
+        # The natural look's sky-view table: rows up (sky_table_layout.glsl), one more of constants (sky_table.glsl).
         table = self._own("texture:sky_table", ctx.texture((SKY_TABLE_SIZE[0], SKY_TABLE_SIZE[1] + 1), 4, dtype="f2"))
         table.repeat_x, table.repeat_y = True, False
         table.filter = (moderngl.LINEAR, moderngl.LINEAR)

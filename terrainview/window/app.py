@@ -21,7 +21,6 @@ from terrainview.base.heap import freeze_what_starting_made
 from terrainview.base.messages import printable, say
 from terrainview.base.parsing import bounded_argument, join_option_values
 from terrainview.render.draft import DraftTarget
-from terrainview.render.gpu import software_rasterizer
 from terrainview.render.imgui_draw import ImGuiRenderer
 from terrainview.render.renderer import Frame, FrameStats, Renderer
 from terrainview.scene import camera, catalog, world_regions
@@ -95,7 +94,7 @@ class TerrainApp(mglw.WindowConfig):
         self.renderer = Renderer(self.ctx)
         self.feed = GenerationFeed(self.renderer, self.settings)
         # The endless world's regions, made while frames draw (paced where the CPU draws the pixels too).
-        self.world_feed = WorldFeed(paced=software_rasterizer(self.ctx))
+        self.world_feed = WorldFeed(paced=self.renderer.gpu.software_rasterizer)
         self.renderer.world.streaming = True
         self.drawn_settings: SceneSettings | None = None  # the last settings a frame was drawn with
         self.draft = DraftTarget(self.ctx)
