@@ -429,7 +429,6 @@ class GpuResources:
         self._surface_map: np.ndarray | None = None  # the 2D surface uploaded last (upload_surface)
         self.max_texture_size = ctx.info["GL_MAX_TEXTURE_SIZE"]
         self.software_rasterizer = software_rasterizer(ctx)
-        self._slope_map_queued = False  # a slope map was drawn and not finished since (advance_slopes)
         fog = {"FOG_COLOR": FOG_COLOR}
         bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS, "BANDS_PER_ARRAY": BANDS_PER_ARRAY,  # grid.glsl's
                  "HEIGHT_ARRAYS": HEIGHT_ARRAYS}
@@ -765,12 +764,13 @@ class GpuResources:
             heights.slopes = heights.pool.take_slopes((columns, rows))
         heights.slopes.repeat_x = heights.slopes.repeat_y = not apron
         count = min(rows - heights.slope_rows, max(1, points // columns))
-        if self.software_rasterizer and self._slope_map_queued:
+        if self.software_rasterizer:
             # On llvmpipe a slope map still queued when the next one is drawn stays slow to sample for good: every
             # later draw that samples it waits for the frame drawn so far. Over the endless world (a slope map a
             # region, a world's first frame drawing them all) that was 30 of a 50 ms frame spent waiting, in every
-            # frame after. So the one before is finished first. (Finishing each as it was drawn instead made the
-            # frames of the worlds drawn later about 5% slower, for no cause found.)
+            # frame after. So what is queued is finished first: at most the last slope map, and the frame's start.
+            # (Finishing each map as it was drawn instead made the frames of the worlds drawn later about 5%
+            # slower, for no cause found.)
             self.ctx.finish()
         program = self.programs["slope_map"]
         heights.bind(program)
@@ -781,7 +781,6 @@ class GpuResources:
         with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):  # the frame's own is bound again after
             self.get("vao:slope_map").render(moderngl.TRIANGLES, vertices=3)
         framebuffer.release()
-        self._slope_map_queued = True
         heights.slope_rows += count
         return count * columns
 

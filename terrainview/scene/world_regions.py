@@ -208,15 +208,15 @@ def region_pyramid(heights: np.ndarray) -> lod.LodSurface | None:
 
     None for a map smaller than one patch, which is drawn as its full grid.
     """
-    rows = _pyramid_rows(heights.shape[0])
-    if rows is None:
-        return None
-    rows.add(heights[APRON:-APRON, APRON:-APRON])
-    return rows.surface()
+    inner = heights[APRON:-APRON, APRON:-APRON]
+    return lod.LodSurface.from_heights(inner) if inner.shape[0] > lod.PATCH_QUADS else None
 
 
 def _pyramid_rows(side: int) -> lod.PyramidRows | None:
-    """The pyramid to build of a region's map ``side`` points a side, apron and all: none below one patch."""
+    """The pyramid of a region's map ``side`` points a side (apron and all), to build band by band.
+
+    None below one patch, as ``region_pyramid``, which builds it whole.
+    """
     inner = side - 2 * APRON
     return lod.PyramidRows(inner - 1) if inner > lod.PATCH_QUADS else None
 
