@@ -543,6 +543,51 @@ def test_far_land_is_shaded_by_its_broad_slope_not_a_speckle_of_facets(renderer)
     assert brightness.std() < 42.0
 
 
+FINE_SLOPE_READ = "map_slope(broadness < 1.0 ? grid_coordinate : vec2(0.0))"
+
+
+def frame_with_fine_slopes_read(gl_ctx, monkeypatch, settings: SceneSettings, read: str) -> np.ndarray:
+    """A frame of ``settings`` from a renderer whose natural_shading.glsl reads the fine slope as ``read``."""
+    from terrainview.render import gpu
+    from terrainview.render.offscreen import render_pixels
+    from terrainview.render.renderer import Renderer
+
+    shader_source = gpu._shader_source
+
+    def edited(path):
+        resolved, source = shader_source(path)
+        assert path != "natural_shading.glsl" or FINE_SLOPE_READ in source
+        return resolved, source.replace(FINE_SLOPE_READ, read)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(gpu, "_shader_source", edited)
+        other = Renderer(gl_ctx)
+    try:
+        other.update(settings)
+        return render_pixels(other, settings, (192, 108))
+    finally:
+        other.release()
+
+
+@pytest.mark.gl
+@pytest.mark.parametrize("tile", [1, "endless"])
+def test_the_fine_slope_is_read_only_where_it_shows(renderer, gl_ctx, monkeypatch, tile):
+    """Pixels spanning 2.5 cells or more take the broad slope alone, and read the fine slope map at one place
+    instead of their own (a cache miss each, far off): the picture is the same as reading it everywhere. The view
+    has pixels of both kinds and between: read at one place from half the way there, the picture changes."""
+    from terrainview.render.offscreen import render_pixels
+
+    view = NATURAL.replace(iterations=8, tile=tile, eye_x=0.2, eye_y=0.12, eye_z=0.4, pitch=-6.0, yrot=30.0,
+                           sun_elevation=20.0)
+    renderer.update(view)
+    picture = render_pixels(renderer, view, (192, 108))
+    everywhere = frame_with_fine_slopes_read(gl_ctx, monkeypatch, view, "map_slope(grid_coordinate)")
+    assert np.array_equal(picture, everywhere)
+    too_soon = frame_with_fine_slopes_read(gl_ctx, monkeypatch, view,
+                                           "map_slope(broadness < 0.5 ? grid_coordinate : vec2(0.0))")
+    assert np.abs(too_soon.astype(int) - picture).max() > 8
+
+
 # --- the erosion's water in the materials -----------------------------------------------------------------------
 
 ERODED = NATURAL.replace(tile=1, erosion="hydraulic", erosion_droplets=2000.0, eye_x=0.0, eye_y=0.9, eye_z=0.0,
