@@ -10,6 +10,7 @@
 #define BROAD_Z_CHANNEL 2
 #define SUN_CHANNEL 3
 #define PENUMBRA 0.05         // the sun's soft edge, radians of elevation
+#define NOISE_SIDE 256        // texels per side of the noise textures
 uniform vec3 eye;
 uniform float haze_density;      // per squared unit of distance
 uniform float height_scale;      // the scene's, for the snow line's softness
@@ -21,19 +22,41 @@ uniform bool eroded;        // the surface's hydraulic erosion ran: water_maps h
 uniform sampler2D water_maps;  // wetness (r) and deposit (g), 0 to 1, wrapping like the light maps
 uniform sampler2D slopes;      // the map's slopes from each point to the next along x and z (slope_map.glsl) ...
 uniform float fine_slopes;     // ... when 1; 0 while they are still being worked out: the broad slope meanwhile
-uniform sampler2D noise;  // random values, four channels, tiling and mipmapped (terrainview/render/gpu.py)
+// Random values, tiling, not mipmapped (terrainview/render/gpu.py): three independent channels, and three octaves
+// of them 4, 2 and 1 texels apart (red, green, blue).
+uniform sampler2D noise;
+uniform sampler2D detail_octaves;
+const float BROAD_SCALE = 0.027;  // the broad variation's texture coordinate per world unit: 0.14 units a texel
+const float DETAIL_SCALE = 1.4;   // the detail's: its finest octave 0.0028 units apart
 
-// What the including program knows of the pixel's footprint on the land: how many of the map's cells it spans,
-// and the noise texture at world x, z filtered for it (its texture coordinate to_texture times x, z).
-float cells_per_pixel();
-vec4 noise_at(vec2 xz, mat2 to_texture);
+// What the including program knows of the pixel: its footprint on the land in world units, the longer of its steps
+// to the next pixel across and up.
+float pixel_footprint();
 
-// Detail at close range: three octaves of the noise texture, turned so they line up with no grid, faded with
-// distance (what the pixels could no longer resolve).
-float detail(vec2 xz, float distance) {
+// How many of the map's own cells a pixel spans (a region held coarser has cells 2**cell_shift grid points wide).
+float cells_per_pixel(float footprint) {
+    return footprint * 0.5 * float(grid_size - 1) / float(1 << cell_shift);
+}
+
+// Where a pixel spans a value's spacing and more, the value fades to its mean (0.5) instead of shimmering from
+// pixel to pixel: by texels of it a pixel spans, from one to two. (Mipmaps did this, and a mipmapped fetch cost a
+// software rasterizer about 2 ms of a 1280 x 720 frame.)
+vec3 resolved(vec3 values, vec3 texels_per_pixel) {
+    return mix(values, vec3(0.5), smoothstep(1.0, 2.0, texels_per_pixel));
+}
+
+// Detail at close range: three octaves of random values, turned so they line up with no grid, each faded out as
+// the pixel spans its spacing, and all of it with distance.
+float detail(vec2 xz, float distance, float footprint) {
     float fade = 1.0 - smoothstep(0.5, 6.0, distance);
-    // The three octaves are summed in the noise's alpha (gpu.py), its finest at the texels' own frequency.
-    return 1.75 * (noise_at(xz, 1.4 * mat2(0.8, 0.6, -0.6, 0.8)).a - 0.5) * fade;
+    float texels = footprint * DETAIL_SCALE * float(NOISE_SIDE);  // of the finest octave
+    vec3 octaves = texture(detail_octaves, DETAIL_SCALE * mat2(0.8, 0.6, -0.6, 0.8) * xz).rgb;
+    return dot(resolved(octaves, texels * vec3(0.25, 0.5, 1.0)) - 0.5, vec3(1.0, 0.5, 0.25)) * fade;
+}
+
+// Broad variation of the materials: three independent channels, faded out where a pixel spans their spacing.
+vec3 broad_variation(vec2 xz, float footprint) {
+    return resolved(texture(noise, BROAD_SCALE * xz).rgb, vec3(footprint * BROAD_SCALE * float(NOISE_SIDE)));
 }
 
 // The land's slope along x and z at a grid place: the slopes between neighbouring points, which belong to the
@@ -79,7 +102,8 @@ vec3 natural_surface(vec3 world_position, float distance, vec2 grid_coordinate, 
     // Where a pixel spans 2.5 cells or more the broad slope shades it alone, and the fine one is read at one
     // place for all such pixels: the map's far reaches, read a few pixels' cells apart, missed the caches (at
     // iterations 12 on llvmpipe that cost 4-6 ms of a 1280 x 720 frame, for a value weighed by 0).
-    float broadness = smoothstep(0.5, 2.5, cells_per_pixel());
+    float footprint = pixel_footprint();
+    float broadness = smoothstep(0.5, 2.5, cells_per_pixel(footprint));
     vec2 slope = mix(broad_gradient, map_slope(broadness < 1.0 ? grid_coordinate : vec2(0.0)), fine_slopes);
     vec3 normal = normalize(mix(normalize(vec3(-slope.x, 1.0, -slope.y)), broad_normal, broadness));
 
@@ -88,8 +112,8 @@ vec3 natural_surface(vec3 world_position, float distance, vec2 grid_coordinate, 
     // boundary. With erosion, the flow map: dark wet gullies where water ran, pale fans of fine sediment
     // (smoother) where it settled.
     vec2 water = eroded ? texture(water_maps, uv).rg : vec2(0.0);
-    float grain = detail(world_position.xz, distance) * (1.0 - 0.6 * water.g);
-    vec4 patches = noise_at(world_position.xz, mat2(0.027));  // broad variation: four independent channels
+    float grain = detail(world_position.xz, distance, footprint) * (1.0 - 0.6 * water.g);
+    vec3 patches = broad_variation(world_position.xz, footprint);
     float broad = patches.r - 0.5;
     float steep = 1.0 - normal.y + 0.25 * broad + 0.3 * grain;
     float snow_steep = 1.0 - broad_normal.y + 0.25 * broad + 0.3 * grain;

@@ -52,12 +52,8 @@ vec3 land_step(ivec2 pixel, ivec2 offset, vec3 far_offset, float distance) {
                                   : ray * distance - normalize(far_point - far_offset) * before_distance;
 }
 
-float cells_per_pixel() {
-    return max(length(step_x.xz), length(step_y.xz)) * 0.5 * float(grid_size - 1);
-}
-
-vec4 noise_at(vec2 xz, mat2 to_texture) {
-    return textureGrad(noise, to_texture * xz, to_texture * step_x.xz, to_texture * step_y.xz);
+float pixel_footprint() {
+    return max(length(step_x.xz), length(step_y.xz));
 }
 
 void main() {

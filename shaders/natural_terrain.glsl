@@ -67,14 +67,10 @@ in vec2 grid_coordinate;
 in vec3 haze;
 out vec4 fragment_color;
 
-// The pixel's footprint from the screen derivatives, within its triangle: how many of the map's own cells it spans
-// (a region held coarser has cells 2**cell_shift grid points wide).
-float cells_per_pixel() {
-    return max(length(dFdx(grid_coordinate)), length(dFdy(grid_coordinate))) / float(1 << cell_shift);
-}
-
-vec4 noise_at(vec2 xz, mat2 to_texture) {
-    return texture(noise, to_texture * xz);
+// The pixel's footprint from the screen derivatives, within its triangle: of the grid places, which keep their
+// precision however far out in the world the land lies.
+float pixel_footprint() {
+    return max(length(dFdx(grid_coordinate)), length(dFdy(grid_coordinate))) * 2.0 / float(grid_size - 1);
 }
 
 void main() {

@@ -663,21 +663,70 @@ def test_low_land_and_high_land_both_get_snowy_peaks(renderer):
     assert min(shares) > 0.01 and max(shares) < 0.2 and max(shares) < 3 * min(shares)
 
 
-def test_the_detail_noise_is_three_octaves_in_one_tiling_channel():
+def test_the_detail_noise_is_three_octaves_one_a_channel_tiling():
     from terrainview.render.gpu import _detail_octaves
 
     channels = np.random.default_rng(3).integers(0, 256, (64, 64, 3), dtype=np.uint8)
-    detail = _detail_octaves(channels).astype(np.float64)
-    assert detail.shape == (64, 64) and abs(detail.mean() - 127.5) < 6
-    centred = detail - detail.mean()
+    octaves = _detail_octaves(channels).astype(np.float64)
+    assert octaves.shape == (64, 64, 3) and np.all(np.abs(octaves.mean(axis=(0, 1)) - 127.5) < 8)
+    centred = octaves - octaves.mean(axis=(0, 1))
 
-    def correlation(shift: int) -> float:  # wrapping: the channel tiles
-        return float((centred * np.roll(centred, shift, axis=1)).mean() / centred.var())
+    def correlation(channel: int, shift: int) -> float:  # wrapping: the channels tile
+        values = centred[..., channel]
+        return float((values * np.roll(values, shift, axis=1)).mean() / values.var())
 
-    # Mostly the coarse octave: neighbours alike, points 4 texels apart (its own lattice) much less so.
-    assert correlation(1) > 0.5 and correlation(4) < 0.25
+    # Red's values 4 texels apart, green's 2, blue's 1: neighbours alike within each octave's own spacing, and
+    # texels two spacings apart (sharing no value between them) unrelated.
+    assert correlation(0, 1) > 0.8 and correlation(0, 2) > 0.6 and abs(correlation(0, 8)) < 0.15
+    assert 0.5 < correlation(1, 1) < 0.8 and abs(correlation(1, 4)) < 0.15
+    assert abs(correlation(2, 1)) < 0.15
+    assert np.array_equal(octaves[..., 2], channels[..., 2]), "the finest is the values themselves"
     flat = _detail_octaves(np.full((64, 64, 3), 128, dtype=np.uint8))
     assert np.all(np.abs(flat.astype(int) - 128) <= 1)  # no octave: no detail
+
+
+@pytest.mark.gl
+@pytest.mark.parametrize("name", ["detail", "broad_variation"])
+def test_noise_fades_out_as_a_pixel_spans_its_spacing(gl_ctx, name):
+    """natural_shading.glsl's noise, read at texel centres near the eye. The detail: every octave where a pixel
+    spans less than one of the finest's spacings; the finest gone at two a pixel, the middle one at four, nothing
+    at eight. The broad variation: its values where a pixel spans half a texel, their mean (0.5) at two. (The
+    textures are not mipmapped: this fading is what keeps far land from shimmering.)"""
+    import moderngl
+
+    from terrainview.render.gpu import NOISE_SIDE, _detail_octave_values, _noise_values
+
+    if name == "detail":
+        values, scale, turn = _detail_octave_values(), 1.4, "mat2(0.8, 0.6, -0.6, 0.8)"
+        cases = [(0.5, (1.0, 0.5, 0.25)), (2.0, (1.0, 0.5, 0.0)), (4.0, (1.0, 0.0, 0.0)), (8.0, (0.0, 0.0, 0.0))]
+        read = "vec4(detail(place(), 0.0, footprint), 0.0, 0.0, 1.0)"
+    else:
+        values, scale, turn = _noise_values(), 0.027, "mat2(1.0)"
+        cases = [(0.5, None), (2.0, None)]
+        read = "vec4(broad_variation(place(), footprint), 1.0)"
+    declarations = (f"#define NOISE_SIDE {NOISE_SIDE}\nuniform sampler2D noise;\nuniform sampler2D detail_octaves;\n"
+                    + shader_part("natural_shading.glsl", "const float BROAD_SCALE", "// What the including")
+                    + shader_part("natural_shading.glsl", "// Where a pixel spans", "// The land's slope")
+                    + "uniform float footprint;\n"
+                    # At texel centres: the texture coordinate turned back into world x, z.
+                    f"vec2 place() {{ return transpose({turn}) * gl_FragCoord.xy / {NOISE_SIDE}.0 / {scale}; }}\n")
+    texel = 1.0 / (NOISE_SIDE * scale)  # the finest spacing in world units
+    centred = values[:16, :16].astype(np.float64) / 255.0 - 0.5
+    with gl_ctx:  # another test may have made its own context current
+        texture = gl_ctx.texture((NOISE_SIDE, NOISE_SIDE), 3, values.tobytes())
+        texture.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        texture.repeat_x = texture.repeat_y = True
+        texture.use(9)
+    try:
+        for texels, weights in cases:
+            got = fragment_values(gl_ctx, declarations, read, (16, 16), footprint=texels * texel,
+                                  **{"detail_octaves" if name == "detail" else "noise": 9})
+            if weights is not None:
+                np.testing.assert_allclose(got, centred @ np.array(weights), atol=0.02)
+            else:  # the red channel: the values themselves, or their mean
+                np.testing.assert_allclose(got, centred[..., 0] + 0.5 if texels < 1.0 else 0.5, atol=0.01)
+    finally:
+        texture.release()
 
 
 def shader_part(file: str, first: str, end: str) -> str:
@@ -801,12 +850,18 @@ def test_sunlight_over_the_horizon_is_the_penumbras_by_the_angles_themselves(gl_
 @pytest.mark.gl
 @pytest.mark.parametrize("cell_shift, cells", [(0, 3.0), (2, 0.75)])
 def test_a_pixel_spans_the_maps_own_cells_coarser_in_a_region_held_coarser(gl_ctx, cell_shift, cells):
-    """natural_terrain.glsl's cells_per_pixel, which decides how far the far-land blend goes: grid places 3 apart
-    from pixel to pixel are 3 cells of a full map, and 3 / 4 of a region's map held two levels coarser."""
-    function = shader_part("natural_terrain.glsl", "float cells_per_pixel() {", "vec4 noise_at(")
-    declarations = ("uniform int cell_shift;\nvec2 grid_coordinate;\n" + function
-                    + "float probe() { grid_coordinate = gl_FragCoord.xy * 3.0; return cells_per_pixel(); }\n")
-    got = fragment_values(gl_ctx, declarations, "vec4(probe(), 0.0, 0.0, 1.0)", (8, 8), cell_shift=cell_shift)
+    """natural_terrain.glsl's pixel_footprint and natural_shading.glsl's cells_per_pixel, which decide how far the
+    far-land blend goes: grid places 3 apart from pixel to pixel (on a map of 16 cells, 2 units) are 3 / 8 units,
+    3 cells of a full map, and 3 / 4 of a region's map held two levels coarser."""
+    footprint = shader_part("natural_terrain.glsl", "float pixel_footprint() {", "void main()")
+    cells_per_pixel = shader_part("natural_shading.glsl", "float cells_per_pixel(", "// Where a pixel spans")
+    declarations = ("uniform int cell_shift;\nuniform int grid_size;\nvec2 grid_coordinate;\n" + footprint
+                    + cells_per_pixel + "vec2 probe() { grid_coordinate = gl_FragCoord.xy * 3.0;"
+                    " float footprint = pixel_footprint(); return vec2(footprint, cells_per_pixel(footprint)); }\n")
+    got = fragment_values(gl_ctx, declarations, "vec4(probe()[0], 0.0, 0.0, 1.0)", (8, 8), grid_size=17)
+    np.testing.assert_allclose(got, 3.0 / 8.0, rtol=1e-5)
+    got = fragment_values(gl_ctx, declarations, "vec4(probe()[1], 0.0, 0.0, 1.0)", (8, 8), grid_size=17,
+                          cell_shift=cell_shift)
     np.testing.assert_allclose(got, cells, rtol=1e-5)
 
 
@@ -1126,7 +1181,7 @@ def test_the_second_pass_measures_each_pixel_against_neighbours_on_its_own_land(
     derivatives took the far land's or the sky's."""
     import moderngl
 
-    source = shader_part("natural_surface.glsl", "// The distance to the land at a pixel", "float cells_per_pixel(")
+    source = shader_part("natural_surface.glsl", "// The distance to the land at a pixel", "float pixel_footprint(")
     # A near slope, sky, a sliver of land between sky, sky, a ridge's last pixel between sky and far land, far land.
     distances = np.array([2.0, 2.1, 2.2, 0.0, 5.0, 0.0, 3.0] + [10.7 + 0.1 * k for k in range(9)])
     side, reach = len(distances), 80.0

@@ -162,26 +162,27 @@ def _upsampled(coarse: np.ndarray, factor: int) -> np.ndarray:
 
 
 @functools.cache
-def _noise_values() -> bytes:
-    """The noise texture's texels: random channels, the same every run, and their octaves in alpha.
-
-    Made once a process: the octaves take about 10 ms, and every renderer would make them again.
-    """
+def _noise_values() -> np.ndarray:
+    """The noise textures' random values: three channels, the same every run, tiling."""
     values = np.random.default_rng(1997).integers(0, 256, (NOISE_SIDE, NOISE_SIDE, 4), dtype=np.uint8)
-    values[..., 3] = _detail_octaves(values[..., :3])
-    return values.tobytes()
+    return np.ascontiguousarray(values[..., :3])  # four drawn a texel: the values the look was tuned with
+
+
+@functools.cache
+def _detail_octave_values() -> np.ndarray:
+    """The detail texture's octaves of them, made once a process: about 10 ms, which every renderer would repeat."""
+    return _detail_octaves(_noise_values())
 
 
 def _detail_octaves(channels: np.ndarray) -> np.ndarray:
-    """Three octaves of random values summed, uint8 (128 is zero), tiling like the channels they come from.
+    """Three octaves of random values, one a channel, uint8 (128 is zero), tiling like the channels they come from.
 
-    Channel 0 at a quarter of the texels' frequency, channel 1 at half with half its amplitude, channel 2 at the
-    texels' own with a quarter.
+    Red from channel 0 at a quarter of the texels' frequency, green from channel 1 at half, blue channel 2's own.
     """
     values = channels.astype(np.float64) / 255.0 - 0.5
-    total = (_upsampled(values[::4, ::4, 0], 4) + 0.5 * _upsampled(values[::2, ::2, 1], 2)
-             + 0.25 * values[..., 2])
-    return np.rint((total / 1.75 + 0.5) * 255.0).astype(np.uint8)  # the sum lies within +-0.875
+    octaves = np.stack([_upsampled(values[::4, ::4, 0], 4), _upsampled(values[::2, ::2, 1], 2), values[..., 2]],
+                       axis=-1)
+    return np.rint((octaves + 0.5) * 255.0).astype(np.uint8)
 
 
 class LightMapsTexture:
@@ -438,7 +439,7 @@ class GpuResources:
         natural = {"HORIZON_LAYERS": HORIZON_DIRECTIONS // lighting.CHANNELS,
                    "SKY_VIEW_CHANNEL": lighting.SKY_VIEW_CHANNEL, "BROAD_X_CHANNEL": lighting.BROAD_X_CHANNEL,
                    "BROAD_Z_CHANNEL": lighting.BROAD_Z_CHANNEL, "SUN_CHANNEL": lighting.SUN_CHANNEL,
-                   "PENUMBRA": SUN_PENUMBRA, **sky_table}
+                   "PENUMBRA": SUN_PENUMBRA, "NOISE_SIDE": NOISE_SIDE, **sky_table}
         surface: dict[str, float | Sequence[float] | int] = {
             **fog, **bands, "FOG_START": SURFACE_FOG[0], "FOG_END": SURFACE_FOG[1],
             "LIGHT_DIRECTION": LIGHT_DIRECTION, "SLOPE_AMBIENT": SLOPE_AMBIENT, "LIGHT_AMBIENT": LIGHT_AMBIENT,
@@ -490,12 +491,13 @@ class GpuResources:
         self._own("framebuffer:sky_table", ctx.framebuffer([table]))
         self._sky_table_sun: tuple[float, float, float] | None = None  # the sun the table was drawn for
         self._sky_constants: dict[str, Any] = {}
-        # Random values for the natural look's procedural detail: the same every run, tiling, mipmapped; alpha
-        # holds three octaves of them summed (_detail_octaves), so close-range detail is one fetch, not three.
-        noise = self._own("texture:noise", ctx.texture((NOISE_SIDE, NOISE_SIDE), 4, _noise_values()))
-        noise.repeat_x = noise.repeat_y = True
-        noise.filter = (moderngl.LINEAR, moderngl.LINEAR)
-        noise.build_mipmaps()
+        # Random values for the natural look's broad variation, and the octaves of its close-range detail
+        # (_detail_octaves): the same every run, tiling. Not mipmapped: the shader fades each octave out as a pixel
+        # spans it (natural_shading.glsl), where a mipmapped fetch cost llvmpipe 2 ms a 1280 x 720 frame.
+        for name, values in (("texture:noise", _noise_values()), ("texture:detail", _detail_octave_values())):
+            noise = self._own(name, ctx.texture((NOISE_SIDE, NOISE_SIDE), 3, values.tobytes()))
+            noise.repeat_x = noise.repeat_y = True
+            noise.filter = (moderngl.LINEAR, moderngl.LINEAR)
         # Bound for a slope map not worked out yet (bind_slopes): sampled, and weighed 0.
         self._own("texture:no_slopes", ctx.texture((1, 1), 2, np.zeros(2, "f2").tobytes(), dtype="f2"))
         self._staged_from: dict[str, np.ndarray] = {}  # texture name -> the array its staged copy holds

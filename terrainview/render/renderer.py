@@ -31,6 +31,7 @@ WATER_UNIT = 3  # the natural look's erosion maps (the surface's wetness and dep
 SEA_FLOOR_UNIT = 3  # the ground under the sea, in the natural look's water program
 STRETCH_UNIT = SLOPE_UNIT + 1  # draw_texture's: no program samples it
 PLACES_UNIT = STRETCH_UNIT + 1  # the tiles' natural look: its first pass's places, for its second
+NOISE_UNIT, DETAIL_UNIT = PLACES_UNIT + 1, PLACES_UNIT + 2  # the natural look's broad variation and detail
 NEAR_PLANE = 0.1
 FAR_PLANE = 15.0
 # The natural look sees farther: land out to NATURAL_REACH fades into the haze, the sea to the far plane.
@@ -530,7 +531,8 @@ class Renderer:
         snow = self.surface_snow_height if world_ is None else world_snow_height(world_)
         values: dict[str, Any] = {"eye": eye, "haze_density": haze, "height_scale": settings.height_scale,
                                   "snow_height": snow, "water_level": water_level, "eroded": eroded}
-        gpu.get("texture:noise").use(2)
+        gpu.get("texture:noise").use(NOISE_UNIT)
+        gpu.get("texture:detail").use(DETAIL_UNIT)
         if eroded:
             gpu.get("texture:surface_water").use(WATER_UNIT)
 
@@ -539,7 +541,8 @@ class Renderer:
                 uniform(program, name).value = value
             sky_uniforms(program)
             uniform(program, "light_maps").value = LIGHT_UNIT
-            uniform(program, "noise").value = 2
+            uniform(program, "noise").value = NOISE_UNIT
+            uniform(program, "detail_octaves").value = DETAIL_UNIT
             uniform(program, "water_maps").value = WATER_UNIT
 
         if settings.tile == ENDLESS:
