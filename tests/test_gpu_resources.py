@@ -380,6 +380,30 @@ def test_entering_the_world_at_iterations_11_allocates_two_maps_of_detail_11_at_
         renderer.world.leave()
 
 
+@pytest.mark.gl
+def test_entering_the_world_in_the_natural_look_reserves_slope_maps_too(renderer):
+    """A region's slope map costs llvmpipe 40-170 ms to allocate at detail 12: the natural look's first frame of a
+    world reserves them with the height arrays, two a detail, in a pool twice the size (they take as many bytes)."""
+    from terrainview.render import world_draw
+    from terrainview.scene.world_regions import map_side
+
+    side = map_side(world_draw.RESERVED_DETAIL)
+    renderer.world.leave()
+    renderer.world.streaming = True
+    try:
+        for look, slope_maps, limit in (("original", 0, 1), ("natural", world_draw.RESERVED_MAPS, 2)):
+            settings = SceneSettings(mode="rendered", look=look, tile="endless", camera="fly",
+                                     iterations=world_draw.RESERVED_DETAIL, eye_y=3.0)
+            renderer.update(settings)
+            render_pixels(renderer, settings, (16, 9))
+            pool = renderer.world._arrays
+            assert sum(texture.size == (side, side) for texture in pool._free) == slope_maps
+            assert pool.limit_bytes == limit * world_draw.POOL_BYTES
+    finally:
+        renderer.world.streaming = False
+        renderer.world.leave()
+
+
 def test_the_maps_reserved_at_iterations_12_fit_in_the_worlds_pool():
     """Else the pool would release the first reserved as the last came in."""
     from terrainview.render import world_draw

@@ -7,6 +7,7 @@ from helpers import changed_fraction
 
 from terrainview.scene import world_regions
 from terrainview.scene.settings import ENDLESS, REPEAT, SceneSettings
+from terrainview.scene.world_regions import World
 
 pytest_plugins = ["gl_fixtures"]
 
@@ -188,9 +189,78 @@ def test_a_finer_region_map_takes_over_only_once_its_slopes_are_worked_out(rende
             _frame(renderer, natural)
         assert world._staging and all(world._resident[place].key == key for place, key in stand_ins.items())
         monkeypatch.setattr(world_draw, "SLOPE_POINTS_PER_FRAME", 1 << 30)
-        _frame(renderer, natural)
+        _frame(renderer, natural)  # their slopes worked out after this frame's regions are drawn ...
+        assert all(world._resident[place].key == key for place, key in stand_ins.items())
+        assert all(staging.bands.slopes_ready for staging in world._staging.values())
+        _frame(renderer, natural)  # ... and the next draws them
         assert not world._staging and all(world._resident[(key.x, key.z)].key == key for key in finer)
         assert all(world._resident[(key.x, key.z)].heights.slopes_ready for key in finer)
+    finally:
+        world.streaming = False
+
+
+def test_the_window_works_out_slope_maps_after_the_regions_are_drawn_and_a_render_before(renderer, monkeypatch):
+    """On llvmpipe a slope map's pixels are drawn as soon as it is queued: queued before the regions, they slowed
+    the thread that still had the frame to prepare (a flight's frames over 50 ms). A render is exact: its regions
+    are drawn with their slopes whole."""
+    import moderngl
+
+    natural = ABOVE.replace(look="natural", pitch=40.0, eye_y=2.5)
+    names = {program.glo: name for name, program in renderer.gpu.programs.items()}
+    drawn: list[str] = []
+    render = moderngl.VertexArray.render
+    monkeypatch.setattr(moderngl.VertexArray, "render",
+                        lambda self, *args, **kwargs: drawn.append(names[self.program.glo])
+                        or render(self, *args, **kwargs))
+    _frame(renderer, natural)  # a render: every map made and its slopes worked out, all before the regions
+    first_region = drawn.index("natural_terrain_lod")
+    assert "slope_map" in drawn[:first_region] and "slope_map" not in drawn[first_region:]
+    world = renderer.world
+    world.leave()
+    world.streaming = True
+    try:
+        _frame(renderer, natural)  # nothing held: the window's worker would make them
+        world.fill(World.of(natural), world.wanted, light=True)
+        drawn.clear()
+        _frame(renderer, natural)
+        first_region = drawn.index("natural_terrain_lod")
+        assert "slope_map" in drawn[first_region:] and "slope_map" not in drawn[:first_region]
+    finally:
+        world.streaming = False
+
+
+def test_a_finer_map_on_its_way_is_let_go_once_it_is_not_the_one_to_show(renderer, monkeypatch):
+    """The eye went on (here: the map left the cache) before a region's finer map was staged whole: the staging
+    stops, and its height arrays and slope map go back to the pool. A flight in the natural look had kept up to
+    seven detail-12 maps half staged, 134 MiB each, and allocated new textures in frames for want of them."""
+    from terrainview.render import world_draw
+    from terrainview.scene.world_regions import RegionKey
+
+    natural = ABOVE.replace(look="natural", pitch=40.0, eye_y=2.5)
+    world = renderer.world
+    world.streaming = True
+    try:
+        _frame(renderer, natural)
+        finer = [key for key in world.wanted if key.detail >= 2]
+        world_ = World.of(natural)
+        world.fill(world_, [RegionKey(key.x, key.z, key.detail - 2) for key in finer], light=True)
+        _frame(renderer, natural)
+        monkeypatch.setattr(world_draw, "SLOPE_POINTS_PER_FRAME", 0)
+        world.fill(world_, finer, light=True)
+        _frame(renderer, natural)
+        staged = len(world._staging)
+        assert staged and all(staging.bands.slopes is None for staging in world._staging.values())
+        monkeypatch.setattr(world_draw, "SLOPE_POINTS_PER_FRAME", 1 << 30)
+        _frame(renderer, natural)  # slopes worked out after the draws: each staged map has its slope map now
+        assert len(world._staging) == staged and all(staging.bands.slopes is not None
+                                                     for staging in world._staging.values())
+        world.cache.limit_bytes = 0  # the cache lets go of every map not drawn, the finer ones among them
+        world.cache.trim({resident.key for resident in world._resident.values()})
+        assert not any(key in world.cache for key in finer), "the coarser maps there are the ones to show"
+        pooled = world._arrays.bytes
+        _frame(renderer, natural)
+        assert not world._staging
+        assert world._arrays.bytes > pooled, "their textures kept for the next maps"
     finally:
         world.streaming = False
 

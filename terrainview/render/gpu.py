@@ -60,9 +60,9 @@ HEIGHT_ARRAYS = MAX_HEIGHT_BANDS // BANDS_PER_ARRAY
 HEIGHT_UNIT = 4  # the first of the HEIGHT_ARRAYS texture units of the heightmap's arrays; units below are the
 # programs' other samplers
 SLOPE_UNIT = HEIGHT_UNIT + HEIGHT_ARRAYS  # the natural look's slope map (GpuResources.bind_slopes)
-# A slope map is worked out this many points a frame in the window (about 25 ms on llvmpipe; an iterations-12
-# map, 16.8M points, took 0.5 s at once, 16 frames so); a render waits for all of it.
-SLOPE_POINTS_PER_FRAME = 1 << 20
+# A slope map is worked out this many points a frame in the window (about 5 ms on llvmpipe; an iterations-12 map,
+# 16.8M points, takes 32 frames so, 0.2 s at once); a render waits for all of it.
+SLOPE_POINTS_PER_FRAME = 1 << 19
 SEA_FLOOR_CELLS = 1024  # the tiles' sea floor's texels a side, at most (GpuResources.tile_sea_floor)
 SKY_EYE = (0.0, 0.5, 3.0)  # the original's eye, which the sky is drawn around (see shaders/sky.glsl)
 MAX_LOD_LEVELS = 16  # level-of-detail levels the programs take morph zones for (shaders/lod.glsl)
@@ -229,7 +229,8 @@ class HeightArrayPool:
     """Height arrays and slope maps given back, kept for another map of the same size up to ``limit_bytes``.
 
     A limit of 0 keeps none. Allocating a texture costs far more than writing it (``BANDS_PER_ARRAY``'s note; a
-    new iterations-12 slope map, 91 ms), and a flight releases regions behind the eye at the sizes it needs ahead.
+    new iterations-12 slope map, 40-170 ms), and a flight releases regions behind the eye at the sizes it needs
+    ahead.
     """
 
     def __init__(self, ctx: moderngl.Context, limit_bytes: int) -> None:
@@ -245,14 +246,19 @@ class HeightArrayPool:
                 return self._free.pop(index)
         return None
 
-    def reserve(self, columns: int, rows: int, maps: int = 1) -> None:
-        """Allocate now, and keep, the arrays ``maps`` maps of ``columns`` x ``rows`` take (counting those kept).
+    def reserve(self, columns: int, rows: int, maps: int = 1, slopes: bool = False) -> None:
+        """Allocate now, and keep, the textures ``maps`` maps of ``columns`` x ``rows`` take (counting those kept).
 
-        The arrays are ``HeightBands``' layout. For the largest maps, whose first allocation would otherwise fall in
-        a frame that draws (23 ms each).
+        Their height arrays in ``HeightBands``' layout and, with ``slopes``, a slope map each (a region's, apron and
+        all: the natural look's). For the largest maps, whose first allocation would otherwise fall in a frame that
+        draws (23 ms an array, and 40-170 ms a slope map at iterations 12, on llvmpipe).
         """
-        for array in [self.take(size) for size in height_array_sizes(columns, rows) * maps]:
-            self.give(array)
+        textures: list[moderngl.TextureArray | moderngl.Texture] = [
+            self.take(size) for size in height_array_sizes(columns, rows) * maps]
+        if slopes:
+            textures += [self.take_slopes((columns, rows)) for _ in range(maps)]
+        for texture in textures:
+            self.give(texture)
 
     def take(self, size: tuple[int, int, int]) -> moderngl.TextureArray:
         """An R32F array of ``size`` (columns, rows, layers): one given back, or a new one. Its texels are not set."""

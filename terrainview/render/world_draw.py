@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import cast
 
 import moderngl
@@ -35,11 +35,14 @@ from terrainview.scene.world_regions import RegionCache, RegionKey, World
 
 PREFETCH = 2.0  # regions are made this far (one region) beyond the reach, before they come into view
 LIGHT_UNIT = 0  # the texture unit of the natural look's light maps (renderer._draw_natural)
-POOL_BYTES = 176 << 20  # height arrays and slope maps kept for reuse: RESERVED_MAPS's 160 MiB at iterations 12
+# Height arrays kept for reuse: RESERVED_MAPS's 160 MiB at iterations 12. Twice as many bytes in the natural look,
+# whose slope maps take as many as the heights (four a point) and are kept with them.
+POOL_BYTES = 176 << 20
 MAX_UPLOAD_BYTES = 12 << 20  # a streaming frame uploads at most this much of new maps (2.5 ms to write on llvmpipe)
-# From this detail up, a map's height arrays cost a frame 11 ms (detail 11) to 46 ms (12) to allocate: a streaming
-# world (the window's) allocates two maps' at each such detail (one drawn, the next made finer) with its first frame,
-# and the pool recycles them. (An offscreen render makes and uploads its maps in one frame anyway.)
+# From this detail up, a map's height arrays cost a frame 11 ms (detail 11) to 46 ms (12) to allocate, and its
+# slope map in the natural look 40-170 ms at detail 12: a streaming world (the window's) allocates two maps' at each
+# such detail (one drawn, the next made finer) with its first frame, and the pool recycles them. (An offscreen
+# render makes and uploads its maps in one frame anyway.)
 RESERVED_DETAIL = 11
 RESERVED_MAPS = 2
 
@@ -97,7 +100,9 @@ class WorldTerrain:
         self._lit = False  # the last frame drew the natural look (regions lit by their own maps)
         self.missing = 0  # regions in view the last frame had no map of
         self._iterations = 0  # the full detail the resident pyramids are for
-        self._reserved = False  # the pool holds RESERVED_MAPS's arrays for this world (when streaming)
+        # What the pool holds for this world (when streaming): None nothing yet, False RESERVED_MAPS's height
+        # arrays, True their slope maps too (the natural look's).
+        self._reserved: bool | None = None
         self._unlit: LightMapsTexture | None = None  # light maps of open sky, for a region not traced yet
         self._sea_floor_key: tuple | None = None  # the world and whole-unit centre the GPU's sea floor is of
         self.sea_floor_rect = (0.0, 0.0, 0.0)  # its west and north edges and its side, in world units
@@ -166,7 +171,7 @@ class WorldTerrain:
         """
         return SLOPE_POINTS_PER_FRAME if self.streaming else 1 << 62
 
-    def _adopt(self, settings: SceneSettings) -> World:
+    def _adopt(self, settings: SceneSettings, lit: bool = False) -> World:
         world_ = World.of(settings)
         assert world_ is not None
         if world_ != self.cache.world or settings.iterations != self._iterations:
@@ -175,11 +180,13 @@ class WorldTerrain:
                 self.changed_at = time.perf_counter()
             self.cache.adopt(world_)
             self._iterations = settings.iterations
-            self._reserved = False
-        if self.streaming and not self._reserved:
+            self._reserved = None
+        if self.streaming and (self._reserved is None or lit > self._reserved):
+            self._arrays.limit_bytes = POOL_BYTES * (2 if lit else 1)
             for detail in range(RESERVED_DETAIL, settings.iterations + 1):  # coarser first: the pool keeps the last
-                self._arrays.reserve(world_regions.map_side(detail), world_regions.map_side(detail), RESERVED_MAPS)
-            self._reserved = True
+                side = world_regions.map_side(detail)
+                self._arrays.reserve(side, side, RESERVED_MAPS, slopes=lit)
+            self._reserved = lit
         return world_
 
     def sea_floor(self, settings: SceneSettings, eye_x: float, eye_z: float) -> moderngl.Texture:
@@ -202,20 +209,28 @@ class WorldTerrain:
             self.cache.put(world_, key, heights, world_regions.region_light(world_, key) if light else None)
 
     def _resident_for(self, key: RegionKey, iterations: int, budget: _FrameBudget, lit: bool) -> _Resident | None:
-        """The region's map on the GPU: the finest held up to ``key.detail``, uploaded while the budget lasts."""
-        resident = self._resident.get((key.x, key.z))
+        """The region's map on the GPU: the finest held up to ``key.detail``, uploaded while the budget lasts.
+
+        A finer map on its way there that is no longer the one to show (the eye went on before it was whole) is let
+        go, textures and all: a flight at iterations 12 in the natural look had left up to seven detail-12 maps
+        half staged, 134 MiB each with their slope maps.
+        """
+        place = (key.x, key.z)
+        resident = self._resident.get(place)
         if resident is not None and resident.key == key and (resident.light is not None or not lit):
+            self._stop_staging(place)
             return resident  # all there is to have
         best = self.cache.best(key.x, key.z, key.detail)
         if best is None:
+            self._stop_staging(place)
             return resident
         best_key, maps = best
         if resident is not None and resident.key == best_key:
+            self._stop_staging(place)
             if resident.light is None and maps.light is not None and budget.upload_bytes > 0:
                 budget.upload_bytes -= maps.light.nbytes
                 resident.light = self._light_texture(maps.light)
             return resident
-        place = (key.x, key.z)
         if resident is None:  # nothing drawn there yet: up it goes whole, now (a first map is a small stand-in)
             budget.upload_bytes -= maps.nbytes
             bands = HeightBands(self.gpu.ctx, maps.heights.shape[1], maps.heights.shape[0], self._arrays)
@@ -224,8 +239,7 @@ class WorldTerrain:
         # A finer map: staged a band of rows per frame within the budget while the one there keeps drawing.
         staging = self._staging.get(place)
         if staging is None or staging.key != best_key:
-            if staging is not None:
-                staging.bands.release()
+            self._stop_staging(place)
             rows, columns = maps.heights.shape
             bands = HeightBands(self.gpu.ctx, columns, rows, self._arrays)
             staging = self._staging[place] = _Staging(best_key, bands)
@@ -237,13 +251,21 @@ class WorldTerrain:
             budget.upload_bytes -= rows_now * row_bytes
         if staging.next_row < maps.heights.shape[0]:
             return resident
-        if lit:  # its slopes too, before it takes the place of the one drawn (else the shading softens meanwhile)
-            budget.slope_points -= self.gpu.advance_slopes(staging.bands, world_regions.APRON, budget.slope_points)
-            if not staging.bands.slopes_ready:
+        if lit and not staging.bands.slopes_ready:
+            # Its slopes too, before it takes the place of the one drawn (else the shading softens meanwhile): the
+            # window's after this frame's draws (``draw``), a render's now.
+            if self.streaming:
+                budget.slope_maps.append(staging.bands)
                 return resident
+            self.gpu.advance_slopes(staging.bands, world_regions.APRON, budget.slope_points)
         del self._staging[place]
         resident.release()
         return self._make_resident(place, best_key, maps, staging.bands, iterations)
+
+    def _stop_staging(self, place: tuple[int, int]) -> None:
+        staging = self._staging.pop(place, None)
+        if staging is not None:
+            staging.bands.release()
 
     def _make_resident(self, place: tuple[int, int], key: RegionKey, maps: world_regions.RegionMaps,
                        bands: HeightBands, iterations: int) -> _Resident:
@@ -271,7 +293,7 @@ class WorldTerrain:
              detail_height: int, field_of_view_y: float, lines: bool, programs: SurfacePrograms,
              reach: float) -> tuple[int, int]:
         """Draw the regions within ``reach`` in view; returns the triangles (or segments) drawn and the full mesh's."""
-        world_ = self._adopt(settings)
+        world_ = self._adopt(settings, programs.lit)
         iterations = settings.iterations
         ranges = world_regions.world_ranges(settings, detail_height, field_of_view_y, programs.lit)
         # One region past the reach too: made before it comes into view.
@@ -301,9 +323,9 @@ class WorldTerrain:
             elif near and not out_of_view:
                 self.missing += 1  # land in view not drawn: no map of it yet
         if programs.lit:  # the slope maps of every region held, nearest first: those just beyond come in whole
-            for _, resident in residents:
-                budget.slope_points -= self.gpu.advance_slopes(resident.heights, world_regions.APRON,
-                                                               budget.slope_points)
+            budget.slope_maps += [resident.heights for _, resident in residents]
+            if not self.streaming:  # a render's all before its regions are drawn: it is exact
+                self._advance_slopes(budget)
         self.cache.trim({resident.key for _, resident in residents})
         drawn_places = {(key.x, key.z) for key, _ in residents}
         for place in set(self._resident) - drawn_places:
@@ -364,9 +386,20 @@ class WorldTerrain:
                 uniform(program, "grid_size").value = grid_size
                 uniform(program, "cell_shift").value = iterations - resident.key.detail
                 drawn += _draw_patches(program, instances, index, selection, lines)
+        # The window's share of slope maps after the regions are drawn, for the next frames: on llvmpipe their pixels
+        # are drawn as soon as they are queued, and drawn before the regions they took the cores from this thread,
+        # which still had the frame to prepare (half a minute's flight at iterations 12 in the natural look: 57-66
+        # frames over 50 ms, 25-29 after).
+        self._advance_slopes(budget)
         full_per_region = (lod.full_mesh_segments if lines else lod.full_mesh_triangles)(iterations, 1)
         # Every region within reach, as the tiles' ring counts.
         return drawn, full_per_region * int(np.count_nonzero(within))
+
+    def _advance_slopes(self, budget: _FrameBudget) -> None:
+        """Work out what the budget allows of the slope maps it lists, in turn."""
+        for heights in budget.slope_maps:
+            budget.slope_points -= self.gpu.advance_slopes(heights, world_regions.APRON, budget.slope_points)
+        budget.slope_maps.clear()
 
     def _upload_instances(self, selections: list[lod.Selection | None], program_name: str,
                           lines: bool) -> dict[str, _Instances]:
@@ -404,6 +437,7 @@ class _FrameBudget:
 
     upload_bytes: int
     slope_points: int
+    slope_maps: list[HeightBands] = field(default_factory=list)  # to work out, nearest first (``_advance_slopes``)
 
 
 @dataclass(frozen=True)
