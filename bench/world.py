@@ -1,6 +1,7 @@
 """The endless world: how long a region takes (quiet and with two busy processes), whether a region made alone is
-bit for bit the window of a larger map, and a minute's flight at 1280x720 for iterations 10 and 12 with the
-window's own streaming (regions on a worker, frames never waiting): the slowest frame, the frames over 50 ms,
+bit for bit the window of a larger map, and a minute's flight at 1280x720 for iterations 10 and 12 in each look
+with the window's own streaming (regions on a worker, frames never waiting; the natural look's light maps too,
+and its frames drafts as the window draws them while the view moves): the slowest frame, the frames over 50 ms,
 the land in view that had no map yet, the memory the regions held and what is left of it once the view shows
 tiles again (WORLD_FLIGHT_SECONDS shortens the flight for a quick look)."""
 
@@ -16,10 +17,11 @@ import numpy as np
 from bench import busy_machine, median_ms, verdict
 from terrainview.base.heap import freeze_what_starting_made
 from terrainview.kernels import world
+from terrainview.render.draft import DraftTarget, draft_size
 from terrainview.render.offscreen import create_headless_context
 from terrainview.render.renderer import Frame, Renderer
 from terrainview.scene import world_regions
-from terrainview.scene.settings import CameraMode, SceneSettings
+from terrainview.scene.settings import CameraMode, Look, SceneSettings
 from terrainview.scene.world_regions import RegionKey, World
 from terrainview.window.arrow_keys import MOVE_STEP, STEPS_PER_SECOND
 from terrainview.window.world_feed import WorldFeed
@@ -56,14 +58,15 @@ def _regions() -> None:
     print(f"a region made alone equals the same window of a 3 x 3 regions' map, bit for bit: {verdict(same)}")
 
 
-def _flight(iterations: int) -> None:
+def _flight(iterations: int, look: Look) -> None:
     ctx = create_headless_context()
     renderer = Renderer(ctx)
     feed = WorldFeed(paced=renderer.gpu.software_rasterizer)  # as the window's
     renderer.world.streaming = True
     framebuffer = ctx.simple_framebuffer(SIZE)
-    settings = SceneSettings(mode="rendered", tile="endless", iterations=iterations, camera=CameraMode.FLY,
-                             eye_y=2.0, pitch=8.0)
+    draft = DraftTarget(ctx)  # the window draws the natural look's frames as drafts while the view moves
+    settings = SceneSettings(mode="rendered", look=look, tile="endless", iterations=iterations,
+                             camera=CameraMode.FLY, eye_y=2.0, pitch=8.0)
     renderer.update(settings)
     world_ = World.of(settings)
     assert world_ is not None
@@ -88,13 +91,17 @@ def _flight(iterations: int) -> None:
             frame_started, collected = time.perf_counter(), collections[0]
             feed.take(renderer.world.cache)
             framebuffer.use()
-            renderer.draw(settings, framebuffer, Frame(SIZE))
+            lit = renderer.draws_natural(settings)  # as the window: regions lit by their own light maps
+            if lit:
+                draft.draw(renderer, settings, framebuffer, Frame(SIZE))
+            else:
+                renderer.draw(settings, framebuffer, Frame(SIZE))
             drawn = time.perf_counter()
             feed.hold(True)  # as the window holds it over its buffer swap, where llvmpipe draws the pixels
             ctx.finish()
             finished = time.perf_counter()
             feed.hold(False)
-            feed.request(world_, renderer.world.cache.requests(renderer.world.wanted))
+            feed.request(world_, renderer.world.cache.requests(renderer.world.wanted, lit), lit)
             ended = time.perf_counter()
             frames += 1
             if frames > 30:  # the first half second fills the view from nothing
@@ -118,11 +125,12 @@ def _flight(iterations: int) -> None:
     finally:
         gc.callbacks.remove(count_collections)
         feed.stop()
+        draft.release()
         renderer.release()
         ctx.release()
         gc.unfreeze()  # what this flight froze goes back to the collector, not into the next flight's figures
     slowest, over = max(times), sum(1 for value in times if value > FRAME_TARGET_MS)
-    print(f"  iterations {iterations}: {len(times)} frames over {eye_z:+.0f} units, median "
+    print(f"  {look.value} look, iterations {iterations}: {len(times)} frames over {eye_z:+.0f} units, median "
           f"{np.median(times):.0f} ms, slowest {slowest:.0f} ms, {over} over {FRAME_TARGET_MS:g} ms "
           f"({verdict(over == 0)}); regions in view without a map: at most {max(missing)} in a frame, in "
           f"{sum(1 for count in missing if count)} frames ({verdict(max(missing) == 0)}); maps held at most "
@@ -141,6 +149,8 @@ def _resident_mib() -> float:
 def run() -> None:
     _regions()
     print(f"flying forward for {FLIGHT_SECONDS:g} s at {FLY_SPEED:g} units/s (the Up key held), {SIZE[0]}x{SIZE[1]}, "
-          "regions streamed from a worker:")
-    for iterations in (10, 12):
-        _flight(iterations)
+          "regions streamed from a worker; the natural look drawn as the window draws it while the view moves "
+          f"(drafts, {draft_size(SIZE)[0]}x{draft_size(SIZE)[1]} stretched), regions lit as they come:")
+    for look in (Look.ORIGINAL, Look.NATURAL):
+        for iterations in (10, 12):
+            _flight(iterations, look)
