@@ -354,7 +354,8 @@ def test_a_map_reserved_in_the_pool_is_written_without_allocating_an_array(rende
 
 
 @pytest.mark.gl
-def test_entering_the_world_at_iterations_11_allocates_two_maps_of_detail_11_at_once(renderer, gl_names):
+def test_entering_the_world_at_iterations_11_allocates_two_maps_of_detail_11_at_once(renderer, gl_names,
+                                                                                      monkeypatch):
     """The first frame of a world reserves the height arrays of two maps at each detail too dear to allocate in a
     frame: at iterations 11 the one array of each of two detail-11 maps; none at iterations 10. Leaving the world
     frees them."""
@@ -362,6 +363,7 @@ def test_entering_the_world_at_iterations_11_allocates_two_maps_of_detail_11_at_
     from terrainview.render.gpu import height_array_sizes
     from terrainview.scene.world_regions import map_side
 
+    monkeypatch.setattr(world_draw, "STAND_IN_SECONDS", 0.0)  # no map made: only those reserved allocated
     side = map_side(world_draw.RESERVED_DETAIL)
     arrays = world_draw.RESERVED_MAPS * len(height_array_sizes(side, side))
     renderer.world.leave()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 from helpers import changed_fraction
 
@@ -95,7 +97,10 @@ def test_a_tiled_shot_of_the_world_draws_every_tile_at_the_whole_images_detail(r
     assert (np.abs(whole - tiled).max(axis=2) > 8).sum() <= 3  # a pixel or two on a tile's edge
 
 
-def test_a_streaming_frame_draws_what_is_held_and_never_waits(renderer):
+def test_a_streaming_frame_draws_what_is_held_and_never_waits(renderer, monkeypatch):
+    from terrainview.render import world_draw
+
+    monkeypatch.setattr(world_draw, "STAND_IN_SECONDS", 0.0)  # the worker's to make (none here)
     world = renderer.world
     world.streaming = True
     try:
@@ -105,6 +110,41 @@ def test_a_streaming_frame_draws_what_is_held_and_never_waits(renderer):
         world.fill(world_regions.World.of(ABOVE.replace(seed=77)), world.wanted[:3])
         _frame(renderer, ABOVE.replace(seed=77))
         assert 0 < world.missing < before, "the nearest three now drawn"
+    finally:
+        world.streaming = False
+
+
+def test_a_streaming_frame_makes_stand_ins_of_land_in_view_for_a_few_milliseconds(renderer, monkeypatch):
+    """Land in view with no map: the frame makes coarse stand-ins of it, nearest first, while its time lasts (the
+    worker, below every other thread, took seconds to while the natural look's frames kept the cores busy); the
+    next frame draws them."""
+    from terrainview.render import world_draw
+    from terrainview.scene.world_regions import STAND_IN_DETAIL
+
+    natural = ABOVE.replace(look="natural", seed=78)
+    world = renderer.world
+    world.streaming = True
+    made, now = [], [0.0]
+    fill = world.fill
+
+    def fill_in_a_millisecond(world_, keys, light=False):
+        made.extend(keys)
+        now[0] += 0.001
+        fill(world_, keys, light)
+
+    monkeypatch.setattr(world, "fill", fill_in_a_millisecond)
+    monkeypatch.setattr(world_draw, "time", types.SimpleNamespace(perf_counter=lambda: now[0]))
+    try:
+        _frame(renderer, natural)
+        missing = world.missing
+        assert missing > 3 and len(made) == 3, "three stand-ins in three milliseconds"
+        assert all(key.detail == STAND_IN_DETAIL and key in world.cache for key in made)
+        assert [(key.x, key.z) for key in made] == [(key.x, key.z) for key in world.wanted[:3]], "nearest first"
+        monkeypatch.setattr(world_draw, "STAND_IN_SECONDS", 1.0)
+        _frame(renderer, natural)
+        assert world.missing == missing - 3
+        _frame(renderer, natural)
+        assert world.missing == 0 and all(resident.light is not None for resident in world._resident.values())
     finally:
         world.streaming = False
 
@@ -171,6 +211,7 @@ def test_a_finer_region_map_takes_over_only_once_its_slopes_are_worked_out(rende
     from terrainview.render import world_draw
     from terrainview.scene.world_regions import RegionKey, World
 
+    monkeypatch.setattr(world_draw, "STAND_IN_SECONDS", 0.0)  # the regions' maps made here, as the test says
     natural = ABOVE.replace(look="natural", pitch=40.0, eye_y=2.5)
     world = renderer.world
     world.streaming = True
@@ -236,6 +277,7 @@ def test_a_finer_map_on_its_way_is_let_go_once_it_is_not_the_one_to_show(rendere
     from terrainview.render import world_draw
     from terrainview.scene.world_regions import RegionKey
 
+    monkeypatch.setattr(world_draw, "STAND_IN_SECONDS", 0.0)  # the regions' maps made here, as the test says
     natural = ABOVE.replace(look="natural", pitch=40.0, eye_y=2.5)
     world = renderer.world
     world.streaming = True

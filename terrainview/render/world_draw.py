@@ -38,6 +38,7 @@ LIGHT_UNIT = 0  # the texture unit of the natural look's light maps (renderer._d
 # Height arrays kept for reuse: RESERVED_MAPS's 160 MiB at iterations 12. Twice as many bytes in the natural look,
 # whose slope maps take as many as the heights (four a point) and are kept with them.
 POOL_BYTES = 176 << 20
+STAND_IN_SECONDS = 0.003  # a streaming frame makes stand-ins of land in view with no map for at most this long
 MAX_UPLOAD_BYTES = 12 << 20  # a streaming frame uploads at most this much of new maps (2.5 ms to write on llvmpipe)
 # From this detail up, a map's height arrays cost a frame 11 ms (detail 11) to 46 ms (12) to allocate, and its
 # slope map in the natural look 40-170 ms at detail 12: a streaming world (the window's) allocates two maps' at each
@@ -208,6 +209,19 @@ class WorldTerrain:
             heights = None if key in self.cache else world_regions.region_map(world_, key)
             self.cache.put(world_, key, heights, world_regions.region_light(world_, key) if light else None)
 
+    def _make_stand_ins(self, world_: World, missing: list[RegionKey], light: bool) -> None:
+        """Coarse maps of land in view with none, made here, nearest first, for at most STAND_IN_SECONDS a frame.
+
+        They are ``world_regions.STAND_IN_DETAIL``'s, and the next frame draws them. The worker makes them too, first
+        of all, but below every other thread: while the natural look's frames kept the cores busy it took seconds to
+        get to them (entering the world at iterations 10, up to 90 regions in view missing for 3 s).
+        """
+        deadline = time.perf_counter() + STAND_IN_SECONDS
+        for key in missing:
+            if time.perf_counter() >= deadline:
+                break
+            self.fill(world_, [RegionKey(key.x, key.z, min(key.detail, world_regions.STAND_IN_DETAIL))], light)
+
     def _resident_for(self, key: RegionKey, iterations: int, budget: _FrameBudget, lit: bool) -> _Resident | None:
         """The region's map on the GPU: the finest held up to ``key.detail``, uploaded while the budget lasts.
 
@@ -313,7 +327,7 @@ class WorldTerrain:
         budget = _FrameBudget(MAX_UPLOAD_BYTES if self.streaming else 1 << 62, self.slope_points_per_frame())
         bottom, top = self._slab if self._slab[0] <= self._slab[1] else (-1e3, 1e3)  # no map yet: any height
         out_of_view_flags = _outside(frame_planes, self.wanted, bottom, top)
-        residents, drawable, self.missing = [], [], 0
+        residents, drawable, missing = [], [], []
         for key, out_of_view, near in zip(self.wanted, out_of_view_flags, within, strict=True):
             resident = self._resident_for(key, iterations, budget, programs.lit)
             if resident is not None:
@@ -321,7 +335,10 @@ class WorldTerrain:
                 if near:  # the ring beyond the reach is made and uploaded, not drawn
                     drawable.append((key, resident))
             elif near and not out_of_view:
-                self.missing += 1  # land in view not drawn: no map of it yet
+                missing.append(key)  # land in view not drawn: no map of it yet
+        self.missing = len(missing)
+        if self.streaming:
+            self._make_stand_ins(world_, missing, programs.lit)
         if programs.lit:  # the slope maps of every region held, nearest first: those just beyond come in whole
             budget.slope_maps += [resident.heights for _, resident in residents]
             if not self.streaming:  # a render's all before its regions are drawn: it is exact
