@@ -1,7 +1,7 @@
 """Drafts: a frame drawn at half the window's size on each side and stretched over it.
 
 The natural look lights every pixel of the land and the sea, several times the original look's work a pixel,
-which a software rasterizer pays in full (a 1280x720 frame takes 34-106 ms over tiles and 48-135 ms over the
+which a software rasterizer pays in full (a 1280x720 frame takes 32-106 ms over tiles and 44-135 ms over the
 endless world on two cores, by the machine's spell: README.md). While the view or a slider moves, the window draws
 such frames as drafts, a quarter of the pixels, and the full frame once the view rests (terrainview/window/app.py
 decides when). Shots, renders and videos never draft.
