@@ -105,7 +105,9 @@ vec3 natural_surface(vec3 world_position, float distance, vec2 grid_coordinate, 
     float footprint = pixel_footprint();
     float broadness = smoothstep(0.5, 2.5, cells_per_pixel(footprint));
     vec2 slope = mix(broad_gradient, map_slope(broadness < 1.0 ? grid_coordinate : vec2(0.0)), fine_slopes);
-    vec3 normal = normalize(mix(normalize(vec3(-slope.x, 1.0, -slope.y)), broad_normal, broadness));
+    vec3 fine_normal = normalize(vec3(-slope.x, 1.0, -slope.y));
+    // Exactly the broad normal where it alone shades (a mix weighed 1 need not be exact on every GPU).
+    vec3 normal = broadness < 1.0 ? normalize(mix(fine_normal, broad_normal, broadness)) : broad_normal;
 
     // Materials: grass on gentle slopes, soil between, rock on steep ones, snow high up where it can lie
     // (less on slopes facing the sun, none on broadly steep faces), sand along the shore. Noise breaks every

@@ -387,9 +387,11 @@ def test_entering_the_world_in_the_natural_look_reserves_slope_maps_too(renderer
     """A region's slope map costs llvmpipe 40-170 ms to allocate at detail 12: the natural look's first frame of a
     world reserves them with the height arrays, two a detail, in a pool twice the size (they take as many bytes)."""
     from terrainview.render import world_draw
+    from terrainview.render.gpu import height_array_sizes
     from terrainview.scene.world_regions import map_side
 
     side = map_side(world_draw.RESERVED_DETAIL)
+    arrays = world_draw.RESERVED_MAPS * len(height_array_sizes(side, side))
     renderer.world.leave()
     renderer.world.streaming = True
     try:
@@ -400,6 +402,7 @@ def test_entering_the_world_in_the_natural_look_reserves_slope_maps_too(renderer
             render_pixels(renderer, settings, (16, 9))
             pool = renderer.world._arrays
             assert sum(texture.size == (side, side) for texture in pool._free) == slope_maps
+            assert sum(len(texture.size) == 3 for texture in pool._free) == arrays, "no height array twice"
             assert pool.limit_bytes == limit * world_draw.POOL_BYTES
     finally:
         renderer.world.streaming = False
@@ -407,7 +410,8 @@ def test_entering_the_world_in_the_natural_look_reserves_slope_maps_too(renderer
 
 
 def test_the_maps_reserved_at_iterations_12_fit_in_the_worlds_pool():
-    """Else the pool would release the first reserved as the last came in."""
+    """Else the pool would release the first reserved as the last came in: the height arrays in its bytes, and in the
+    natural look's twice as many their slope maps too (four bytes a point, as the heights)."""
     from terrainview.render import world_draw
     from terrainview.render.gpu import height_array_sizes
     from terrainview.scene.world_regions import map_side
@@ -416,10 +420,12 @@ def test_the_maps_reserved_at_iterations_12_fit_in_the_worlds_pool():
                    for detail in range(world_draw.RESERVED_DETAIL, 13)
                    for columns, rows, layers in height_array_sizes(map_side(detail), map_side(detail)))
     assert world_draw.RESERVED_MAPS * reserved <= world_draw.POOL_BYTES
+    slopes = sum(4 * map_side(detail) ** 2 for detail in range(world_draw.RESERVED_DETAIL, 13))
+    assert world_draw.RESERVED_MAPS * (reserved + slopes) <= 2 * world_draw.POOL_BYTES
 
 
 def test_slope_maps_go_back_to_the_pool_with_their_heights(renderer, gl_names):
-    """A region's slope map (a new iterations-12 one costs llvmpipe about 90 ms) is kept with its height arrays when
+    """A region's slope map (a new iterations-12 one costs llvmpipe 40-170 ms) is kept with its height arrays when
     the region is left behind, and taken again for the next map of the same size."""
     from terrainview.render.gpu import HeightArrayPool, HeightBands
 

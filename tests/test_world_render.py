@@ -121,7 +121,7 @@ def test_a_streaming_frame_makes_stand_ins_of_land_in_view_for_a_few_millisecond
     from terrainview.render import world_draw
     from terrainview.scene.world_regions import STAND_IN_DETAIL
 
-    natural = ABOVE.replace(look="natural", seed=78)
+    natural = ABOVE.replace(look="natural", seed=78, iterations=8)  # near regions want detail 8: stand-ins coarser
     world = renderer.world
     world.streaming = True
     made, now = [], [0.0]
@@ -240,6 +240,27 @@ def test_a_finer_region_map_takes_over_only_once_its_slopes_are_worked_out(rende
         world.streaming = False
 
 
+def test_a_change_is_shown_once_a_frame_draws_every_region_with_its_slopes(renderer, monkeypatch):
+    """The status line's "change shown after" stops at the first frame that drew every region wanted, lit and with
+    its slopes: not the frame that worked the last slopes out after drawing its regions without them."""
+    from terrainview.render import world_draw
+
+    monkeypatch.setattr(world_draw, "STAND_IN_SECONDS", 0.0)
+    monkeypatch.setattr(world_draw, "SLOPE_POINTS_PER_FRAME", 1 << 30)
+    natural = ABOVE.replace(look="natural", pitch=40.0, eye_y=2.5, seed=79)
+    world = renderer.world
+    world.streaming = True
+    try:
+        _frame(renderer, natural)  # a new world: the change starts
+        world.fill(World.of(natural), world.wanted, light=True)
+        _frame(renderer, natural)  # every region drawn, its slopes worked out after
+        assert world.shows_all_wanted() and world.change_shown_seconds() is None
+        _frame(renderer, natural)
+        assert world.change_shown_seconds() is not None
+    finally:
+        world.streaming = False
+
+
 def test_the_window_works_out_slope_maps_after_the_regions_are_drawn_and_a_render_before(renderer, monkeypatch):
     """On llvmpipe a slope map's pixels are drawn as soon as it is queued: queued before the regions, they slowed
     the thread that still had the frame to prepare (a flight's frames over 50 ms). A render is exact: its regions
@@ -271,9 +292,9 @@ def test_the_window_works_out_slope_maps_after_the_regions_are_drawn_and_a_rende
 
 
 def test_a_finer_map_on_its_way_is_let_go_once_it_is_not_the_one_to_show(renderer, monkeypatch):
-    """The eye went on (here: the map left the cache) before a region's finer map was staged whole: the staging
-    stops, and its height arrays and slope map go back to the pool. A flight in the natural look had kept up to
-    seven detail-12 maps half staged, 134 MiB each, and allocated new textures in frames for want of them."""
+    """The eye went on before a region's finer map was staged whole, and the region now wants a coarser one: the
+    staging stops, and its height arrays and slope map go back to the pool. A flight in the natural look had kept up
+    to seven detail-12 maps half staged, 128 MiB each, and allocated new textures in frames for want of them."""
     from terrainview.render import world_draw
     from terrainview.scene.world_regions import RegionKey
 
@@ -287,21 +308,24 @@ def test_a_finer_map_on_its_way_is_let_go_once_it_is_not_the_one_to_show(rendere
         world_ = World.of(natural)
         world.fill(world_, [RegionKey(key.x, key.z, key.detail - 2) for key in finer], light=True)
         _frame(renderer, natural)
-        monkeypatch.setattr(world_draw, "SLOPE_POINTS_PER_FRAME", 0)
+        monkeypatch.setattr(world_draw, "SLOPE_POINTS_PER_FRAME", 1)  # a row a frame: the finer maps stay staged
         world.fill(world_, finer, light=True)
         _frame(renderer, natural)
-        staged = len(world._staging)
-        assert staged and all(staging.bands.slopes is None for staging in world._staging.values())
-        monkeypatch.setattr(world_draw, "SLOPE_POINTS_PER_FRAME", 1 << 30)
-        _frame(renderer, natural)  # slopes worked out after the draws: each staged map has its slope map now
-        assert len(world._staging) == staged and all(staging.bands.slopes is not None
-                                                     for staging in world._staging.values())
-        world.cache.limit_bytes = 0  # the cache lets go of every map not drawn, the finer ones among them
-        world.cache.trim({resident.key for resident in world._resident.values()})
-        assert not any(key in world.cache for key in finer), "the coarser maps there are the ones to show"
-        pooled = world._arrays.bytes
         _frame(renderer, natural)
-        assert not world._staging
+        staged = {place: staging.key for place, staging in world._staging.items()}
+        assert staged and any(staging.bands.slopes is not None for staging in world._staging.values())
+        world.cache.limit_bytes = 0  # the cache keeps only what it must: the maps drawn and those on their way
+        _frame(renderer, natural)
+        assert {place: staging.key for place, staging in world._staging.items()} == staged
+        pooled = world._arrays.bytes
+        moved = natural.replace(eye_x=2.0)  # farther from some of them: they want one detail less
+        _frame(renderer, moved)
+        wanted = {(key.x, key.z): key.detail for key in world.wanted}
+        passed = [place for place, key in staged.items() if wanted.get(place, key.detail) < key.detail]
+        assert passed, "the eye left some of them wanting less (else this test shows nothing)"
+        assert not set(passed) & set(world._staging), "their finer maps let go"
+        assert all(world._staging[place].key == key for place, key in staged.items()
+                   if wanted.get(place) == key.detail), "those still wanted staged on"
         assert world._arrays.bytes > pooled, "their textures kept for the next maps"
     finally:
         world.streaming = False

@@ -34,7 +34,7 @@ SKY_TABLE_SIZE = (96, 40)  # the natural look's sky-view table: bearings across,
 # The sky table's row of constants, texel by texel (sky_table.glsl), as the natural programs' uniforms.
 SKY_CONSTANTS = ("sun_light", "ambient_light", "exposure_scale", "horizon_haze")
 HAZE_ELEVATION = 0.02  # the sine of the elevation whose sky light the haze takes (sky_view.glsl's haze_light)
-NOISE_SIDE = 256  # texels per side of the natural look's noise texture
+NOISE_SIDE = 256  # texels per side of the natural look's noise textures
 LIGHT_DIRECTION = (1.0, 0.5, 1.0)
 LIGHT_AMBIENT = 0.5
 LIGHT_DIFFUSE = 1.0
@@ -776,7 +776,8 @@ class GpuResources:
             # On llvmpipe a slope map still queued when the next one is drawn stays slow to sample for good: every
             # later draw that samples it waits for the frame drawn so far. Over the endless world (a slope map a
             # region, a world's first frame drawing them all) that was 30 of a 50 ms frame spent waiting, in every
-            # frame after. So what is queued is finished first: at most the last slope map, and the frame's start.
+            # frame after. So what is queued is finished first: at most the last slope map, and the frame drawn so
+            # far (in the window its land, which the buffer swap would have waited for anyway).
             # (Finishing each map as it was drawn instead made the frames of the worlds drawn later about 5%
             # slower, for no cause found.)
             self.ctx.finish()

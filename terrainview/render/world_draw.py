@@ -99,6 +99,7 @@ class WorldTerrain:
         # shows all of it (``change_shown_seconds``); None meanwhile and after leaving the world.
         self.changed_at: float | None = None
         self._lit = False  # the last frame drew the natural look (regions lit by their own maps)
+        self._showed_all = False  # the last frame drew all it wanted (``shows_all_wanted`` before its slope work)
         self.missing = 0  # regions in view the last frame had no map of
         self._iterations = 0  # the full detail the resident pyramids are for
         # What the pool holds for this world (when streaming): None nothing yet, False RESERVED_MAPS's height
@@ -157,9 +158,9 @@ class WorldTerrain:
     def change_shown_seconds(self) -> float | None:
         """Seconds from the first frame that drew a change of world or full detail until now.
 
-        Once the last frame showed all of it (``shows_all_wanted``); None before, and until the next change.
+        Once the last frame showed all of it (``shows_all_wanted`` as it drew); None before, and until the next change.
         """
-        if self.changed_at is None or not self.shows_all_wanted():
+        if self.changed_at is None or not self._showed_all:
             return None
         seconds = time.perf_counter() - self.changed_at
         self.changed_at = None
@@ -220,14 +221,14 @@ class WorldTerrain:
         for key in missing:
             if time.perf_counter() >= deadline:
                 break
-            self.fill(world_, [RegionKey(key.x, key.z, min(key.detail, world_regions.STAND_IN_DETAIL))], light)
+            self.fill(world_, [world_regions.stand_in(key)], light)
 
     def _resident_for(self, key: RegionKey, iterations: int, budget: _FrameBudget, lit: bool) -> _Resident | None:
         """The region's map on the GPU: the finest held up to ``key.detail``, uploaded while the budget lasts.
 
         A finer map on its way there that is no longer the one to show (the eye went on before it was whole) is let
         go, textures and all: a flight at iterations 12 in the natural look had left up to seven detail-12 maps
-        half staged, 134 MiB each with their slope maps.
+        half staged, 128 MiB each with their slope maps.
         """
         place = (key.x, key.z)
         resident = self._resident.get(place)
@@ -343,7 +344,8 @@ class WorldTerrain:
             budget.slope_maps += [resident.heights for _, resident in residents]
             if not self.streaming:  # a render's all before its regions are drawn: it is exact
                 self._advance_slopes(budget)
-        self.cache.trim({resident.key for _, resident in residents})
+        # The maps drawn, and those on their way to the GPU (dropped, their staging would start over once made again).
+        self.cache.trim({resident.key for _, resident in residents} | {staged.key for staged in self._staging.values()})
         drawn_places = {(key.x, key.z) for key, _ in residents}
         for place in set(self._resident) - drawn_places:
             self._resident.pop(place).release()  # left behind: its textures go
@@ -407,6 +409,7 @@ class WorldTerrain:
         # are drawn as soon as they are queued, and drawn before the regions they took the cores from this thread,
         # which still had the frame to prepare (half a minute's flight at iterations 12 in the natural look: 57-66
         # frames over 50 ms, 25-29 after).
+        self._showed_all = self.shows_all_wanted()  # (slopes made whole below are drawn by the next frame)
         self._advance_slopes(budget)
         full_per_region = (lod.full_mesh_segments if lines else lod.full_mesh_triangles)(iterations, 1)
         # Every region within reach, as the tiles' ring counts.
@@ -454,7 +457,8 @@ class _FrameBudget:
 
     upload_bytes: int
     slope_points: int
-    slope_maps: list[HeightBands] = field(default_factory=list)  # to work out, nearest first (``_advance_slopes``)
+    # To work out in turn (``_advance_slopes``): finer maps on their way first, then those drawn, each nearest first.
+    slope_maps: list[HeightBands] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

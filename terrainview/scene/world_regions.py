@@ -162,6 +162,11 @@ def region_centre(x: int, z: int) -> tuple[float, float]:
     return camera.TILE_SIZE * x, camera.TILE_SIZE * z
 
 
+def stand_in(key: RegionKey) -> RegionKey:
+    """The coarse map a region with none yet is drawn from first: ``STAND_IN_DETAIL``'s, or its own if coarser."""
+    return RegionKey(key.x, key.z, min(key.detail, STAND_IN_DETAIL))
+
+
 def region_distances(x: np.ndarray, z: np.ndarray, eye_x: float, eye_z: float) -> np.ndarray:
     """Horizontal distance from the eye to the nearest point of each region (x, z: integer arrays)."""
     dx = np.maximum(np.abs(eye_x - camera.TILE_SIZE * x) - 1.0, 0.0)
@@ -291,8 +296,7 @@ class RegionCache:
         needs no more than a stand-in, and it must not wait behind the near regions' fine maps, which take half a
         second each at iterations 12): no land is missing for long. Then the wanted maps themselves.
         """
-        stand_ins = [RegionKey(key.x, key.z, min(key.detail, STAND_IN_DETAIL)) for key in wanted
-                     if self.best(key.x, key.z, key.detail) is None]
+        stand_ins = [stand_in(key) for key in wanted if self.best(key.x, key.z, key.detail) is None]
         listed = set(stand_ins)
         return stand_ins + [key for key in self.missing(wanted, light) if key not in listed]
 
