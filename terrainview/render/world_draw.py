@@ -409,7 +409,8 @@ class WorldTerrain:
         # are drawn as soon as they are queued, and drawn before the regions they took the cores from this thread,
         # which still had the frame to prepare (half a minute's flight at iterations 12 in the natural look: 57-66
         # frames over 50 ms, 25-29 after).
-        self._showed_all = self.shows_all_wanted()  # (slopes made whole below are drawn by the next frame)
+        # Whether this frame drew all it wanted, while a change is timed (slopes made whole below: the next frame's).
+        self._showed_all = self.changed_at is not None and self.shows_all_wanted()
         self._advance_slopes(budget)
         full_per_region = (lod.full_mesh_segments if lines else lod.full_mesh_triangles)(iterations, 1)
         # Every region within reach, as the tiles' ring counts.
