@@ -385,7 +385,8 @@ def test_entering_the_world_at_iterations_11_allocates_two_maps_of_detail_11_at_
 @pytest.mark.gl
 def test_entering_the_world_in_the_natural_look_reserves_slope_maps_too(renderer):
     """A region's slope map costs llvmpipe 40-170 ms to allocate at detail 12: the natural look's first frame of a
-    world reserves them with the height arrays, two a detail, in a pool twice the size (they take as many bytes)."""
+    world reserves them with the height arrays, two a detail, in a pool twice the size (they take as many bytes).
+    Back in the original look the pool lets them go, and keeps its own size again."""
     from terrainview.render import world_draw
     from terrainview.render.gpu import height_array_sizes
     from terrainview.scene.world_regions import map_side
@@ -395,7 +396,8 @@ def test_entering_the_world_in_the_natural_look_reserves_slope_maps_too(renderer
     renderer.world.leave()
     renderer.world.streaming = True
     try:
-        for look, slope_maps, limit in (("original", 0, 1), ("natural", world_draw.RESERVED_MAPS, 2)):
+        for look, slope_maps, limit in (("original", 0, 1), ("natural", world_draw.RESERVED_MAPS, 2),
+                                        ("original", 0, 1)):
             settings = SceneSettings(mode="rendered", look=look, tile="endless", camera="fly",
                                      iterations=world_draw.RESERVED_DETAIL, eye_y=3.0)
             renderer.update(settings)

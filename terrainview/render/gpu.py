@@ -280,10 +280,22 @@ class HeightArrayPool:
         """Keep ``texture`` for a later ``take``, releasing the oldest kept while over the limit."""
         self._free.append(texture)
         self.bytes += _texture_bytes(texture)
+        self._fit()
+
+    def _fit(self) -> None:
+        """Release the oldest textures kept while over the limit."""
         while self.bytes > self.limit_bytes:
             oldest = self._free.pop(0)
             self.bytes -= _texture_bytes(oldest)
             oldest.release()
+
+    def release_slope_maps(self) -> None:
+        """Release the slope maps kept, and then the oldest arrays while over the limit (lowered, say)."""
+        for texture in [texture for texture in self._free if isinstance(texture, moderngl.Texture)]:
+            self._free.remove(texture)
+            self.bytes -= _texture_bytes(texture)
+            texture.release()
+        self._fit()
 
     def release(self) -> None:
         """Release every texture kept."""

@@ -173,7 +173,8 @@ class WorldTerrain:
         """
         return SLOPE_POINTS_PER_FRAME if self.streaming else 1 << 62
 
-    def _adopt(self, settings: SceneSettings, lit: bool = False) -> World:
+    def _adopt(self, settings: SceneSettings, lit: bool | None = None) -> World:
+        """Take up the settings' world; with ``lit`` (whether the frame draws the natural look), fit the pool to it."""
         world_ = World.of(settings)
         assert world_ is not None
         if world_ != self.cache.world or settings.iterations != self._iterations:
@@ -183,12 +184,16 @@ class WorldTerrain:
             self.cache.adopt(world_)
             self._iterations = settings.iterations
             self._reserved = None
-        if self.streaming and (self._reserved is None or lit > self._reserved):
-            self._arrays.limit_bytes = POOL_BYTES * (2 if lit else 1)
+        if not self.streaming or lit is None or lit == self._reserved:
+            return world_
+        self._arrays.limit_bytes = POOL_BYTES * (2 if lit else 1)
+        if self._reserved and not lit:  # back to the original look: no slope map is wanted any more
+            self._arrays.release_slope_maps()
+        else:
             for detail in range(RESERVED_DETAIL, settings.iterations + 1):  # coarser first: the pool keeps the last
                 side = world_regions.map_side(detail)
                 self._arrays.reserve(side, side, RESERVED_MAPS, slopes=lit)
-            self._reserved = lit
+        self._reserved = lit
         return world_
 
     def sea_floor(self, settings: SceneSettings, eye_x: float, eye_z: float) -> moderngl.Texture:
