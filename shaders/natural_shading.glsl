@@ -9,9 +9,10 @@
 #define BROAD_X_CHANNEL 1     // horizon toward the sun (lighting.sun_surface_layer, for the sun's bearing)
 #define BROAD_Z_CHANNEL 2
 #define SUN_CHANNEL 3
-#define PENUMBRA 0.05         // the sun's soft edge, radians of elevation
+#define PENUMBRA 0.05         // the sun's soft edge: the sine of its elevation over the horizon, from shadow to lit
 #define NOISE_SIDE 256        // texels per side of the noise textures
 uniform vec3 eye;
+uniform float sun_across;        // the length of sun_direction's x and z (worked out once a frame)
 uniform float haze_density;      // per squared unit of distance
 uniform float height_scale;      // the scene's, for the snow line's softness
 uniform float snow_height;       // the snow line: the height the highest land rises above (texturing.py)
@@ -28,6 +29,7 @@ uniform sampler2D noise;
 uniform sampler2D detail_octaves;
 const float BROAD_SCALE = 0.027;  // the broad variation's texture coordinate per world unit: 0.14 units a texel
 const float DETAIL_SCALE = 1.4;   // the detail's: its finest octave 0.0028 units apart
+const mat2 DETAIL_TURN = mat2(0.8, 0.6, -0.6, 0.8);  // the detail turned so that it lines up with no grid
 
 // What the including program knows of the pixel: its footprint on the land in world units, the longer of its steps
 // to the next pixel across and up.
@@ -50,7 +52,7 @@ vec3 resolved(vec3 values, vec3 texels_per_pixel) {
 float detail(vec2 xz, float distance, float footprint) {
     float fade = 1.0 - smoothstep(0.5, 6.0, distance);
     float texels = footprint * DETAIL_SCALE * float(NOISE_SIDE);  // of the finest octave
-    vec3 octaves = texture(detail_octaves, DETAIL_SCALE * mat2(0.8, 0.6, -0.6, 0.8) * xz).rgb;
+    vec3 octaves = texture(detail_octaves, DETAIL_SCALE * DETAIL_TURN * xz).rgb;
     return dot(resolved(octaves, texels * vec3(0.25, 0.5, 1.0)) - 0.5, vec3(1.0, 0.5, 0.25)) * fade;
 }
 
@@ -81,7 +83,7 @@ float unsquashed(float stored) {
 // angle (a high sun over a horizon far below) the sine falls again, but the sun is up there all the same.
 float sunlit(float stored_horizon) {
     float tangent = unsquashed(stored_horizon);
-    float sun_up = sun_direction.y, sun_across = length(sun_direction.xz);
+    float sun_up = sun_direction.y;
     float to_unit = inversesqrt(1.0 + tangent * tangent);
     float sine = (sun_up - sun_across * tangent) * to_unit;  // of the sun's elevation less the horizon's
     float cosine = (sun_across + sun_up * tangent) * to_unit;

@@ -396,8 +396,9 @@ def test_entering_the_world_in_the_natural_look_reserves_slope_maps_too(renderer
     renderer.world.leave()
     renderer.world.streaming = True
     try:
-        for look, slope_maps, limit in (("original", 0, 1), ("natural", world_draw.RESERVED_MAPS, 2),
-                                        ("original", 0, 1)):
+        original, natural = world_draw.POOL_BYTES, world_draw.NATURAL_POOL_BYTES
+        for look, slope_maps, limit in (("original", 0, original), ("natural", world_draw.RESERVED_MAPS, natural),
+                                        ("original", 0, original)):
             settings = SceneSettings(mode="rendered", look=look, tile="endless", camera="fly",
                                      iterations=world_draw.RESERVED_DETAIL, eye_y=3.0)
             renderer.update(settings)
@@ -405,7 +406,7 @@ def test_entering_the_world_in_the_natural_look_reserves_slope_maps_too(renderer
             pool = renderer.world._arrays
             assert sum(texture.size == (side, side) for texture in pool._free) == slope_maps
             assert sum(len(texture.size) == 3 for texture in pool._free) == arrays, "no height array twice"
-            assert pool.limit_bytes == limit * world_draw.POOL_BYTES
+            assert pool.limit_bytes == limit
     finally:
         renderer.world.streaming = False
         renderer.world.leave()
@@ -423,7 +424,7 @@ def test_the_maps_reserved_at_iterations_12_fit_in_the_worlds_pool():
                    for columns, rows, layers in height_array_sizes(map_side(detail), map_side(detail)))
     assert world_draw.RESERVED_MAPS * reserved <= world_draw.POOL_BYTES
     slopes = sum(4 * map_side(detail) ** 2 for detail in range(world_draw.RESERVED_DETAIL, 13))
-    assert world_draw.RESERVED_MAPS * (reserved + slopes) <= 2 * world_draw.POOL_BYTES
+    assert world_draw.RESERVED_MAPS * (reserved + slopes) <= world_draw.NATURAL_POOL_BYTES
 
 
 def test_slope_maps_go_back_to_the_pool_with_their_heights(renderer, gl_names):
@@ -446,6 +447,25 @@ def test_slope_maps_go_back_to_the_pool_with_their_heights(renderer, gl_names):
     renderer.gpu.advance_slopes(second, 1, 1 << 20)
     assert second.slopes is slopes and second.slopes_ready
     second.release()
+    pool.release()
+    assert gl_names.live()["Texture"] == before["Texture"]
+
+
+def test_a_pool_that_keeps_no_slope_maps_releases_them_as_they_come_back(renderer, gl_names):
+    """Back in the original look over the same world, a region left behind gives back its heights, kept, and its
+    slope map, released at once: it would otherwise push out the height arrays reserved for the regions ahead."""
+    from terrainview.render.gpu import HeightArrayPool, HeightBands
+
+    ctx = renderer.ctx
+    before = gl_names.live()
+    pool = HeightArrayPool(ctx, limit_bytes=1 << 20)
+    bands = HeightBands(ctx, 19, 19, pool)
+    bands.write(np.zeros((19, 19), dtype=np.float32))
+    renderer.gpu.advance_slopes(bands, 1, 1 << 20)
+    pool.keep_slopes(False, 1 << 20)
+    bands.release()
+    assert pool.bytes == 4 * 19 * 19, "its heights kept, its slope map not"
+    assert gl_names.live()["Texture"] == before["Texture"] + 1
     pool.release()
     assert gl_names.live()["Texture"] == before["Texture"]
 

@@ -697,20 +697,20 @@ def test_noise_fades_out_as_a_pixel_spans_its_spacing(gl_ctx, name):
     from terrainview.render.gpu import NOISE_SIDE, _detail_octave_values, _noise_values
 
     if name == "detail":
-        values, scale, turn = _detail_octave_values(), 1.4, "mat2(0.8, 0.6, -0.6, 0.8)"
+        values, scale, turn = _detail_octave_values(), "DETAIL_SCALE", "DETAIL_TURN"
         cases = [(0.5, (1.0, 0.5, 0.25)), (2.0, (1.0, 0.5, 0.0)), (4.0, (1.0, 0.0, 0.0)), (8.0, (0.0, 0.0, 0.0))]
-        read = "vec4(detail(place(), 0.0, footprint), 0.0, 0.0, 1.0)"
+        read = "vec4(detail(place(), 0.0, spanned()), 0.0, 0.0, 1.0)"
     else:
-        values, scale, turn = _noise_values(), 0.027, "mat2(1.0)"
+        values, scale, turn = _noise_values(), "BROAD_SCALE", "mat2(1.0)"
         cases = [(0.5, None), (2.0, None)]
-        read = "vec4(broad_variation(place(), footprint), 1.0)"
+        read = "vec4(broad_variation(place(), spanned()), 1.0)"
     declarations = (f"#define NOISE_SIDE {NOISE_SIDE}\nuniform sampler2D noise;\nuniform sampler2D detail_octaves;\n"
                     + shader_part("natural_shading.glsl", "const float BROAD_SCALE", "// What the including")
                     + shader_part("natural_shading.glsl", "// Where a pixel spans", "// The land's slope")
-                    + "uniform float footprint;\n"
+                    # The pixel's footprint: texels of the finest spacing, in world units.
+                    + f"uniform float texels;\nfloat spanned() {{ return texels / float(NOISE_SIDE) / {scale}; }}\n"
                     # At texel centres: the texture coordinate turned back into world x, z.
-                    f"vec2 place() {{ return transpose({turn}) * gl_FragCoord.xy / {NOISE_SIDE}.0 / {scale}; }}\n")
-    texel = 1.0 / (NOISE_SIDE * scale)  # the finest spacing in world units
+                    f"vec2 place() {{ return transpose({turn}) * gl_FragCoord.xy / float(NOISE_SIDE) / {scale}; }}\n")
     centred = values[:16, :16].astype(np.float64) / 255.0 - 0.5
     with gl_ctx:  # another test may have made its own context current
         texture = gl_ctx.texture((NOISE_SIDE, NOISE_SIDE), 3, values.tobytes())
@@ -719,7 +719,7 @@ def test_noise_fades_out_as_a_pixel_spans_its_spacing(gl_ctx, name):
         texture.use(9)
     try:
         for texels, weights in cases:
-            got = fragment_values(gl_ctx, declarations, read, (16, 16), footprint=texels * texel,
+            got = fragment_values(gl_ctx, declarations, read, (16, 16), texels=texels,
                                   **{"detail_octaves" if name == "detail" else "noise": 9})
             if weights is not None:
                 np.testing.assert_allclose(got, centred @ np.array(weights), atol=0.02)
@@ -832,11 +832,12 @@ def test_sunlight_over_the_horizon_is_the_penumbras_by_the_angles_themselves(gl_
     from terrainview.render.gpu import SUN_PENUMBRA
 
     size = (256, 96)
-    declarations = (f"#define PENUMBRA {SUN_PENUMBRA!r}\nvec3 sun_direction;\n"
+    declarations = (f"#define PENUMBRA {SUN_PENUMBRA!r}\nvec3 sun_direction;\nfloat sun_across;\n"
                     + shader_part("natural_shading.glsl", "float unsquashed(", "// How much of")
                     + shader_part("natural_shading.glsl", "float sunlit(", "// The colour of the land")
                     + "float probe() { float elevation = radians(-5.0 + (gl_FragCoord.y - 0.5));\n"
                     "  sun_direction = vec3(0.6 * cos(elevation), sin(elevation), -0.8 * cos(elevation));\n"
+                    "  sun_across = cos(elevation);\n"
                     "  return sunlit(gl_FragCoord.x / 256.0); }\n")
     got = fragment_values(gl_ctx, declarations, "vec4(probe(), 0.0, 0.0, 1.0)", size)
     stored = (np.arange(size[0]) + 0.5) / 256.0  # texel centres: 0 and 1 (the horizon straight down, up) left out

@@ -97,7 +97,7 @@ def test_a_tiled_shot_of_the_world_draws_every_tile_at_the_whole_images_detail(r
     assert (np.abs(whole - tiled).max(axis=2) > 8).sum() <= 3  # a pixel or two on a tile's edge
 
 
-def test_a_streaming_frame_draws_what_is_held_and_never_waits(renderer, monkeypatch):
+def test_a_streaming_frame_draws_what_is_held_and_never_waits_for_the_worker(renderer, monkeypatch):
     from terrainview.render import world_draw
 
     monkeypatch.setattr(world_draw, "STAND_IN_SECONDS", 0.0)  # the worker's to make (none here)

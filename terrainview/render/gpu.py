@@ -238,6 +238,7 @@ class HeightArrayPool:
         self.limit_bytes = limit_bytes
         self._free: list[moderngl.TextureArray | moderngl.Texture] = []  # oldest first
         self.bytes = 0
+        self._keeps_slopes = True  # slope maps given back are kept (the natural look's world; ``keep_slopes``)
 
     def _kept(self, size: tuple[int, ...]) -> moderngl.TextureArray | moderngl.Texture | None:
         for index, texture in enumerate(self._free):
@@ -277,7 +278,13 @@ class HeightArrayPool:
         return cast(moderngl.Texture, texture)
 
     def give(self, texture: moderngl.TextureArray | moderngl.Texture) -> None:
-        """Keep ``texture`` for a later ``take``, releasing the oldest kept while over the limit."""
+        """Keep ``texture`` for a later ``take``, releasing the oldest kept while over the limit.
+
+        A slope map is released at once while slope maps are not kept.
+        """
+        if isinstance(texture, moderngl.Texture) and not self._keeps_slopes:
+            texture.release()
+            return
         self._free.append(texture)
         self.bytes += _texture_bytes(texture)
         self._fit()
@@ -289,12 +296,15 @@ class HeightArrayPool:
             self.bytes -= _texture_bytes(oldest)
             oldest.release()
 
-    def release_slope_maps(self) -> None:
-        """Release the slope maps kept, and then the oldest arrays while over the limit (lowered, say)."""
-        for texture in [texture for texture in self._free if isinstance(texture, moderngl.Texture)]:
-            self._free.remove(texture)
-            self.bytes -= _texture_bytes(texture)
-            texture.release()
+    def keep_slopes(self, keep: bool, limit_bytes: int) -> None:
+        """Whether to keep slope maps given back (those kept are released if not), within a new byte limit."""
+        self._keeps_slopes = keep
+        self.limit_bytes = limit_bytes
+        if not keep:
+            for texture in [texture for texture in self._free if isinstance(texture, moderngl.Texture)]:
+                self._free.remove(texture)
+                self.bytes -= _texture_bytes(texture)
+                texture.release()
         self._fit()
 
     def release(self) -> None:

@@ -529,8 +529,9 @@ class Renderer:
         eroded = settings.tile != ENDLESS and gpu.has("texture:surface_water")
         world_ = World.of(settings)
         snow = self.surface_snow_height if world_ is None else world_snow_height(world_)
-        values: dict[str, Any] = {"eye": eye, "haze_density": haze, "height_scale": settings.height_scale,
-                                  "snow_height": snow, "water_level": water_level, "eroded": eroded}
+        values: dict[str, Any] = {"eye": eye, "sun_across": math.hypot(sun[0], sun[2]), "haze_density": haze,
+                                  "height_scale": settings.height_scale, "snow_height": snow,
+                                  "water_level": water_level, "eroded": eroded}
         gpu.get("texture:noise").use(NOISE_UNIT)
         gpu.get("texture:detail").use(DETAIL_UNIT)
         if eroded:

@@ -2,7 +2,8 @@
 
 The regions' maps come from a ``RegionCache`` (scene/world_regions.py). Offscreen renders make the maps a frame
 needs before drawing it; the window streams them from its worker instead (``streaming``), and a frame draws the
-finest map of each region it holds, never waiting. Each region is a quadtree root of its own, selected with the
+finest map of each region it holds, never waiting for the worker (it makes coarse stand-ins of land in view with
+none itself, for a few milliseconds at most). Each region is a quadtree root of its own, selected with the
 ranges and the slab of heights every region shares, so neighbours meet with the same levels and morphs.
 """
 
@@ -35,9 +36,10 @@ from terrainview.scene.world_regions import RegionCache, RegionKey, World
 
 PREFETCH = 2.0  # regions are made this far (one region) beyond the reach, before they come into view
 LIGHT_UNIT = 0  # the texture unit of the natural look's light maps (renderer._draw_natural)
-# Height arrays kept for reuse: RESERVED_MAPS's 160 MiB at iterations 12. Twice as many bytes in the natural look,
-# whose slope maps take as many as the heights (four a point) and are kept with them.
+# Height arrays kept for reuse: RESERVED_MAPS's 160 MiB at iterations 12; in the natural look their slope maps too,
+# which take as many bytes as the heights (four a point).
 POOL_BYTES = 176 << 20
+NATURAL_POOL_BYTES = 2 * POOL_BYTES
 STAND_IN_SECONDS = 0.003  # a streaming frame makes stand-ins of land in view with no map for at most this long
 MAX_UPLOAD_BYTES = 12 << 20  # a streaming frame uploads at most this much of new maps (2.5 ms to write on llvmpipe)
 # From this detail up, a map's height arrays cost a frame 11 ms (detail 11) to 46 ms (12) to allocate, and its
@@ -89,7 +91,7 @@ class WorldTerrain:
     def __init__(self, gpu: GpuResources) -> None:
         self.gpu = gpu
         self.cache = RegionCache()
-        self.streaming = False  # True: draw what is held (the window's worker fills the cache)
+        self.streaming = False  # True: draw what is held (the window's worker fills the cache; the frame stand-ins)
         self._resident: dict[tuple[int, int], _Resident] = {}
         self._arrays = HeightArrayPool(gpu.ctx, POOL_BYTES)  # regions left behind: height arrays, slope maps
         self._staging: dict[tuple[int, int], _Staging] = {}
@@ -136,16 +138,16 @@ class WorldTerrain:
         for resident in self._resident.values():
             resident.release()
         self._resident.clear()
-        for staging in self._staging.values():
-            staging.bands.release()
-        self._staging.clear()
+        for place in list(self._staging):
+            self._stop_staging(place)
         self._sea_floor_key = None
         self._slab = (np.inf, -np.inf)
 
     def shows_all_wanted(self) -> bool:
-        """Whether the last frame drew every region it wanted from the map it wanted.
+        """Whether every region the last frame wanted is on the GPU from the map it wanted.
 
-        With its light maps and slopes too, when lit: nothing left to make, upload or work out for this view.
+        With its light maps and slopes too, when lit: nothing left to make, upload or work out for this view. (Slopes
+        the window works out after a frame's draws count here, but that frame drew without them: ``_showed_all``.)
         """
         for key in self.wanted:
             resident = self._resident.get((key.x, key.z))
@@ -186,10 +188,8 @@ class WorldTerrain:
             self._reserved = None
         if not self.streaming or lit is None or lit == self._reserved:
             return world_
-        self._arrays.limit_bytes = POOL_BYTES * (2 if lit else 1)
-        if self._reserved and not lit:  # back to the original look: no slope map is wanted any more
-            self._arrays.release_slope_maps()
-        else:
+        self._arrays.keep_slopes(lit, NATURAL_POOL_BYTES if lit else POOL_BYTES)
+        if lit or self._reserved is None:  # (back to the original look, the arrays reserved are there)
             for detail in range(RESERVED_DETAIL, settings.iterations + 1):  # coarser first: the pool keeps the last
                 side = world_regions.map_side(detail)
                 self._arrays.reserve(side, side, RESERVED_MAPS, slopes=lit)
@@ -237,16 +237,19 @@ class WorldTerrain:
         """
         place = (key.x, key.z)
         resident = self._resident.get(place)
+        staging = self._staging.get(place)
         if resident is not None and resident.key == key and (resident.light is not None or not lit):
-            self._stop_staging(place)
+            if staging is not None:
+                self._stop_staging(place)
             return resident  # all there is to have
         best = self.cache.best(key.x, key.z, key.detail)
+        if staging is not None and (best is None or staging.key != best[0]):
+            self._stop_staging(place)  # not the map to show (any more): a finer one comes in afresh below
+            staging = None
         if best is None:
-            self._stop_staging(place)
             return resident
         best_key, maps = best
         if resident is not None and resident.key == best_key:
-            self._stop_staging(place)
             if resident.light is None and maps.light is not None and budget.upload_bytes > 0:
                 budget.upload_bytes -= maps.light.nbytes
                 resident.light = self._light_texture(maps.light)
@@ -257,9 +260,7 @@ class WorldTerrain:
             bands.write(maps.heights)
             return self._make_resident(place, best_key, maps, bands, iterations)
         # A finer map: staged a band of rows per frame within the budget while the one there keeps drawing.
-        staging = self._staging.get(place)
-        if staging is None or staging.key != best_key:
-            self._stop_staging(place)
+        if staging is None:
             rows, columns = maps.heights.shape
             bands = HeightBands(self.gpu.ctx, columns, rows, self._arrays)
             staging = self._staging[place] = _Staging(best_key, bands)
@@ -349,13 +350,13 @@ class WorldTerrain:
             budget.slope_maps += [resident.heights for _, resident in residents]
             if not self.streaming:  # a render's all before its regions are drawn: it is exact
                 self._advance_slopes(budget)
-        # The maps drawn, and those on their way to the GPU (dropped, their staging would start over once made again).
-        self.cache.trim({resident.key for _, resident in residents} | {staged.key for staged in self._staging.values()})
         drawn_places = {(key.x, key.z) for key, _ in residents}
         for place in set(self._resident) - drawn_places:
             self._resident.pop(place).release()  # left behind: its textures go
         for place in set(self._staging) - drawn_places:
-            self._staging.pop(place).bands.release()
+            self._stop_staging(place)
+        # The maps drawn, and those on their way to the GPU (dropped, their staging would start over once made again).
+        self.cache.trim({resident.key for _, resident in residents} | {staged.key for staged in self._staging.values()})
 
         eye = np.array(camera.eye_position(settings))
         bottom, top = self._slab
@@ -410,12 +411,12 @@ class WorldTerrain:
                 uniform(program, "grid_size").value = grid_size
                 uniform(program, "cell_shift").value = iterations - resident.key.detail
                 drawn += _draw_patches(program, instances, index, selection, lines)
+        # Whether this frame drew all it wanted, while a change is timed (slopes made whole below: the next frame's).
+        self._showed_all = self.changed_at is not None and self.shows_all_wanted()
         # The window's share of slope maps after the regions are drawn, for the next frames: on llvmpipe their pixels
         # are drawn as soon as they are queued, and drawn before the regions they took the cores from this thread,
         # which still had the frame to prepare (half a minute's flight at iterations 12 in the natural look: 57-66
         # frames over 50 ms, 25-29 after).
-        # Whether this frame drew all it wanted, while a change is timed (slopes made whole below: the next frame's).
-        self._showed_all = self.changed_at is not None and self.shows_all_wanted()
         self._advance_slopes(budget)
         full_per_region = (lod.full_mesh_segments if lines else lod.full_mesh_triangles)(iterations, 1)
         # Every region within reach, as the tiles' ring counts.
@@ -459,7 +460,10 @@ class WorldTerrain:
 
 @dataclass
 class _FrameBudget:
-    """What one frame may still do for the regions: bytes of maps to upload, points of slope maps to work out."""
+    """What one frame may still do for the regions: bytes of maps to upload, points of slope maps to work out.
+
+    With the slope maps to work them out of (the window's, after the frame's draws).
+    """
 
     upload_bytes: int
     slope_points: int

@@ -213,17 +213,19 @@ def region_pyramid(heights: np.ndarray) -> lod.LodSurface | None:
 
     None for a map smaller than one patch, which is drawn as its full grid.
     """
-    inner = heights[APRON:-APRON, APRON:-APRON]
-    return lod.LodSurface.from_heights(inner) if inner.shape[0] > lod.PATCH_QUADS else None
+    if not _has_pyramid(heights.shape[0]):
+        return None
+    return lod.LodSurface.from_heights(heights[APRON:-APRON, APRON:-APRON])
+
+
+def _has_pyramid(side: int) -> bool:
+    """Whether a region's map ``side`` points a side (apron and all) has a pyramid: not below one patch."""
+    return side - 2 * APRON > lod.PATCH_QUADS
 
 
 def _pyramid_rows(side: int) -> lod.PyramidRows | None:
-    """The pyramid of a region's map ``side`` points a side (apron and all), to build band by band.
-
-    None below one patch, as ``region_pyramid``, which builds it whole.
-    """
-    inner = side - 2 * APRON
-    return lod.PyramidRows(inner - 1) if inner > lod.PATCH_QUADS else None
+    """The pyramid of a region's map ``side`` points a side (apron and all), to build band by band; None without."""
+    return lod.PyramidRows(side - 2 * APRON - 1) if _has_pyramid(side) else None
 
 
 @dataclass
