@@ -427,9 +427,13 @@ def test_the_maps_reserved_at_iterations_12_fit_in_the_worlds_pool():
     assert world_draw.RESERVED_MAPS * (reserved + slopes) <= world_draw.NATURAL_POOL_BYTES
 
 
-def test_slope_maps_go_back_to_the_pool_with_their_heights(renderer, gl_names):
+@pytest.mark.gl
+@pytest.mark.parametrize("keep", [True, False])
+def test_slope_maps_go_back_to_the_pool_with_their_heights(renderer, gl_names, keep):
     """A region's slope map (a new iterations-12 one costs llvmpipe 40-170 ms) is kept with its height arrays when
-    the region is left behind, and taken again for the next map of the same size."""
+    the region is left behind, and taken again for the next map of the same size. Back in the original look over
+    the same world (``keep_slopes`` False) it is released at once: kept, it would push out the height arrays
+    reserved for the regions ahead."""
     from terrainview.render.gpu import HeightArrayPool, HeightBands
 
     ctx = renderer.ctx
@@ -439,33 +443,16 @@ def test_slope_maps_go_back_to_the_pool_with_their_heights(renderer, gl_names):
     first.write(np.zeros((19, 19), dtype=np.float32))
     renderer.gpu.advance_slopes(first, 1, 1 << 20)
     slopes = first.slopes
+    pool.keep_slopes(keep, 1 << 20)
     first.release()
-    assert first.slopes is None and pool.bytes == 4 * 19 * 19 * 2, "its heights and its slopes kept"
+    assert first.slopes is None and pool.bytes == 4 * 19 * 19 * (2 if keep else 1), "its heights (and slopes) kept"
+    assert gl_names.live()["Texture"] == before["Texture"] + (2 if keep else 1)
     second = HeightBands(ctx, 19, 19, pool)
     second.write(np.ones((19, 19), dtype=np.float32))
     assert second.slope_rows == 0
     renderer.gpu.advance_slopes(second, 1, 1 << 20)
-    assert second.slopes is slopes and second.slopes_ready
+    assert (second.slopes is slopes) is keep and second.slopes_ready
     second.release()
-    pool.release()
-    assert gl_names.live()["Texture"] == before["Texture"]
-
-
-def test_a_pool_that_keeps_no_slope_maps_releases_them_as_they_come_back(renderer, gl_names):
-    """Back in the original look over the same world, a region left behind gives back its heights, kept, and its
-    slope map, released at once: it would otherwise push out the height arrays reserved for the regions ahead."""
-    from terrainview.render.gpu import HeightArrayPool, HeightBands
-
-    ctx = renderer.ctx
-    before = gl_names.live()
-    pool = HeightArrayPool(ctx, limit_bytes=1 << 20)
-    bands = HeightBands(ctx, 19, 19, pool)
-    bands.write(np.zeros((19, 19), dtype=np.float32))
-    renderer.gpu.advance_slopes(bands, 1, 1 << 20)
-    pool.keep_slopes(False, 1 << 20)
-    bands.release()
-    assert pool.bytes == 4 * 19 * 19, "its heights kept, its slope map not"
-    assert gl_names.live()["Texture"] == before["Texture"] + 1
     pool.release()
     assert gl_names.live()["Texture"] == before["Texture"]
 
