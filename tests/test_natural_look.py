@@ -907,7 +907,7 @@ def test_the_lands_slope_runs_on_smoothly_across_cell_borders(renderer, gl_ctx, 
     stored, at = made_up_map(apron)
     heights = HeightBands(renderer.ctx, stored.shape[1], stored.shape[0])
     heights.write(stored)
-    renderer.gpu.advance_slopes(heights, apron, 1 << 20)
+    renderer.gpu.advance_slopes(heights, stored, apron, 1 << 20)
     assert heights.slopes is not None
     heights.slopes.use(SLOPE_UNIT)
     size = (256, 8)
@@ -949,13 +949,13 @@ def test_slope_maps_are_worked_out_a_share_at_a_time_and_again_for_new_heights(r
         heights.write(stored)
         worked, ready = [], []
         while heights.slope_rows < 16:  # one period of the wrapping map
-            worked.append(renderer.gpu.advance_slopes(heights, 0, 5 * 16))
+            worked.append(renderer.gpu.advance_slopes(heights, stored, 0, 5 * 16))
             renderer.gpu.bind_slopes(program, heights)
             ready.append(program["fine_slopes"].value)
         assert worked == [5 * 16] * 3 + [16] and ready == [0.0] * 3 + [1.0]
-        assert renderer.gpu.advance_slopes(heights, 0, 5 * 16) == 0, "whole: kept"
+        assert renderer.gpu.advance_slopes(heights, stored, 0, 5 * 16) == 0, "whole: kept"
         whole.write(stored)
-        renderer.gpu.advance_slopes(whole, 0, 1 << 20)  # at once
+        renderer.gpu.advance_slopes(whole, stored, 0, 1 << 20)  # at once
         assert heights.slopes is not None and whole.slopes is not None
         assert heights.slopes.read() == whole.slopes.read(), "the shares make the same map"
         heights.write(stored[:1], 0)
@@ -964,33 +964,6 @@ def test_slope_maps_are_worked_out_a_share_at_a_time_and_again_for_new_heights(r
         heights.release()
         whole.release()
     assert heights.slopes is None
-
-
-@pytest.mark.gl
-@pytest.mark.parametrize("software", [True, False])
-def test_a_software_rasterizer_finishes_a_slope_map_before_drawing_the_next(renderer, monkeypatch, software):
-    """On llvmpipe a slope map still queued when the next one is drawn stays slow to sample for good (every draw
-    sampling it then waits for the frame so far): what is queued is finished before each slope map is drawn, and a
-    call with nothing to draw finishes nothing. A GPU is never made to wait."""
-    from terrainview.render.gpu import HeightBands
-
-    stored, _ = made_up_map(0)
-    maps = [HeightBands(renderer.ctx, 17, 17) for _ in range(2)]
-    events: list[str] = []
-    slope_pass = renderer.gpu.get("vao:slope_map")
-    draw = slope_pass.render
-    monkeypatch.setattr(renderer.gpu, "software_rasterizer", software)
-    monkeypatch.setattr(renderer.ctx, "finish", lambda: events.append("finish"))
-    monkeypatch.setattr(slope_pass, "render", lambda *args, **kwargs: (events.append("draw"), draw(*args, **kwargs)))
-    try:
-        for heights in maps:
-            heights.write(stored)
-            assert renderer.gpu.advance_slopes(heights, 0, 16 * 16) == 16 * 16  # whole
-            assert renderer.gpu.advance_slopes(heights, 0, 16 * 16) == 0  # nothing left to draw, nor to finish
-        assert events == (["finish", "draw"] * 2 if software else ["draw"] * 2)
-    finally:
-        for heights in maps:
-            heights.release()
 
 
 @pytest.mark.gl

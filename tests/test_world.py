@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import concurrent.futures
+import os
+import time
 
 import numpy as np
 import pytest
@@ -314,6 +316,24 @@ def test_a_large_map_is_made_in_paced_steps_that_wait_while_the_window_holds_the
         assert unpaced.wait_idle(60.0) and bands[-1] == "whole"
     finally:
         unpaced.stop()
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="Linux's scheduling policies")
+def test_the_worker_runs_only_where_no_other_thread_wants_a_core():
+    """Under SCHED_IDLE: a thread of llvmpipe's waking takes the core from it at once (at nice 19 it could wait out
+    the worker's time slice, a natural-look flight's frames over 50 ms)."""
+    from terrainview.window.world_feed import WorldFeed
+
+    feed = WorldFeed()
+    try:
+        thread = feed._thread.native_id
+        deadline = time.monotonic() + 5.0
+        while os.sched_getscheduler(thread) != os.SCHED_IDLE and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert os.sched_getscheduler(thread) == os.SCHED_IDLE
+        assert os.sched_getscheduler(0) == os.SCHED_OTHER, "the thread that started it keeps its own"
+    finally:
+        feed.stop()
 
 
 def test_a_paced_map_is_dropped_between_steps_when_its_world_is_no_longer_asked_for(monkeypatch):

@@ -20,7 +20,7 @@ from moderngl_window.meta import ProgramDescription
 from moderngl_window.opengl.program import ProgramShaders
 
 from terrainview.base.resources import shaders_dir
-from terrainview.kernels import fractal, lighting
+from terrainview.kernels import fractal, lighting, slopes
 from terrainview.kernels.lighting import HORIZON_DIRECTIONS
 from terrainview.kernels.texturing import WET_DARKENING
 from terrainview.scene.derived_arrays import teximage_size
@@ -60,9 +60,9 @@ HEIGHT_ARRAYS = MAX_HEIGHT_BANDS // BANDS_PER_ARRAY
 HEIGHT_UNIT = 4  # the first of the HEIGHT_ARRAYS texture units of the heightmap's arrays; units below are the
 # programs' other samplers
 SLOPE_UNIT = HEIGHT_UNIT + HEIGHT_ARRAYS  # the natural look's slope map (GpuResources.bind_slopes)
-# A slope map is worked out this many points a frame in the window (about 5 ms on llvmpipe; an iterations-12 map,
-# 16.8M points, takes 32 frames so, 0.2 s at once); a render waits for all of it.
-SLOPE_POINTS_PER_FRAME = 1 << 19
+# A slope map is worked out this many points a frame in the window (about 2.5 ms of one core; an iterations-12 map,
+# 16.8M points, takes 17 frames so, 46 ms at once); a render waits for all of it.
+SLOPE_POINTS_PER_FRAME = 1 << 20
 SEA_FLOOR_CELLS = 1024  # the tiles' sea floor's texels a side, at most (GpuResources.tile_sea_floor)
 SKY_EYE = (0.0, 0.5, 3.0)  # the original's eye, which the sky is drawn around (see shaders/sky.glsl)
 MAX_LOD_LEVELS = 16  # level-of-detail levels the programs take morph zones for (shaders/lod.glsl)
@@ -455,7 +455,7 @@ class GpuResources:
     def __init__(self, ctx: moderngl.Context) -> None:
         self.ctx = ctx
         self._objects: dict[GpuKey, Any] = {}  # every GL object, by a key saying what it is
-        self._surface_map: np.ndarray | None = None  # the 2D surface uploaded last (upload_surface)
+        self.surface_map: np.ndarray | None = None  # the 2D surface uploaded last (upload_surface)
         self.max_texture_size = ctx.info["GL_MAX_TEXTURE_SIZE"]
         self.software_rasterizer = software_rasterizer(ctx)
         fog = {"FOG_COLOR": FOG_COLOR}
@@ -500,14 +500,12 @@ class GpuResources:
             "natural_water": load_program(ctx, "natural_water", **sky_table),
             "natural_water_world": load_program(ctx, "natural_water", **sky_table, FLOOR_MAP=1),
             "pass_marks": load_program(ctx, "pass_marks", **bands, COPIED_ACROSS_EDGE=fractal.COPIED_ACROSS_EDGE),
-            "slope_map": load_program(ctx, "slope_map", **bands),
         }
         for name, program in self.programs.items():
             self._own(f"program:{name}", program)
         # Attribute-less draws: positions come from gl_VertexID / gl_InstanceID.
         for name in (*TERRAIN_SHADINGS, "water", "teximage", "grid_lines", "screen_quad", "sky_table", "natural_sky",
-                     "natural_terrain", "natural_places", "natural_surface", "natural_water", "natural_water_world",
-                     "slope_map"):
+                     "natural_terrain", "natural_places", "natural_surface", "natural_water", "natural_water_world"):
             self._own(f"vao:{name}", ctx.vertex_array(self.programs[name], []))
         sky = self._own("buffer:sky", ctx.buffer(_sky_vertices()))
         self._own("vao:sky", ctx.vertex_array(self.programs["sky"],
@@ -569,7 +567,7 @@ class GpuResources:
         self._objects.clear()
         self.marked_half_passes = None
         self._sky_table_sun, self._sky_constants = None, {}
-        self._surface_map = None
+        self.surface_map = None
 
     # --- uploads --------------------------------------------------------------------------------------------
 
@@ -650,7 +648,7 @@ class GpuResources:
     def upload_surface(self, heights: np.ndarray) -> None:
         """The surface heightmap (2D) or profile (1D); the other kind's objects are released."""
         self._drop("texture:tile_sea_floor")  # the last map's (tile_sea_floor makes it again)
-        self._surface_map = heights if heights.ndim == 2 else None
+        self.surface_map = heights if heights.ndim == 2 else None
         if heights.ndim == 1:
             self._drop("heights:surface")
             count = heights.shape[0]
@@ -677,8 +675,8 @@ class GpuResources:
         ``upload_surface``, so that a look without it pays nothing.
         """
         if not self.has("texture:tile_sea_floor"):
-            assert self._surface_map is not None, "no 2D surface uploaded"
-            period = lighting.torus(self._surface_map, SEA_FLOOR_CELLS)  # as the horizons are traced on
+            assert self.surface_map is not None, "no 2D surface uploaded"
+            period = lighting.torus(self.surface_map, SEA_FLOOR_CELLS)  # as the horizons are traced on
             self._float_texture("texture:tile_sea_floor", period, moderngl.LINEAR)
         return self.get("texture:tile_sea_floor")
 
@@ -778,13 +776,14 @@ class GpuResources:
             self._sky_table_sun = sun
         return self._sky_constants
 
-    def advance_slopes(self, heights: HeightBands, apron: int, points: int) -> int:
+    def advance_slopes(self, heights: HeightBands, values: np.ndarray, apron: int, points: int) -> int:
         """Work out up to ``points`` more of the natural look's slope map of ``heights``; returns those done.
 
-        ``heights`` is a map spanning 2 units with ``apron`` points around it; shaders/slope_map.glsl draws its
-        slopes from each point to the next into half floats, which the program reads with linear filtering: a
-        slope that runs on smoothly from cell to cell in two fetches (working it out from eight heights a pixel
-        made the natural look's frames about 30% dearer on llvmpipe). The map is kept with the heights.
+        ``values`` are the heights written into ``heights`` (float32), a map spanning 2 units with ``apron`` points
+        around it. ``slopes.slope_rows`` works out the next rows from them, written as RG16F into the map that is
+        kept with the heights; the program reads it with linear filtering, a slope that runs on smoothly from cell
+        to cell in two fetches (working it out from eight heights a pixel made the natural look's frames about 30%
+        dearer on llvmpipe).
         """
         # The tiles' map repeats: one period of it (its last point is its first). A region's, whole.
         columns, rows = heights.size if apron else (heights.size[0] - 1, heights.size[1] - 1)
@@ -794,24 +793,8 @@ class GpuResources:
             heights.slopes = heights.pool.take_slopes((columns, rows))
         heights.slopes.repeat_x = heights.slopes.repeat_y = not apron
         count = min(rows - heights.slope_rows, max(1, points // columns))
-        if self.software_rasterizer:
-            # On llvmpipe a slope map still queued when the next one is drawn stays slow to sample for good: every
-            # later draw that samples it waits for the frame drawn so far. Over the endless world (a slope map a
-            # region, a world's first frame drawing them all) that was 30 of a 50 ms frame spent waiting, in every
-            # frame after. So what is queued is finished first: at most the last slope map, and the frame drawn so
-            # far (in the window its land, which the buffer swap would have waited for anyway).
-            # (Finishing each map as it was drawn instead made the frames of the worlds drawn later about 5%
-            # slower, for no cause found.)
-            self.ctx.finish()
-        program = self.programs["slope_map"]
-        heights.bind(program)
-        uniform(program, "apron").value = apron
-        uniform(program, "map_size").value = heights.size
-        framebuffer = self.ctx.framebuffer([heights.slopes])
-        framebuffer.viewport = (0, heights.slope_rows, columns, count)  # the next rows only
-        with self.ctx.scope(framebuffer, enable_only=moderngl.NOTHING):  # the frame's own is bound again after
-            self.get("vao:slope_map").render(moderngl.TRIANGLES, vertices=3)
-        framebuffer.release()
+        texels = slopes.slope_rows(values, heights.slope_rows, count, columns, apron)
+        heights.slopes.write(texels, viewport=(0, heights.slope_rows, columns, count))
         heights.slope_rows += count
         return count * columns
 

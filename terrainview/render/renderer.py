@@ -618,7 +618,8 @@ class Renderer:
         size = gpu.surface_grid_size
         full = lod.full_mesh_triangles(_iterations_of(size), tiles)
         surface = gpu.get("heights:surface")
-        gpu.advance_slopes(surface, 0, self.world.slope_points_per_frame())
+        assert gpu.surface_map is not None  # (the natural look draws a 2D surface)
+        gpu.advance_slopes(surface, gpu.surface_map, 0, self.world.slope_points_per_frame())
         gpu.light_maps_for_sun(settings.sun_azimuth).use(LIGHT_UNIT)
 
         def shaded(program: moderngl.Program) -> None:

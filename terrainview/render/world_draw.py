@@ -40,7 +40,7 @@ LIGHT_UNIT = 0  # the texture unit of the natural look's light maps (renderer._d
 # which take as many bytes as the heights (four a point).
 POOL_BYTES = 176 << 20
 NATURAL_POOL_BYTES = 2 * POOL_BYTES
-STAND_IN_SECONDS = 0.003  # a streaming frame makes stand-ins of land in view with no map for at most this long
+STAND_IN_SECONDS = 0.006  # a streaming frame makes stand-ins of land in view with no map for at most this long
 MAX_UPLOAD_BYTES = 12 << 20  # a streaming frame uploads at most this much of new maps (2.5 ms to write on llvmpipe)
 # From this detail up, a map's height arrays cost a frame 11 ms (detail 11) to 46 ms (12) to allocate, and its
 # slope map in the natural look 40-170 ms at detail 12: a streaming world (the window's) allocates two maps' at each
@@ -56,6 +56,7 @@ class _Resident:
 
     key: RegionKey
     heights: HeightBands
+    values: np.ndarray  # the heights written into ``heights``: its slope map is worked out from them
     surface: lod.LodSurface | None  # None below lod.PATCH_QUADS cells: drawn as its full mesh
     light: LightMapsTexture | None = None
 
@@ -215,19 +216,6 @@ class WorldTerrain:
             heights = None if key in self.cache else world_regions.region_map(world_, key)
             self.cache.put(world_, key, heights, world_regions.region_light(world_, key) if light else None)
 
-    def _make_stand_ins(self, world_: World, missing: list[RegionKey], light: bool) -> None:
-        """Coarse maps of land in view with none, made here, nearest first, for at most STAND_IN_SECONDS a frame.
-
-        They are ``world_regions.STAND_IN_DETAIL``'s, and the next frame draws them. The worker makes them too, first
-        of all, but below every other thread: while the natural look's frames kept the cores busy it took seconds to
-        get to them (entering the world at iterations 10, up to 90 regions in view missing for 3 s).
-        """
-        deadline = time.perf_counter() + STAND_IN_SECONDS
-        for key in missing:
-            if time.perf_counter() >= deadline:
-                break
-            self.fill(world_, [world_regions.stand_in(key)], light)
-
     def _resident_for(self, key: RegionKey, iterations: int, budget: _FrameBudget, lit: bool) -> _Resident | None:
         """The region's map on the GPU: the finest held up to ``key.detail``, uploaded while the budget lasts.
 
@@ -276,9 +264,9 @@ class WorldTerrain:
             # Its slopes too, before it takes the place of the one drawn (else the shading softens meanwhile): the
             # window's after this frame's draws (``draw``), a render's now.
             if self.streaming:
-                budget.slope_maps.append(staging.bands)
+                budget.slope_maps.append((staging.bands, maps.heights))
                 return resident
-            self.gpu.advance_slopes(staging.bands, world_regions.APRON, budget.slope_points)
+            self.gpu.advance_slopes(staging.bands, maps.heights, world_regions.APRON, budget.slope_points)
         del self._staging[place]
         resident.release()
         return self._make_resident(place, best_key, maps, staging.bands, iterations)
@@ -298,7 +286,7 @@ class WorldTerrain:
         self._slab = (min(self._slab[0], low), max(self._slab[1], high))
         surface = None if maps.pyramid is None else lod.LodSurface.of_region(maps.pyramid, iterations, low, high)
         light = None if maps.light is None else self._light_texture(maps.light)
-        resident = self._resident[place] = _Resident(key, bands, surface, light)
+        resident = self._resident[place] = _Resident(key, bands, maps.heights, surface, light)
         return resident
 
     def _light_texture(self, maps: np.ndarray) -> LightMapsTexture:
@@ -335,8 +323,16 @@ class WorldTerrain:
         bottom, top = self._slab if self._slab[0] <= self._slab[1] else (-1e3, 1e3)  # no map yet: any height
         out_of_view_flags = _outside(frame_planes, self.wanted, bottom, top)
         residents, drawable, missing = [], [], []
+        # Land in view with no map: the frame makes a coarse stand-in of it while STAND_IN_SECONDS last, nearest first,
+        # and draws it. The worker makes them too, first of all, but below every other thread: while the natural
+        # look's frames kept the cores busy it took seconds to get to them (entering the world at iterations 10, up
+        # to 90 regions in view missing for 3 s).
+        stand_ins_until = time.perf_counter() + STAND_IN_SECONDS if self.streaming else 0.0
         for key, out_of_view, near in zip(self.wanted, out_of_view_flags, within, strict=True):
             resident = self._resident_for(key, iterations, budget, programs.lit)
+            if resident is None and near and not out_of_view and time.perf_counter() < stand_ins_until:
+                self.fill(world_, [world_regions.stand_in(key)], programs.lit)
+                resident = self._resident_for(key, iterations, budget, programs.lit)
             if resident is not None:
                 residents.append((key, resident))
                 if near:  # the ring beyond the reach is made and uploaded, not drawn
@@ -344,10 +340,9 @@ class WorldTerrain:
             elif near and not out_of_view:
                 missing.append(key)  # land in view not drawn: no map of it yet
         self.missing = len(missing)
-        if self.streaming:
-            self._make_stand_ins(world_, missing, programs.lit)
         if programs.lit:  # the slope maps of every region held, nearest first: those just beyond come in whole
-            budget.slope_maps += [resident.heights for _, resident in residents]
+            budget.slope_maps += [(resident.heights, resident.values) for _, resident in residents
+                                  if not resident.heights.slopes_ready]
             if not self.streaming:  # a render's all before its regions are drawn: it is exact
                 self._advance_slopes(budget)
         drawn_places = {(key.x, key.z) for key, _ in residents}
@@ -413,10 +408,8 @@ class WorldTerrain:
                 drawn += _draw_patches(program, instances, index, selection, lines)
         # Whether this frame drew all it wanted, while a change is timed (slopes made whole below: the next frame's).
         self._showed_all = self.changed_at is not None and self.shows_all_wanted()
-        # The window's share of slope maps after the regions are drawn, for the next frames: on llvmpipe their pixels
-        # are drawn as soon as they are queued, and drawn before the regions they took the cores from this thread,
-        # which still had the frame to prepare (half a minute's flight at iterations 12 in the natural look: 57-66
-        # frames over 50 ms, 25-29 after).
+        # The window's share of slope maps after the regions are drawn, for the next frames: worked out on this
+        # thread while llvmpipe's draw the land queued (before the draws, the cores stood idle meanwhile).
         self._advance_slopes(budget)
         full_per_region = (lod.full_mesh_segments if lines else lod.full_mesh_triangles)(iterations, 1)
         # Every region within reach, as the tiles' ring counts.
@@ -424,8 +417,8 @@ class WorldTerrain:
 
     def _advance_slopes(self, budget: _FrameBudget) -> None:
         """Work out what the budget allows of the slope maps it lists, in turn."""
-        for heights in budget.slope_maps:
-            budget.slope_points -= self.gpu.advance_slopes(heights, world_regions.APRON, budget.slope_points)
+        for heights, values in budget.slope_maps:
+            budget.slope_points -= self.gpu.advance_slopes(heights, values, world_regions.APRON, budget.slope_points)
         budget.slope_maps.clear()
 
     def _upload_instances(self, selections: list[lod.Selection | None], program_name: str,
@@ -468,7 +461,7 @@ class _FrameBudget:
     upload_bytes: int
     slope_points: int
     # To work out in turn (``_advance_slopes``): finer maps on their way first, then those drawn, each nearest first.
-    slope_maps: list[HeightBands] = field(default_factory=list)
+    slope_maps: list[tuple[HeightBands, np.ndarray]] = field(default_factory=list)  # and the heights written
 
 
 @dataclass(frozen=True)

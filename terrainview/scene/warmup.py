@@ -19,7 +19,7 @@ import numpy as np
 from numba.core.registry import CPUDispatcher
 
 from terrainview.base.resources import assets_dir
-from terrainview.kernels import erosion, fractal, kernel_common, lighting, lod, texturing
+from terrainview.kernels import erosion, fractal, kernel_common, lighting, lod, slopes, texturing
 from terrainview.scene import catalog
 from terrainview.scene.derived_arrays import DerivedArrays
 from terrainview.scene.settings import LevelOfDetail, Look, SceneSettings
@@ -56,7 +56,7 @@ def kernel_modules(settings: SceneSettings) -> set[ModuleType]:
     if texture.make is not None and catalog.render_type(settings).dimensions == 2:
         modules.add(texturing)  # the CPU-made textures (blend, bands)
     if settings.look is Look.NATURAL and catalog.render_type(settings).dimensions == 2:
-        modules.add(lighting)  # the horizons of the natural look's shadows
+        modules |= {lighting, slopes}  # the horizons of the natural look's shadows, its slope maps
     return modules
 
 
@@ -122,6 +122,7 @@ def warm_up() -> float:
             DerivedArrays().update(settings)
     _select_level_of_detail()
     lighting.sun_surface_layer(lighting.open_sky_light_maps(), (0, 0))  # run when the natural look is drawn
+    slopes.slope_rows(np.zeros((3, 3), dtype=np.float32), 0, 2, 2, 0)  # so is this
     return time.perf_counter() - started
 
 

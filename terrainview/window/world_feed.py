@@ -26,8 +26,12 @@ from terrainview.scene.world_regions import (
 )
 from terrainview.window.worker_thread import WorkerThread
 
-# The worker thread's nice value (Linux: per thread), the lowest: at 10 a detail-12 map (80 ms of a core) still
-# slowed the frames it overlapped by half (a minute's flight at iterations 12: 5-9 frames over 50 ms, 0-1 at 19).
+# The worker thread runs under Linux's SCHED_IDLE: only on a core no other thread wants, and any thread waking
+# takes the core from it at once. At the lowest nice value (19), where that policy is refused, a detail-12 map (80
+# ms of a core) still slowed the frames it overlapped (a minute's flight at iterations 12: 5-9 frames over 50 ms at
+# nice 10, 0-1 at 19), and a thread of llvmpipe's waking between the bins of a frame's pixels could wait out the
+# worker's time slice (half a minute's natural-look flight at iterations 10: 32-39 frames over 50 ms at nice 19,
+# 7-16 under SCHED_IDLE).
 WORKER_NICENESS = 19
 # Even at the lowest niceness, the worker making a map slows the frames it overlaps (on two cores it shares the
 # caches and memory with llvmpipe's threads): a minute's flight at iterations 12 had 2-3 frames over 50 ms. Maps
@@ -127,8 +131,7 @@ class WorldFeed(WorkerThread):
     def _run(self) -> None:
         # Below the UI thread and the rasterizer's threads: on a machine of two cores the frames come first, and
         # the regions take what time is left (they are asked for ahead of need).
-        with contextlib.suppress(OSError, AttributeError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICENESS)
+        _below_every_other_thread()
         while True:
             with self._condition:
                 self._condition.wait_for(lambda: self._stopping or bool(self._asked[1]))
@@ -146,3 +149,13 @@ class WorldFeed(WorkerThread):
                     self._made.append((world_, key, heights, light_maps, pyramid))
                 self._making = None
                 self._condition.notify_all()
+
+
+def _below_every_other_thread() -> None:
+    """Put the calling thread under SCHED_IDLE, or at WORKER_NICENESS where that is refused (or not Linux)."""
+    thread = threading.get_native_id()
+    try:
+        os.sched_setscheduler(thread, os.SCHED_IDLE, os.sched_param(0))
+    except (OSError, AttributeError):
+        with contextlib.suppress(OSError, AttributeError):
+            os.setpriority(os.PRIO_PROCESS, thread, WORKER_NICENESS)
