@@ -386,11 +386,12 @@ class WorldTerrain:
             program = self.gpu.programs[name]
             if name not in set_up:
                 programs.setup(program)
+                uniform(program, "apron").value = world_regions.APRON
                 if selection is not None:
                     lod_uniforms(program, selection)  # the same ranges and eye for every region
+                    uniform(program, "grid_size").value = grid_size
                 set_up.add(name)
             resident.heights.bind(program)
-            uniform(program, "apron").value = world_regions.APRON
             if programs.lit:
                 light = resident.light or self._unlit_texture()
                 light.for_sun(settings.sun_azimuth).use(LIGHT_UNIT)
@@ -403,7 +404,6 @@ class WorldTerrain:
                 uniform(program, "tile_origin").value = world_regions.region_centre(key.x, key.z)
                 drawn += _draw_full_mesh(self.gpu, name, resident.heights.size[0] - 2 * world_regions.APRON, lines)
             else:
-                uniform(program, "grid_size").value = grid_size
                 uniform(program, "cell_shift").value = iterations - resident.key.detail
                 drawn += _draw_patches(program, instances, index, selection, lines)
         # Whether this frame drew all it wanted, while a change is timed (slopes made whole below: the next frame's).
