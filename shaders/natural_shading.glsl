@@ -1,7 +1,7 @@
 // The natural look's surface colour at a place (natural_surface()), shared by the programs that draw it: materials
 // by slope, height and facing, with procedural detail near the eye; lit by the sun (shadowed by the terrain's
 // horizons) and the sky (dimmed by occlusion), in linear light, seen through the air (aerial perspective). Normals
-// are per pixel from the full map's slope map (slope_map.glsl; the light maps' broad slope until it is worked out),
+// are per pixel from the full map's slope map (kernels/slopes.py; the light maps' broad slope until it is worked out),
 // so level of detail changes the mesh but not the shading. Needs grid.glsl and sky_view.glsl before it.
 // Values below are placeholders; terrainview/render/gpu.py passes the real ones as defines.
 #define HORIZON_LAYERS 4      // light map layers of horizons (four directions a texel); then the surface's layer
@@ -21,7 +21,7 @@ uniform sampler2DArray light_maps;
 uniform int light_texels;   // a region of the endless world: the points per side of its light maps
 uniform bool eroded;        // the surface's hydraulic erosion ran: water_maps holds where
 uniform sampler2D water_maps;  // wetness (r) and deposit (g), 0 to 1, wrapping like the light maps
-uniform sampler2D slopes;      // the map's slopes from each point to the next along x and z (slope_map.glsl) ...
+uniform sampler2D slopes;      // the map's slopes from each point to the next along x and z (kernels/slopes.py) ...
 uniform float fine_slopes;     // ... when 1; 0 while they are still being worked out: the broad slope meanwhile
 // Random values, tiling, not mipmapped (terrainview/render/gpu.py): three independent channels, and three octaves
 // of them 4, 2 and 1 texels apart (red, green, blue).

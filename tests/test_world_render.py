@@ -262,9 +262,8 @@ def test_a_change_is_shown_once_a_frame_draws_every_region_with_its_slopes(rende
 
 
 def test_the_window_works_out_slope_maps_after_the_regions_are_drawn_and_a_render_before(renderer, monkeypatch):
-    """In the window, a frame's slope maps are worked out on this thread while llvmpipe's draw the frame's land
-    queued before them (worked out first, the thread left the cores idle meanwhile). A render is exact: its regions
-    are drawn with their slopes whole."""
+    """In the window, a frame works out its share of slope maps after its regions are drawn, for the next frames. A
+    render is exact: its regions are drawn with their slopes whole."""
     import moderngl
 
     natural = ABOVE.replace(look="natural", pitch=40.0, eye_y=2.5)

@@ -2,12 +2,13 @@
 
 Texel (c, r) holds the slope from point (c, r) to the next along x and along z, in height per unit: the two
 channels of an RG16F texture that the natural look reads with linear filtering half a texel apart
-(natural_terrain.glsl ``map_slope``), which gives the slope between the midpoints interpolated in two fetches.
-A map's last column and row have no next point: their slope is 0 (a region's apron holds them, never drawn).
+(natural_shading.glsl ``map_slope``), which gives the slope between the midpoints interpolated in two fetches.
+A map's last column has no next point along x, nor its last row along z: that slope is 0 (a region's apron holds
+them, never drawn).
 
 Worked out on the CPU a band of rows at a time (``slope_rows``) and written into the texture: drawn on the GPU it
 cost llvmpipe 12-15 ns a point over both cores, and about three times that within a flight's frames, which waited
-for it; here it is about 1.5 ns a point on one.
+for it; here it is about 2.5 ns a point on one, the texture's write included.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ def _half_bits(bits):
     """The IEEE half float nearest to the float32 whose bits are ``bits`` (ties to even), as its 16 bits."""
     sign = (bits >> 16) & 0x8000
     magnitude = bits & 0x7FFFFFFF
-    if 0x38800000 <= magnitude < 0x477FF000:  # a normal half (2**-14 up to 65504): the usual case, no branch
-        # Adding just under half the dropped part, plus the kept part's last bit, rounds ties to even; a carry out
+    if 0x38800000 <= magnitude < 0x477FF000:  # a normal half (2**-14 up to 65504): the usual case, first
+        # Adding just under half the dropped part, plus the kept part's last bit, rounds ties to even with no branch
+        # (random slopes' ties and halves mispredicted, 4 ns a point); a carry out
         # of the mantissa steps the exponent, as it should. The exponent's bias goes from 127 to 15.
         return sign | (((magnitude + 0xFFF + ((magnitude >> 13) & 1)) >> 13) - (112 << 10))
     if magnitude >= 0x7F800000:  # infinity or NaN (a quiet NaN stays one)
@@ -40,7 +42,7 @@ def _half_bits(bits):
     return sign | ((mantissa + (1 << (shift - 1)) - 1 + ((mantissa >> shift) & 1)) >> shift)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _slope_rows(heights, first_row, columns, inverse_cell, out):
     last_row, last_column = heights.shape[0] - 1, heights.shape[1] - 1
     slopes = np.empty(2 * columns, dtype=np.float32)

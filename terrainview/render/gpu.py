@@ -20,8 +20,9 @@ from moderngl_window.meta import ProgramDescription
 from moderngl_window.opengl.program import ProgramShaders
 
 from terrainview.base.resources import shaders_dir
-from terrainview.kernels import fractal, lighting, slopes
+from terrainview.kernels import fractal, lighting
 from terrainview.kernels.lighting import HORIZON_DIRECTIONS
+from terrainview.kernels.slopes import slope_rows
 from terrainview.kernels.texturing import WET_DARKENING
 from terrainview.scene.derived_arrays import teximage_size
 
@@ -61,7 +62,7 @@ HEIGHT_UNIT = 4  # the first of the HEIGHT_ARRAYS texture units of the heightmap
 # programs' other samplers
 SLOPE_UNIT = HEIGHT_UNIT + HEIGHT_ARRAYS  # the natural look's slope map (GpuResources.bind_slopes)
 # A slope map is worked out this many points a frame in the window (about 2.5 ms of one core; an iterations-12 map,
-# 16.8M points, takes 17 frames so, 46 ms at once); a render waits for all of it.
+# 16.8M points, takes 16-17 frames so, 46 ms at once); a render waits for all of it.
 SLOPE_POINTS_PER_FRAME = 1 << 20
 SEA_FLOOR_CELLS = 1024  # the tiles' sea floor's texels a side, at most (GpuResources.tile_sea_floor)
 SKY_EYE = (0.0, 0.5, 3.0)  # the original's eye, which the sky is drawn around (see shaders/sky.glsl)
@@ -780,7 +781,7 @@ class GpuResources:
         """Work out up to ``points`` more of the natural look's slope map of ``heights``; returns those done.
 
         ``values`` are the heights written into ``heights`` (float32), a map spanning 2 units with ``apron`` points
-        around it. ``slopes.slope_rows`` works out the next rows from them, written as RG16F into the map that is
+        around it. ``slope_rows`` works out the next rows from them, written as RG16F into the map that is
         kept with the heights; the program reads it with linear filtering, a slope that runs on smoothly from cell
         to cell in two fetches (working it out from eight heights a pixel made the natural look's frames about 30%
         dearer on llvmpipe).
@@ -793,7 +794,7 @@ class GpuResources:
             heights.slopes = heights.pool.take_slopes((columns, rows))
         heights.slopes.repeat_x = heights.slopes.repeat_y = not apron
         count = min(rows - heights.slope_rows, max(1, points // columns))
-        texels = slopes.slope_rows(values, heights.slope_rows, count, columns, apron)
+        texels = slope_rows(values, heights.slope_rows, count, columns, apron)
         heights.slopes.write(texels, viewport=(0, heights.slope_rows, columns, count))
         heights.slope_rows += count
         return count * columns

@@ -40,7 +40,7 @@ LIGHT_UNIT = 0  # the texture unit of the natural look's light maps (renderer._d
 # which take as many bytes as the heights (four a point).
 POOL_BYTES = 176 << 20
 NATURAL_POOL_BYTES = 2 * POOL_BYTES
-STAND_IN_SECONDS = 0.006  # a streaming frame makes stand-ins of land in view with no map for at most this long
+STAND_IN_SECONDS = 0.006  # a streaming frame makes stand-ins of land in view with no map for this long from its first
 MAX_UPLOAD_BYTES = 12 << 20  # a streaming frame uploads at most this much of new maps (2.5 ms to write on llvmpipe)
 # From this detail up, a map's height arrays cost a frame 11 ms (detail 11) to 46 ms (12) to allocate, and its
 # slope map in the natural look 40-170 ms at detail 12: a streaming world (the window's) allocates two maps' at each
@@ -323,16 +323,19 @@ class WorldTerrain:
         bottom, top = self._slab if self._slab[0] <= self._slab[1] else (-1e3, 1e3)  # no map yet: any height
         out_of_view_flags = _outside(frame_planes, self.wanted, bottom, top)
         residents, drawable, missing = [], [], []
-        # Land in view with no map: the frame makes a coarse stand-in of it while STAND_IN_SECONDS last, nearest first,
-        # and draws it. The worker makes them too, first of all, but below every other thread: while the natural
-        # look's frames kept the cores busy it took seconds to get to them (entering the world at iterations 10, up
-        # to 90 regions in view missing for 3 s).
-        stand_ins_until = time.perf_counter() + STAND_IN_SECONDS if self.streaming else 0.0
+        # Land in view with no map: the window's frame makes a coarse stand-in of it, nearest first, for
+        # STAND_IN_SECONDS from its first (one under way then ends past it), and draws it. The worker makes them too,
+        # first of all, but below every other thread: while the natural look's frames kept the cores busy it took
+        # seconds to get to them (entering the world at iterations 10, up to 90 regions in view missing for 3 s).
+        stand_ins_until: float | None = None
         for key, out_of_view, near in zip(self.wanted, out_of_view_flags, within, strict=True):
             resident = self._resident_for(key, iterations, budget, programs.lit)
-            if resident is None and near and not out_of_view and time.perf_counter() < stand_ins_until:
-                self.fill(world_, [world_regions.stand_in(key)], programs.lit)
-                resident = self._resident_for(key, iterations, budget, programs.lit)
+            if resident is None and near and not out_of_view and self.streaming:
+                now = time.perf_counter()
+                stand_ins_until = stand_ins_until or now + STAND_IN_SECONDS
+                if now < stand_ins_until:
+                    self.fill(world_, [world_regions.stand_in(key)], programs.lit)
+                    resident = self._resident_for(key, iterations, budget, programs.lit)
             if resident is not None:
                 residents.append((key, resident))
                 if near:  # the ring beyond the reach is made and uploaded, not drawn
@@ -408,8 +411,7 @@ class WorldTerrain:
                 drawn += _draw_patches(program, instances, index, selection, lines)
         # Whether this frame drew all it wanted, while a change is timed (slopes made whole below: the next frame's).
         self._showed_all = self.changed_at is not None and self.shows_all_wanted()
-        # The window's share of slope maps after the regions are drawn, for the next frames: worked out on this
-        # thread while llvmpipe's draw the land queued (before the draws, the cores stood idle meanwhile).
+        # The window's share of slope maps, for the next frames (a render's were worked out whole before its draws).
         self._advance_slopes(budget)
         full_per_region = (lod.full_mesh_segments if lines else lod.full_mesh_triangles)(iterations, 1)
         # Every region within reach, as the tiles' ring counts.

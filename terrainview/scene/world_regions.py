@@ -298,8 +298,12 @@ class RegionCache:
         needs no more than a stand-in, and it must not wait behind the near regions' fine maps, which take half a
         second each at iterations 12): no land is missing for long. Then the wanted maps themselves.
         """
-        stand_ins = [stand_in(key) for key in wanted  # (a map held as wanted: no need to look for coarser ones)
-                     if key not in self._maps and self.best(key.x, key.z, key.detail) is None]
+        stand_ins = []
+        for key in wanted:
+            if key in self._maps:
+                self._maps.move_to_end(key)  # wanted again: the last to be dropped (no coarser one to look for)
+            elif self.best(key.x, key.z, key.detail) is None:
+                stand_ins.append(stand_in(key))
         listed = set(stand_ins)
         return stand_ins + [key for key in self.missing(wanted, light) if key not in listed]
 

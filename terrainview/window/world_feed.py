@@ -27,13 +27,13 @@ from terrainview.scene.world_regions import (
 from terrainview.window.worker_thread import WorkerThread
 
 # The worker thread runs under Linux's SCHED_IDLE: only on a core no other thread wants, and any thread waking
-# takes the core from it at once. At the lowest nice value (19), where that policy is refused, a detail-12 map (80
-# ms of a core) still slowed the frames it overlapped (a minute's flight at iterations 12: 5-9 frames over 50 ms at
-# nice 10, 0-1 at 19), and a thread of llvmpipe's waking between the bins of a frame's pixels could wait out the
-# worker's time slice (half a minute's natural-look flight at iterations 10: 32-39 frames over 50 ms at nice 19,
-# 7-16 under SCHED_IDLE).
+# takes the core from it at once. Niced instead, a thread of llvmpipe's waking between the bins of a frame's pixels
+# could wait out the worker's time slice: half a minute's natural-look flight at iterations 10 had 32-39 frames over
+# 50 ms at nice 19, 7-16 under SCHED_IDLE (a minute's original-look flight at iterations 12: 5-9 at nice 10, 0-1 at
+# 19). Where the policy is refused, the worker runs at WORKER_NICENESS, the lowest. (Made to wait while it holds
+# the GIL, it would hold up the UI thread too: its kernels release the GIL, and what runs between them is short.)
 WORKER_NICENESS = 19
-# Even at the lowest niceness, the worker making a map slows the frames it overlaps (on two cores it shares the
+# Even at the lowest priority, the worker making a map slows the frames it overlaps (on two cores it shares the
 # caches and memory with llvmpipe's threads): a minute's flight at iterations 12 had 2-3 frames over 50 ms. Maps
 # of PACED_DETAIL and finer (110 ms of a core at detail 12, with the pyramid) are made in steps of at most BAND_ROWS
 # rows. Before each step the worker waits while the window draws a frame's pixels (``hold``), for at most
