@@ -3,11 +3,7 @@
 // SKY_TABLE_ROWS - 1 hold the sky's light by bearing across and height up (sky_table_layout.glsl); the last row
 // holds the sun's light at the ground (texel 0), the ambient sky light (1), the exposure (2) and the haze's light
 // looking straight down (3), which the renderer reads back and hands the programs as uniforms. The other natural
-// programs read the table (sky_view.glsl) instead of evaluating the model per pixel. SKY_TABLE_WIDTH,
-// SKY_TABLE_ROWS and HAZE_ELEVATION are defines from gpu.py.
-#define SKY_TABLE_WIDTH 96
-#define SKY_TABLE_ROWS 40
-#define HAZE_ELEVATION 0.02
+// programs read the table (sky_view.glsl) instead of evaluating the model per pixel.
 
 #if defined VERTEX_SHADER
 

@@ -2,9 +2,14 @@
 // by direction (sky_table_place), sky_table.glsl fills each texel with its own direction's light
 // (sky_table_direction), with no arc tangent or arc sine (each dear per pixel on a software rasterizer). Across,
 // the bearing as a "turn" running from -2 to 2 with the angle from north toward east: east / (|east| + |north|)
-// looking north of due east and west, 2 minus that south of them (96 bearings: 2.4 to 4.8 degrees apart). Up, the
-// square root of the tangent of half the elevation (40 rows: under a degree apart up to 3 degrees above the
-// horizon, never over 3.4 degrees, to the zenith). Needs SKY_TABLE_WIDTH and SKY_TABLE_ROWS defined before it.
+// looking north of due east and west, south of them 2 minus that in the east and -2 minus it in the west (96
+// bearings: 2.4 to 4.8 degrees apart). Up, the square root of the tangent of half the elevation (40 rows: under a
+// degree apart up to 3 degrees above the horizon, never over 3.4 degrees, to the zenith).
+// The table's constants, for both programs. Values below are placeholders; terrainview/render/gpu.py passes the
+// real ones as defines.
+#define SKY_TABLE_WIDTH 96
+#define SKY_TABLE_ROWS 40
+#define HAZE_ELEVATION 0.02   // the sine of the elevation whose sky light the haze takes (sky_view.glsl haze_light)
 
 // The table's texture coordinate of a unit direction (at or above the horizon; one below reads the horizon's row).
 vec2 sky_table_place(vec3 direction) {

@@ -3,10 +3,6 @@
 // ambient sky light, the exposure and the haze's light straight down) comes as uniforms, read back once per sun (a
 // fetch a pixel each cost about 5% of a frame on llvmpipe). Then what every natural program shares: Lambertian
 // lighting, aerial perspective, the sun's disc, and finish() (exposure, a filmic tone curve, sRGB).
-// SKY_TABLE_WIDTH, SKY_TABLE_ROWS and HAZE_ELEVATION are defines from gpu.py.
-#define SKY_TABLE_WIDTH 96
-#define SKY_TABLE_ROWS 40
-#define HAZE_ELEVATION 0.02
 const float PI_VIEW = 3.14159265;
 const float SUN_DISC_COSINE = 0.99996;  // cos(0.5 degree): the sun's disc, a little larger than life
 uniform sampler2D sky_table;

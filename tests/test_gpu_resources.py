@@ -331,6 +331,24 @@ def test_height_arrays_given_back_are_taken_again_within_the_pools_limit(rendere
     assert gl_names.live() == before
 
 
+def test_a_map_written_a_share_of_rows_at_a_time_is_the_map(renderer):
+    """A staged upload writes a map's rows in shares, across a band's border: the bands hold the map, and keep it
+    for its slope map."""
+    from terrainview.render.gpu import HEIGHT_BAND_ROWS, HeightBands
+
+    rows = HEIGHT_BAND_ROWS + 40  # two bands
+    heights = np.arange(rows * 5, dtype=np.float32).reshape(rows, 5)
+    bands = HeightBands(renderer.ctx, 5, rows)
+    try:
+        for first, count in ((0, 7), (7, HEIGHT_BAND_ROWS), (7 + HEIGHT_BAND_ROWS, None)):
+            bands.write(heights, first, count)
+        np.testing.assert_array_equal(bands.read(), heights)
+        assert bands.values is heights
+    finally:
+        bands.release()
+    assert bands.values is None
+
+
 def test_a_map_reserved_in_the_pool_is_written_without_allocating_an_array(renderer, gl_names):
     """reserve() allocates the arrays HeightBands will take for a map of that size, bands of two sizes included:
     writing the map then makes no texture (the window reserves the largest maps as it enters the world)."""
@@ -441,17 +459,17 @@ def test_slope_maps_go_back_to_the_pool_with_their_heights(renderer, gl_names, k
     before = gl_names.live()
     pool = HeightArrayPool(ctx, limit_bytes=1 << 20)
     first = HeightBands(ctx, 19, 19, pool)
-    first.write(zeros := np.zeros((19, 19), dtype=np.float32))
-    renderer.gpu.advance_slopes(first, zeros, 1, 1 << 20)
+    first.write(np.zeros((19, 19), dtype=np.float32))
+    first.advance_slopes(1, 1 << 20)
     slopes = first.slopes
     pool.keep_slopes(keep, 1 << 20)
     first.release()
     assert first.slopes is None and pool.bytes == 4 * 19 * 19 * (2 if keep else 1), "its heights (and slopes) kept"
     assert gl_names.live()["Texture"] == before["Texture"] + (2 if keep else 1)
     second = HeightBands(ctx, 19, 19, pool)
-    second.write(ones := np.ones((19, 19), dtype=np.float32))
+    second.write(np.ones((19, 19), dtype=np.float32))
     assert second.slope_rows == 0
-    renderer.gpu.advance_slopes(second, ones, 1, 1 << 20)
+    second.advance_slopes(1, 1 << 20)
     assert (second.slopes is slopes) is keep and second.slopes_ready
     second.release()
     pool.release()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -301,8 +302,9 @@ def test_the_haze_looking_down_is_the_horizons_light_averaged_all_round(renderer
     width, rows = SKY_TABLE_SIZE
     table = np.frombuffer(renderer.gpu.get("texture:sky_table").read(), dtype=np.float16)
     row_means = table.astype(np.float64).reshape(rows + 1, width, 4)[:rows, :, :3].mean(axis=1)
-    reading = fragment_values(gl_ctx, sky_table_layout(), f"vec4(sky_table_place(normalize(vec3(0.6, "
-                              f"{HAZE_ELEVATION!r}, -0.8)))[1], 0.0, 0.0, 1.0)", (1, 1))[0, 0]
+    level = math.sqrt(1.0 - HAZE_ELEVATION ** 2)  # a unit direction whose elevation's sine is HAZE_ELEVATION
+    reading = fragment_values(gl_ctx, sky_table_layout(), f"vec4(sky_table_place(vec3({0.6 * level!r}, "
+                              f"{HAZE_ELEVATION!r}, {-0.8 * level!r}))[1], 0.0, 0.0, 1.0)", (1, 1))[0, 0]
     place = reading * (rows + 1) - 0.5  # the rows' texel centres lie half a texel up
     below, above = row_means[math.floor(place)], row_means[math.floor(place) + 1]
     haze = np.array(constants["horizon_haze"])
@@ -770,12 +772,13 @@ def test_the_shaders_srgb_curve_is_the_standards_within_a_quarter_level(gl_ctx):
 
 
 def sky_table_layout() -> str:
-    """shaders/sky_table_layout.glsl after the table's size, as gpu.py defines it."""
+    """shaders/sky_table_layout.glsl with the table's size as gpu.py defines it."""
     from terrainview.render.gpu import SKY_TABLE_SIZE
 
     width, rows = SKY_TABLE_SIZE
     source = (Path(__file__).parents[1] / "shaders" / "sky_table_layout.glsl").read_text()
-    return f"#define SKY_TABLE_WIDTH {width}\n#define SKY_TABLE_ROWS {rows}\n{source}"
+    source = re.sub(r"#define SKY_TABLE_WIDTH \d+", f"#define SKY_TABLE_WIDTH {width}", source)
+    return re.sub(r"#define SKY_TABLE_ROWS \d+", f"#define SKY_TABLE_ROWS {rows}", source)
 
 
 @pytest.mark.gl
@@ -897,7 +900,7 @@ def made_up_map(apron: int):
 @pytest.mark.gl
 @pytest.mark.parametrize("apron, cell_shift", [(0, 0), (1, 1)])
 def test_the_lands_slope_runs_on_smoothly_across_cell_borders(renderer, gl_ctx, apron, cell_shift):
-    """The natural look's slope (gpu.advance_slopes's map, natural_shading.glsl's map_slope) against a plain
+    """The natural look's slope (HeightBands.advance_slopes's map, natural_shading.glsl's map_slope) against a plain
     reference, over places from a point before the map to one past it: the tiles' map wraps; a region of the
     world held one level coarser keeps to its own map and its apron. The slope is continuous across every cell
     border, where the surface's own slope between a cell's corners jumps (a grid of blocks on land whose cells
@@ -907,7 +910,7 @@ def test_the_lands_slope_runs_on_smoothly_across_cell_borders(renderer, gl_ctx, 
     stored, at = made_up_map(apron)
     heights = HeightBands(renderer.ctx, stored.shape[1], stored.shape[0])
     heights.write(stored)
-    renderer.gpu.advance_slopes(heights, stored, apron, 1 << 20)
+    heights.advance_slopes(apron, 1 << 20)
     assert heights.slopes is not None
     heights.slopes.use(SLOPE_UNIT)
     size = (256, 8)
@@ -949,16 +952,16 @@ def test_slope_maps_are_worked_out_a_share_at_a_time_and_again_for_new_heights(r
         heights.write(stored)
         worked, ready = [], []
         while heights.slope_rows < 16:  # one period of the wrapping map
-            worked.append(renderer.gpu.advance_slopes(heights, stored, 0, 5 * 16))
+            worked.append(heights.advance_slopes(0, 5 * 16))
             renderer.gpu.bind_slopes(program, heights)
             ready.append(program["fine_slopes"].value)
         assert worked == [5 * 16] * 3 + [16] and ready == [0.0] * 3 + [1.0]
-        assert renderer.gpu.advance_slopes(heights, stored, 0, 5 * 16) == 0, "whole: kept"
+        assert heights.advance_slopes(0, 5 * 16) == 0, "whole: kept"
         whole.write(stored)
-        renderer.gpu.advance_slopes(whole, stored, 0, 1 << 20)  # at once
+        whole.advance_slopes(0, 1 << 20)  # at once
         assert heights.slopes is not None and whole.slopes is not None
         assert heights.slopes.read() == whole.slopes.read(), "the shares make the same map"
-        heights.write(stored[:1], 0)
+        heights.write(stored, 0, 1)
         assert heights.slope_rows == 0, "new heights: their slopes are worked out again"
     finally:
         heights.release()

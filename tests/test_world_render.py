@@ -32,6 +32,38 @@ def test_a_view_from_above_is_land_everywhere_with_no_crack_between_regions(rend
         assert len(renderer.world.wanted) > 9 and renderer.world.missing == 0
 
 
+def test_a_tiny_worlds_regions_lie_where_the_world_is(renderer):
+    """At iterations 3 each region draws its own full grid (no pyramid to select from): the land drawn is the
+    world's ground there. Each pixel's depth, taken back into the world, lies on the ground (between its points);
+    the same land a unit off would not."""
+    import glm
+
+    from terrainview.render.renderer import FAR_PLANE, Frame
+    from terrainview.scene import camera
+
+    settings = ABOVE.replace(iterations=3, eye_x=0.37, eye_z=-0.61, eye_y=1.2, pitch=60.0)
+    size = (64, 48)
+    renderer.update(settings)
+    framebuffer = renderer.ctx.simple_framebuffer(size)
+    try:
+        renderer.draw(settings, framebuffer, Frame(size))
+        depth = np.frombuffer(framebuffer.read(components=1, attachment=-1, dtype="f4"), dtype=np.float32)
+        depth = depth.reshape(size[1], size[0])  # bottom row first, as the image's rows go up
+    finally:
+        framebuffer.release()
+    to_world = glm.inverse(Frame(size).perspective(FAR_PLANE) * camera.view_matrix(settings))
+    ground = world_regions.world_ground(World.of(settings), settings.iterations)
+    on_ground, a_unit_off = [], []
+    for row in range(8, size[1] - 8, 4):
+        for column in range(8, size[0] - 8, 4):
+            ndc = glm.vec4((column + 0.5) / size[0], (row + 0.5) / size[1], depth[row, column], 1.0) * 2.0 - 1.0
+            place = to_world * glm.vec4(ndc.xyz, 1.0)
+            x, y, z = place.x / place.w, place.y / place.w, place.z / place.w
+            on_ground.append(abs(y - ground(x, z)))
+            a_unit_off.append(abs(y - ground(x + 1.0, z + 1.0)))
+    assert np.median(on_ground) < 0.01 and np.median(a_unit_off) > 5 * np.median(on_ground) + 0.02
+
+
 def test_far_regions_drawn_coarser_than_their_top_level_leave_no_crack(renderer, monkeypatch):
     """The natural look reaches 24 units: regions past their top level's range are drawn as half-size patches
     (lod.grid_ranges's coarser_top), and where they meet finer ones the land stays whole: seen from high up,
@@ -269,7 +301,9 @@ def test_the_window_works_out_slope_maps_after_the_regions_are_drawn_and_a_rende
     natural = ABOVE.replace(look="natural", pitch=40.0, eye_y=2.5)
     names = {program.glo: name for name, program in renderer.gpu.programs.items()}
     drawn: list[str] = []
-    render, advance = moderngl.VertexArray.render, renderer.gpu.advance_slopes
+    from terrainview.render.gpu import HeightBands
+
+    render, advance = moderngl.VertexArray.render, HeightBands.advance_slopes
 
     def advance_noted(*args) -> int:
         done = advance(*args)
@@ -280,7 +314,7 @@ def test_the_window_works_out_slope_maps_after_the_regions_are_drawn_and_a_rende
     monkeypatch.setattr(moderngl.VertexArray, "render",
                         lambda self, *args, **kwargs: drawn.append(names[self.program.glo])
                         or render(self, *args, **kwargs))
-    monkeypatch.setattr(renderer.gpu, "advance_slopes", advance_noted)
+    monkeypatch.setattr(HeightBands, "advance_slopes", advance_noted)
     _frame(renderer, natural)  # a render: every map made and its slopes worked out, all before the regions
     first_region = drawn.index("natural_terrain_lod")
     assert "slopes" in drawn[:first_region] and "slopes" not in drawn[first_region:]

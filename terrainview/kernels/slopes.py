@@ -17,8 +17,7 @@ import numpy as np
 from numba import njit
 
 from terrainview.kernels.lattice import check_heightmap, check_int
-
-SPAN = 2.0  # a map spans 2 units: a tile, or a region of the endless world without its apron
+from terrainview.kernels.lighting import SURFACE_SIZE
 
 
 @njit(cache=True, inline="always")
@@ -61,15 +60,15 @@ def _slope_rows(heights, first_row, columns, inverse_cell, out):
 def slope_rows(heights: np.ndarray, first_row: int, rows: int, columns: int, apron: int) -> np.ndarray:
     """Rows ``first_row`` .. ``first_row + rows`` of the slope map of ``heights``, ``columns`` texels a row.
 
-    ``heights`` (float32 as stored) spans ``SPAN`` units between its ``apron``-th points from either edge. Returns
-    uint16 half-float bits, rows x (2 * columns): the x and z slope of each texel in turn.
+    ``heights`` (float32 as stored) spans ``SURFACE_SIZE`` units between its ``apron``-th points from either edge.
+    Returns uint16 half-float bits, rows x (2 * columns): the x and z slope of each texel in turn.
     """
     heights = check_heightmap(heights, finite=False)  # a share of a map's rows: no pass over all of it
     check_int("apron", apron, 0, (min(heights.shape) - 2) // 2)
     check_int("first_row", first_row, 0, heights.shape[0] - 1)
     check_int("rows", rows, 0, heights.shape[0] - first_row)
     check_int("columns", columns, 1, heights.shape[1])
-    cell = np.float32(SPAN) / np.float32(heights.shape[1] - 1 - 2 * apron)
+    cell = np.float32(SURFACE_SIZE) / np.float32(heights.shape[1] - 1 - 2 * apron)
     out = np.empty((rows, 2 * columns), dtype=np.uint16)
     _slope_rows(heights, first_row, columns, np.float32(1.0) / cell, out)
     return out

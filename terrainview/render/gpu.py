@@ -30,7 +30,7 @@ from terrainview.scene.derived_arrays import teximage_size
 FOG_COLOR = (0.84, 0.87, 1.0)
 SKY_FOG = (3.0, 11.0)
 SURFACE_FOG = (2.0, 7.0)
-SUN_PENUMBRA = 0.05  # the natural look's shadow edge: radians of sun elevation from lit to shadowed (as a sine)
+SUN_PENUMBRA = 0.05  # the natural look's shadow edge: the sine of the sun's elevation over the horizon, either side
 SKY_TABLE_SIZE = (96, 40)  # the natural look's sky-view table: bearings across, heights up (sky_table_layout.glsl)
 # The sky table's row of constants, texel by texel (sky_table.glsl), as the natural programs' uniforms.
 SKY_CONSTANTS = ("sun_light", "ambient_light", "exposure_scale", "horizon_haze")
@@ -58,8 +58,8 @@ MAX_HEIGHT_BANDS = 4  # iterations 12: 4097 rows
 # 12 MiB), so a staged upload allocates one array per frame at most (and the endless world pools them).
 BANDS_PER_ARRAY = 2
 HEIGHT_ARRAYS = MAX_HEIGHT_BANDS // BANDS_PER_ARRAY
-HEIGHT_UNIT = 4  # the first of the HEIGHT_ARRAYS texture units of the heightmap's arrays; units below are the
-# programs' other samplers
+HEIGHT_UNIT = 4  # the first of the HEIGHT_ARRAYS texture units of the heightmap's arrays; the programs' other
+# samplers take units below and above (renderer.py)
 SLOPE_UNIT = HEIGHT_UNIT + HEIGHT_ARRAYS  # the natural look's slope map (GpuResources.bind_slopes)
 # A slope map is worked out this many points a frame in the window (about 2.5 ms of one core; an iterations-12 map,
 # 16.8M points, takes 16-17 frames so, 46 ms at once); a render waits for all of it.
@@ -271,7 +271,7 @@ class HeightArrayPool:
         return cast(moderngl.TextureArray, array)
 
     def take_slopes(self, size: tuple[int, int]) -> moderngl.Texture:
-        """A slope map's RG16F texture of ``size`` (GpuResources.advance_slopes): one given back, or a new one."""
+        """A slope map's RG16F texture of ``size`` (HeightBands.advance_slopes): one given back, or a new one."""
         texture = self._kept(size)
         if texture is None:
             texture = self.ctx.texture(size, 2, dtype="f2")
@@ -355,12 +355,13 @@ class HeightBands:
         self.bands_by_array = _bands_by_array(rows)
         self.array_sizes = height_array_sizes(columns, rows)
         self.arrays: list[moderngl.TextureArray | None] = [None] * len(self.array_sizes)
-        self.slopes: moderngl.Texture | None = None  # the slope map (GpuResources.bind_slopes) ...
-        self.slope_rows = 0  # ... worked out from these heights up to this row
+        self.values: np.ndarray | None = None  # the map written (``write``), which ...
+        self.slopes: moderngl.Texture | None = None  # ... the slope map (GpuResources.bind_slopes) ...
+        self.slope_rows = 0  # ... is worked out from, up to this row
 
     @property
     def slopes_ready(self) -> bool:
-        """The slope map (GpuResources.advance_slopes) is worked out whole from these heights."""
+        """The slope map (``advance_slopes``) is worked out whole from these heights."""
         return self.slopes is not None and self.slope_rows >= self.slopes.height
 
     @property
@@ -368,10 +369,15 @@ class HeightBands:
         """Rows in each band (the last takes the rest)."""
         return [rows for bands in self.bands_by_array for rows in bands]
 
-    def write(self, values: np.ndarray, first_row: int = 0) -> None:
-        """Write rows ``first_row``.. from ``values`` (float32, rows x columns), allocating the arrays they reach."""
+    def write(self, values: np.ndarray, first_row: int = 0, rows: int | None = None) -> None:
+        """Write ``rows`` rows from ``first_row`` (all the rest by default) of the map ``values``.
+
+        ``values`` is the whole map (float32, rows x columns), kept for its slope map; the arrays the rows reach are
+        allocated.
+        """
+        self.values = values
         self.slope_rows = 0  # new heights: their slopes are worked out again
-        end_row = first_row + values.shape[0]
+        end_row = values.shape[0] if rows is None else min(first_row + rows, values.shape[0])
         for band, start in enumerate(self.first_rows[:-1]):
             low, high = max(start, first_row), min(self.first_rows[band + 1], end_row)
             if low >= high:
@@ -380,7 +386,7 @@ class HeightBands:
             array = self.arrays[index]
             if array is None:
                 array = self.arrays[index] = self.pool.take(self.array_sizes[index])
-            array.write(np.ascontiguousarray(values[low - first_row:high - first_row]),
+            array.write(np.ascontiguousarray(values[low:high]),
                         viewport=(0, low - start, layer, self.size[0], high - low, 1))
 
     def read(self) -> np.ndarray:
@@ -392,6 +398,28 @@ class HeightBands:
             layers = np.frombuffer(array.read(), dtype=np.float32).reshape(len(rows), -1, self.size[0])
             parts += [layer[:count] for layer, count in zip(layers, rows, strict=True)]
         return np.concatenate(parts)
+
+    def advance_slopes(self, apron: int, points: int) -> int:
+        """Work out up to ``points`` more of the natural look's slope map of the map written; returns those done.
+
+        The map spans 2 units with ``apron`` points around it. ``slope_rows`` works out the next rows, written as
+        RG16F into the map kept with the heights; the program reads it with linear filtering, a slope that runs on
+        smoothly from cell to cell in two fetches (working it out from eight heights a pixel made the natural look's
+        frames about 30% dearer on llvmpipe).
+        """
+        # The tiles' map repeats: one period of it (its last point is its first). A region's, whole.
+        columns, rows = self.size if apron else (self.size[0] - 1, self.size[1] - 1)
+        if self.slope_rows >= rows or points <= 0:
+            return 0
+        assert self.values is not None, "no map written"
+        if self.slopes is None:
+            self.slopes = self.pool.take_slopes((columns, rows))
+            self.slopes.repeat_x = self.slopes.repeat_y = not apron
+        count = min(rows - self.slope_rows, max(1, points // columns))
+        texels = slope_rows(self.values, self.slope_rows, count, columns, apron)
+        self.slopes.write(texels, viewport=(0, self.slope_rows, columns, count))
+        self.slope_rows += count
+        return count * columns
 
     def bind(self, program: moderngl.Program) -> None:
         """Bind the arrays from ``HEIGHT_UNIT`` and point ``program``'s samplers (grid.glsl) at them.
@@ -407,6 +435,7 @@ class HeightBands:
 
     def release(self) -> None:
         """Give the texture arrays and the slope map back to the pool (which releases what it does not keep)."""
+        self.values = None
         for array in self.arrays:
             if array is not None:
                 self.pool.give(array)
@@ -456,7 +485,7 @@ class GpuResources:
     def __init__(self, ctx: moderngl.Context) -> None:
         self.ctx = ctx
         self._objects: dict[GpuKey, Any] = {}  # every GL object, by a key saying what it is
-        self.surface_map: np.ndarray | None = None  # the 2D surface uploaded last (upload_surface)
+        self._surface_map: np.ndarray | None = None  # the 2D surface uploaded last (upload_surface)
         self.max_texture_size = ctx.info["GL_MAX_TEXTURE_SIZE"]
         self.software_rasterizer = software_rasterizer(ctx)
         fog = {"FOG_COLOR": FOG_COLOR}
@@ -568,7 +597,7 @@ class GpuResources:
         self._objects.clear()
         self.marked_half_passes = None
         self._sky_table_sun, self._sky_constants = None, {}
-        self.surface_map = None
+        self._surface_map = None
 
     # --- uploads --------------------------------------------------------------------------------------------
 
@@ -597,7 +626,7 @@ class GpuResources:
         self._own("staged:" + name, bands)
         band = max(1, SLICE_BYTES // data[0].nbytes)
         for first in range(0, rows, band):
-            bands.write(data[first:first + band], first)
+            bands.write(data, first, band)
             yield
         self._staged_from[name] = values
 
@@ -649,7 +678,7 @@ class GpuResources:
     def upload_surface(self, heights: np.ndarray) -> None:
         """The surface heightmap (2D) or profile (1D); the other kind's objects are released."""
         self._drop("texture:tile_sea_floor")  # the last map's (tile_sea_floor makes it again)
-        self.surface_map = heights if heights.ndim == 2 else None
+        self._surface_map = heights if heights.ndim == 2 else None
         if heights.ndim == 1:
             self._drop("heights:surface")
             count = heights.shape[0]
@@ -676,8 +705,8 @@ class GpuResources:
         ``upload_surface``, so that a look without it pays nothing.
         """
         if not self.has("texture:tile_sea_floor"):
-            assert self.surface_map is not None, "no 2D surface uploaded"
-            period = lighting.torus(self.surface_map, SEA_FLOOR_CELLS)  # as the horizons are traced on
+            assert self._surface_map is not None, "no 2D surface uploaded"
+            period = lighting.torus(self._surface_map, SEA_FLOOR_CELLS)  # as the horizons are traced on
             self._float_texture("texture:tile_sea_floor", period, moderngl.LINEAR)
         return self.get("texture:tile_sea_floor")
 
@@ -776,28 +805,6 @@ class GpuResources:
                                    for name, texel in zip(SKY_CONSTANTS, row, strict=True)}
             self._sky_table_sun = sun
         return self._sky_constants
-
-    def advance_slopes(self, heights: HeightBands, values: np.ndarray, apron: int, points: int) -> int:
-        """Work out up to ``points`` more of the natural look's slope map of ``heights``; returns those done.
-
-        ``values`` are the heights written into ``heights`` (float32), a map spanning 2 units with ``apron`` points
-        around it. ``slope_rows`` works out the next rows from them, written as RG16F into the map that is
-        kept with the heights; the program reads it with linear filtering, a slope that runs on smoothly from cell
-        to cell in two fetches (working it out from eight heights a pixel made the natural look's frames about 30%
-        dearer on llvmpipe).
-        """
-        # The tiles' map repeats: one period of it (its last point is its first). A region's, whole.
-        columns, rows = heights.size if apron else (heights.size[0] - 1, heights.size[1] - 1)
-        if heights.slope_rows >= rows or points <= 0:
-            return 0
-        if heights.slopes is None:
-            heights.slopes = heights.pool.take_slopes((columns, rows))
-        heights.slopes.repeat_x = heights.slopes.repeat_y = not apron
-        count = min(rows - heights.slope_rows, max(1, points // columns))
-        texels = slope_rows(values, heights.slope_rows, count, columns, apron)
-        heights.slopes.write(texels, viewport=(0, heights.slope_rows, columns, count))
-        heights.slope_rows += count
-        return count * columns
 
     def bind_slopes(self, program: moderngl.Program, heights: HeightBands) -> None:
         """Bind the slope map of ``heights`` for the natural look's ``program``.

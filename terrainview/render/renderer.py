@@ -618,8 +618,7 @@ class Renderer:
         size = gpu.surface_grid_size
         full = lod.full_mesh_triangles(_iterations_of(size), tiles)
         surface = gpu.get("heights:surface")
-        assert gpu.surface_map is not None  # (the natural look draws a 2D surface)
-        gpu.advance_slopes(surface, gpu.surface_map, 0, self.world.slope_points_per_frame())
+        surface.advance_slopes(0, self.world.slope_points_per_frame())
         gpu.light_maps_for_sun(settings.sun_azimuth).use(LIGHT_UNIT)
 
         def shaded(program: moderngl.Program) -> None:

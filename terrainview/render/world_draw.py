@@ -56,7 +56,6 @@ class _Resident:
 
     key: RegionKey
     heights: HeightBands
-    values: np.ndarray  # the heights written into ``heights``: its slope map is worked out from them
     surface: lod.LodSurface | None  # None below lod.PATCH_QUADS cells: drawn as its full mesh
     light: LightMapsTexture | None = None
 
@@ -255,7 +254,7 @@ class WorldTerrain:
         row_bytes = maps.heights.shape[1] * maps.heights.itemsize
         rows_now = min(max(budget.upload_bytes, 0) // row_bytes, maps.heights.shape[0] - staging.next_row)
         if rows_now > 0:
-            staging.bands.write(maps.heights[staging.next_row:staging.next_row + rows_now], staging.next_row)
+            staging.bands.write(maps.heights, staging.next_row, rows_now)
             staging.next_row += rows_now
             budget.upload_bytes -= rows_now * row_bytes
         if staging.next_row < maps.heights.shape[0]:
@@ -264,9 +263,9 @@ class WorldTerrain:
             # Its slopes too, before it takes the place of the one drawn (else the shading softens meanwhile): the
             # window's after this frame's draws (``draw``), a render's now.
             if self.streaming:
-                budget.slope_maps.append((staging.bands, maps.heights))
+                budget.slope_maps.append(staging.bands)
                 return resident
-            self.gpu.advance_slopes(staging.bands, maps.heights, world_regions.APRON, budget.slope_points)
+            staging.bands.advance_slopes(world_regions.APRON, budget.slope_points)
         del self._staging[place]
         resident.release()
         return self._make_resident(place, best_key, maps, staging.bands, iterations)
@@ -286,7 +285,7 @@ class WorldTerrain:
         self._slab = (min(self._slab[0], low), max(self._slab[1], high))
         surface = None if maps.pyramid is None else lod.LodSurface.of_region(maps.pyramid, iterations, low, high)
         light = None if maps.light is None else self._light_texture(maps.light)
-        resident = self._resident[place] = _Resident(key, bands, maps.heights, surface, light)
+        resident = self._resident[place] = _Resident(key, bands, surface, light)
         return resident
 
     def _light_texture(self, maps: np.ndarray) -> LightMapsTexture:
@@ -322,17 +321,19 @@ class WorldTerrain:
         budget = _FrameBudget(MAX_UPLOAD_BYTES if self.streaming else 1 << 62, self.slope_points_per_frame())
         bottom, top = self._slab if self._slab[0] <= self._slab[1] else (-1e3, 1e3)  # no map yet: any height
         out_of_view_flags = _outside(frame_planes, self.wanted, bottom, top)
-        residents, drawable, missing = [], [], []
+        residents, drawable = [], []
         # Land in view with no map: the window's frame makes a coarse stand-in of it, nearest first, for
         # STAND_IN_SECONDS from its first (one under way then ends past it), and draws it. The worker makes them too,
         # first of all, but below every other thread: while the natural look's frames kept the cores busy it took
         # seconds to get to them (entering the world at iterations 10, up to 90 regions in view missing for 3 s).
         stand_ins_until: float | None = None
+        self.missing = 0
         for key, out_of_view, near in zip(self.wanted, out_of_view_flags, within, strict=True):
             resident = self._resident_for(key, iterations, budget, programs.lit)
             if resident is None and near and not out_of_view and self.streaming:
                 now = time.perf_counter()
-                stand_ins_until = stand_ins_until or now + STAND_IN_SECONDS
+                if stand_ins_until is None:
+                    stand_ins_until = now + STAND_IN_SECONDS
                 if now < stand_ins_until:
                     self.fill(world_, [world_regions.stand_in(key)], programs.lit)
                     resident = self._resident_for(key, iterations, budget, programs.lit)
@@ -341,11 +342,9 @@ class WorldTerrain:
                 if near:  # the ring beyond the reach is made and uploaded, not drawn
                     drawable.append((key, resident))
             elif near and not out_of_view:
-                missing.append(key)  # land in view not drawn: no map of it yet
-        self.missing = len(missing)
+                self.missing += 1  # land in view not drawn: no map of it yet
         if programs.lit:  # the slope maps of every region held, nearest first: those just beyond come in whole
-            budget.slope_maps += [(resident.heights, resident.values) for _, resident in residents
-                                  if not resident.heights.slopes_ready]
+            budget.slope_maps += [resident.heights for _, resident in residents if not resident.heights.slopes_ready]
             if not self.streaming:  # a render's all before its regions are drawn: it is exact
                 self._advance_slopes(budget)
         drawn_places = {(key.x, key.z) for key, _ in residents}
@@ -393,6 +392,9 @@ class WorldTerrain:
                 if selection is not None:
                     lod_uniforms(program, selection)  # the same ranges and eye for every region
                     uniform(program, "grid_size").value = grid_size
+                else:  # each region's full grid, its own map's points
+                    uniform(program, "cell_shift").value = 0
+                    uniform(program, "tiles").value = 1
                 set_up.add(name)
             resident.heights.bind(program)
             if programs.lit:
@@ -402,8 +404,6 @@ class WorldTerrain:
                 self.gpu.bind_slopes(program, resident.heights)
             if selection is None:  # a tiny world: each region's full grid
                 uniform(program, "grid_size").value = resident.heights.size[0] - 2 * world_regions.APRON
-                uniform(program, "cell_shift").value = 0
-                uniform(program, "tiles").value = 1
                 uniform(program, "tile_origin").value = world_regions.region_centre(key.x, key.z)
                 drawn += _draw_full_mesh(self.gpu, name, resident.heights.size[0] - 2 * world_regions.APRON, lines)
             else:
@@ -419,8 +419,8 @@ class WorldTerrain:
 
     def _advance_slopes(self, budget: _FrameBudget) -> None:
         """Work out what the budget allows of the slope maps it lists, in turn."""
-        for heights, values in budget.slope_maps:
-            budget.slope_points -= self.gpu.advance_slopes(heights, values, world_regions.APRON, budget.slope_points)
+        for heights in budget.slope_maps:
+            budget.slope_points -= heights.advance_slopes(world_regions.APRON, budget.slope_points)
         budget.slope_maps.clear()
 
     def _upload_instances(self, selections: list[lod.Selection | None], program_name: str,
@@ -457,13 +457,13 @@ class WorldTerrain:
 class _FrameBudget:
     """What one frame may still do for the regions: bytes of maps to upload, points of slope maps to work out.
 
-    With the slope maps to work them out of (the window's, after the frame's draws).
+    With the slope maps to work them out of: a render's before its regions are drawn, the window's after.
     """
 
     upload_bytes: int
     slope_points: int
     # To work out in turn (``_advance_slopes``): finer maps on their way first, then those drawn, each nearest first.
-    slope_maps: list[tuple[HeightBands, np.ndarray]] = field(default_factory=list)  # and the heights written
+    slope_maps: list[HeightBands] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
