@@ -72,7 +72,7 @@ def _flight(iterations: int, look: Look) -> None:
     assert world_ is not None
     ground = world_regions.world_ground(world_, iterations)
     freeze_what_starting_made()  # as the window does once its first frame is drawn
-    times, missing, held_bytes, frames = [], [], 0, 0
+    times, missing, coarser, held_bytes, frames = [], [], [], 0, 0
     slow: list[tuple[float, str]] = []  # what each frame over the target spent its time on
     collections = [0]
 
@@ -101,13 +101,16 @@ def _flight(iterations: int, look: Look) -> None:
             ctx.finish()
             finished = time.perf_counter()
             feed.hold(False)
-            feed.request(world_, renderer.world.cache.requests(renderer.world.wanted, lit), lit)
+            feed.lend()
+            wanted = renderer.world.wanted
+            feed.request(world_, renderer.world.cache.requests(wanted, lit), lit)
             ended = time.perf_counter()
             frames += 1
             if frames > 30:  # the first half second fills the view from nothing
                 frame_ms = 1000 * (ended - frame_started)
                 times.append(frame_ms)
                 missing.append(renderer.world.missing)
+                coarser.append(len(renderer.world.cache.missing(wanted, lit)) / max(len(wanted), 1))
                 if frame_ms > FRAME_TARGET_MS:
                     slow.append((frame_ms, f"{frame_ms:.0f} ms (frame {frames}: {1000 * (drawn - frame_started):.0f} "
                                  f"ms taking and drawing, {1000 * (finished - drawn):.0f} ms finishing the pixels, "
@@ -133,7 +136,10 @@ def _flight(iterations: int, look: Look) -> None:
     print(f"  {look.value} look, iterations {iterations}: {len(times)} frames over {eye_z:+.0f} units, median "
           f"{np.median(times):.0f} ms, slowest {slowest:.0f} ms, {over} over {FRAME_TARGET_MS:g} ms "
           f"({verdict(over == 0)}); regions in view without a map: at most {max(missing)} in a frame, in "
-          f"{sum(1 for count in missing if count)} frames ({verdict(max(missing) == 0)}); maps held at most "
+          f"{sum(1 for count in missing if count)} frames ({verdict(max(missing) == 0)}); regions wanted and drawn "
+          f"from a coarser map (or unlit): {100 * np.mean(coarser):.0f}% on average, none in "
+          f"{100 * np.mean(np.equal(coarser, 0)):.0f}% of the frames; the worker lent a core {feed.lends} times; "
+          f"maps held at most "
           f"{held_bytes / 2**20:.0f} MiB (bound {world_regions.CACHE_BYTES / 2**20:.0f} MiB plus those in view); the "
           f"process's memory {flying:.0f} MiB at the end of the flight, {left:.0f} MiB once it shows tiles again")
     for _, line in heapq.nlargest(SLOW_FRAMES_SHOWN, slow):

@@ -376,6 +376,50 @@ def test_the_worker_runs_only_where_no_other_thread_wants_a_core():
         feed.stop()
 
 
+def test_a_frame_lends_its_core_to_a_worker_the_frames_left_none(monkeypatch):
+    """Where the worker had less than STARVED_SHARE of a core over the last SHARE_WINDOW_SECONDS with work to do,
+    the frame's start waits for it: until it has nothing left to make, or LEND_SECONDS. Fed, or idle, or within
+    the window, the frame waits for nothing."""
+    from terrainview.window import world_feed
+    from terrainview.window.world_feed import WorldFeed
+
+    monkeypatch.setattr(world_feed, "LEND_SECONDS", 0.4)  # long enough to be seen
+    monkeypatch.setattr(world_feed, "SHARE_WINDOW_SECONDS", 0.05)
+    worker_cpu = [0.0]  # the worker's CPU time as the frame reads it
+    monkeypatch.setattr(WorldFeed, "_worker_cpu_seconds", lambda self: worker_cpu[0])
+    go = threading.Event()  # each map waits for this: work to do, and no CPU taken for it
+    region_map = world_feed.region_map
+    monkeypatch.setattr(world_feed, "region_map", lambda *args: go.wait(30.0) and region_map(*args))
+    world_ = World(5, 0.6, 1.0, 3)
+
+    def lend_seconds() -> float:
+        started = time.perf_counter()
+        feed.lend()
+        return time.perf_counter() - started
+
+    feed = WorldFeed()
+    try:
+        time.sleep(0.06)
+        assert lend_seconds() < 0.05 and feed.lends == 0, "nothing to make: nothing owed"
+        feed.request(world_, [RegionKey(0, 0, 5)])
+        assert lend_seconds() < 0.05 and feed.lends == 0, "within the window"
+        time.sleep(0.06)
+        threading.Timer(0.1, go.set).start()  # the worker gets on a tenth of a second into the lend
+        waited = lend_seconds()
+        assert feed.lends == 1 and 0.09 < waited < 0.35 and not feed.pending, "starved: lent until done"
+        go.clear()
+        feed.request(world_, [RegionKey(1, 0, 5)])
+        feed.lend()  # a new window
+        time.sleep(0.06)
+        worker_cpu[0] += 0.01  # a sixth of a core: fed
+        assert lend_seconds() < 0.05 and feed.lends == 1, "fed: not lent"
+        time.sleep(0.06)
+        assert lend_seconds() >= 0.4 and feed.lends == 2, "starved, and still not done: lent LEND_SECONDS"
+    finally:
+        go.set()
+        feed.stop()
+
+
 def test_a_paced_map_is_dropped_between_steps_when_its_world_is_no_longer_asked_for(monkeypatch):
     feed, bands, _ = paced_feed(monkeypatch, lambda feed: feed.forget())  # the view leaves the world
     world_ = World(5, 0.6, 1.0, 3)

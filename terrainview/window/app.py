@@ -140,6 +140,7 @@ class TerrainApp(mglw.WindowConfig):
     def on_render(self, time_: float, frame_time: float) -> None:
         """Draw one frame: take new heightmaps, move the camera, draw the terrain, advance a screenshot, the panel."""
         self.world_feed.hold(False)  # the last frame's pixels are drawn (the buffers swapped)
+        self.world_feed.lend()  # a moment of this core for the worker, if the frames left it none
         self._time_step_at = self.input_clock()
         self._take_generated()
         self._update_ground()

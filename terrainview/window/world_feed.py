@@ -43,6 +43,14 @@ WORKER_NICENESS = 19
 PACED_DETAIL = 11
 BAND_ROWS = 512
 HOLD_SECONDS = 0.03
+# Under SCHED_IDLE the worker gets no core while the frames keep both busy: small frames drawn back to back (the
+# original look at iterations 8) left the view on its stand-ins for up to 3 s after a change, 82 maps of 0.2 ms
+# each (at nice 19: 0.05-0.2 s). So when the worker has had less than STARVED_SHARE of a core over the last
+# SHARE_WINDOW_SECONDS with work to do, the next frame lends it the window's core: it waits up to LEND_SECONDS
+# before it starts, or until the worker has nothing left to make. (Flights rarely lend: 2-7 times a half-minute.)
+SHARE_WINDOW_SECONDS = 0.1
+STARVED_SHARE = 0.05
+LEND_SECONDS = 0.005
 
 
 class WorldFeed(WorkerThread):
@@ -56,6 +64,33 @@ class WorldFeed(WorkerThread):
         self._making: RegionKey | None = None
         self._held = False
         self._start()
+        self._cpu_clock: int | None = None  # the worker's own CPU time (where Linux tells it)
+        with contextlib.suppress(OSError, AttributeError):
+            self._cpu_clock = time.pthread_getcpuclockid(self._thread.ident or 0)
+        self._share_since: tuple[float, float | None] = (time.perf_counter(), self._worker_cpu_seconds())
+        self.lends = 0  # how many frames lent the worker their core
+
+    def _worker_cpu_seconds(self) -> float | None:
+        """The CPU time the worker thread has had; None where unknown (then it is never lent a core)."""
+        return None if self._cpu_clock is None else time.clock_gettime(self._cpu_clock)
+
+    def lend(self) -> None:
+        """At a frame's start: if the worker was starved of a core (STARVED_SHARE), wait for it a moment."""
+        now, cpu = time.perf_counter(), self._worker_cpu_seconds()
+        since, cpu_since = self._share_since
+        if cpu is None or cpu_since is None:
+            return
+        with self._condition:
+            working = bool(self._asked[1]) or self._making is not None
+        if working and now - since < SHARE_WINDOW_SECONDS:
+            return
+        if working and cpu - cpu_since < STARVED_SHARE * (now - since):
+            self.lends += 1
+            with self._condition:
+                self._condition.wait_for(lambda: self._stopping or not (self._asked[1] or self._making),
+                                         LEND_SECONDS)
+            now, cpu = time.perf_counter(), self._worker_cpu_seconds()
+        self._share_since = (now, cpu)
 
     @property
     def held(self) -> bool:
