@@ -185,6 +185,33 @@ def test_the_best_map_held_stands_in_for_a_finer_one_not_made_yet():
     np.testing.assert_array_equal(fine[apron:-apron:2, apron:-apron:2], coarse[apron:-apron, apron:-apron])
 
 
+def test_the_best_map_held_is_the_finest_no_finer_than_asked_through_puts_trims_and_a_new_world():
+    """``best`` (which keeps a bit per detail held of each place) agrees with a plain look through every key held,
+    over maps made, dropped past the bound, and a world changed."""
+    rng = np.random.default_rng(7)
+    side = (1 << 3) + 3
+    cache = RegionCache(limit_bytes=40 * side * side * 4)
+    worlds = World(0, 0.7, 1.0, 2), World(1, 0.7, 1.0, 2)
+    cache.adopt(worlds[0])
+
+    def plain_best(x: int, z: int, detail: int) -> RegionKey | None:
+        held = [key for key in list(cache._maps) if (key.x, key.z) == (x, z) and key.detail <= detail]
+        return max(held, key=lambda key: key.detail, default=None)
+
+    for step in range(2000):
+        if step == 1000:
+            cache.adopt(worlds[1])
+        key = RegionKey(int(rng.integers(-2, 3)), int(rng.integers(-2, 3)), int(rng.integers(1, 13)))
+        cache.put(cache.world, key, np.zeros((side, side), dtype=np.float32))
+        if step % 7 == 0:
+            cache.trim(set())
+        x, z, detail = (int(value) for value in rng.integers((-3, -3, 1), (4, 4, 13)))
+        expected = plain_best(x, z, detail)
+        found = cache.best(x, z, detail)
+        assert (found[0] if found else None) == expected, (x, z, detail)
+    assert len(cache) <= 40 + 7, "trimmed along the way"
+
+
 def test_the_ground_under_the_eye_is_the_world_s():
     settings = SceneSettings(tile=ENDLESS, iterations=6, seed=3)
     ground = world_regions.ground(settings, None)

@@ -249,12 +249,16 @@ class RegionCache:
         self.world: World | None = None
         self.limit_bytes = limit_bytes
         self._maps: OrderedDict[RegionKey, RegionMaps] = OrderedDict()
+        # A bit for each detail held of a place: ``best`` finds the finest at once (a frame of a flight looks up a
+        # few hundred regions drawn coarser than wanted, each of up to a dozen details).
+        self._details: dict[tuple[int, int], int] = {}
         self.bytes = 0
 
     def adopt(self, world_: World | None) -> None:
         """Show ``world_``: a different world empties the cache."""
         if world_ != self.world:
             self._maps.clear()
+            self._details.clear()
             self.bytes = 0
             self.world = world_
 
@@ -271,6 +275,7 @@ class RegionCache:
             if heights is None:
                 return
             held = self._maps[key] = RegionMaps(heights, pyramid or region_pyramid(heights))
+            self._details[key.x, key.z] = self._details.get((key.x, key.z), 0) | 1 << key.detail
             self.bytes += heights.nbytes
         if light is not None and held.light is None:
             held.light = light
@@ -278,13 +283,12 @@ class RegionCache:
 
     def best(self, x: int, z: int, detail: int) -> tuple[RegionKey, RegionMaps] | None:
         """The finest maps held of region (x, z) no finer than ``detail`` (a coarser one stands in), if any."""
-        for level in range(detail, 0, -1):
-            key = RegionKey(x, z, level)
-            maps = self._maps.get(key)
-            if maps is not None:
-                self._maps.move_to_end(key)
-                return key, maps
-        return None
+        held = self._details.get((x, z), 0) & ((2 << detail) - 1)  # those no finer than detail
+        if not held:
+            return None
+        key = RegionKey(x, z, held.bit_length() - 1)
+        self._maps.move_to_end(key)
+        return key, self._maps[key]
 
     def missing(self, wanted: list[RegionKey], light: bool = False) -> list[RegionKey]:
         """The wanted maps not held yet (or, with ``light``, not lit yet), in the order given."""
@@ -314,6 +318,11 @@ class RegionCache:
                 break
             if key not in in_use:
                 self.bytes -= self._maps.pop(key).nbytes
+                left = self._details[key.x, key.z] & ~(1 << key.detail)
+                if left:
+                    self._details[key.x, key.z] = left
+                else:
+                    del self._details[key.x, key.z]
 
     def __len__(self) -> int:
         return len(self._maps)
