@@ -7,27 +7,39 @@
 #define HEIGHT_BAND_ROWS 1024
 #define BANDS_PER_ARRAY 2
 #define HEIGHT_ARRAYS 2
+#define ATLAS 0               // 1: small regions of the endless world, each a layer of shared arrays (world_atlas.py)
 #if HEIGHT_ARRAYS != 2
 #error "map_point_height reads exactly two arrays (terrainview/render/gpu.py HEIGHT_ARRAYS)"
 #endif
-uniform sampler2DArray heights[HEIGHT_ARRAYS];
-uniform int height_bands;    // bands in use
 uniform int grid_size;       // vertices per side: 2**iterations + 1
 uniform int tiles;           // tiles x tiles copies, 2 units apart, centred on tile_origin
 uniform vec2 tile_origin;    // world x, z of the middle tile's centre (0, 0 but around the eye without end)
 // A region of the endless world (terrainview/scene/world_regions.py): its map may hold every 2**cell_shift-th
 // point of the grid, and has an apron of points from its neighbours around it. Both 0 for the tiled surface.
-uniform int cell_shift;
 uniform int apron;
+#if ATLAS
+// Each region's map is a layer of atlas_heights, one band; the program's main sets these two for its region.
+uniform sampler2DArray atlas_heights;
+int cell_shift;
+int region_layer;
+#else
+uniform sampler2DArray heights[HEIGHT_ARRAYS];
+uniform int height_bands;    // bands in use
+uniform int cell_shift;
+#endif
 
 // The height at one of the map's own points (every 2**cell_shift-th grid point), the apron around them.
 float map_point_height(ivec2 point) {
     point += apron;
+#if ATLAS
+    return texelFetch(atlas_heights, ivec3(point, region_layer), 0).r;
+#else
     int band = min(point.y / HEIGHT_BAND_ROWS, height_bands - 1);
     ivec3 texel = ivec3(point.x, point.y - band * HEIGHT_BAND_ROWS, band % BANDS_PER_ARRAY);
     // GLSL 3.30 indexes sampler arrays with constants only: fetch from both, keep the band's.
     float first = texelFetch(heights[0], texel, 0).r, second = texelFetch(heights[1], texel, 0).r;
     return band < BANDS_PER_ARRAY ? first : second;
+#endif
 }
 
 float grid_height(int column, int row) {

@@ -21,8 +21,18 @@ uniform sampler2DArray light_maps;
 uniform int light_texels;   // a region of the endless world: the points per side of its light maps
 uniform bool eroded;        // the surface's hydraulic erosion ran: water_maps holds where
 uniform sampler2D water_maps;  // wetness (r) and deposit (g), 0 to 1, wrapping like the light maps
+#if ATLAS
+// A small region's, a layer of each (grid.glsl's region_layer): light_maps holds the surface layer alone.
+uniform sampler2DArray slopes;
+const float fine_slopes = 1.0;  // worked out whole when the region took its layer
+#define SURFACE_LAYER float(region_layer)
+#define SLOPES_PLACE(coordinate) vec3(coordinate, float(region_layer))
+#else
 uniform sampler2D slopes;      // the map's slopes from each point to the next along x and z (kernels/slopes.py) ...
 uniform float fine_slopes;     // ... when 1; 0 while they are still being worked out: the broad slope meanwhile
+#define SURFACE_LAYER float(HORIZON_LAYERS)
+#define SLOPES_PLACE(coordinate) (coordinate)
+#endif
 // Random values, tiling, not mipmapped (terrainview/render/gpu.py): three independent channels, and three octaves
 // of them 4, 2 and 1 texels apart (red, green, blue).
 uniform sampler2D noise;
@@ -67,8 +77,9 @@ vec3 broad_variation(vec2 xz, float footprint) {
 // slope to point c + 1 along x: at place x it is read from x - 1/2 texels, texture coordinate x.
 vec2 map_slope(vec2 place) {
     vec2 point = place / float(1 << cell_shift) + float(apron);  // in the stored map's texels
-    vec2 size = vec2(textureSize(slopes, 0));
-    return vec2(texture(slopes, (point + vec2(0.0, 0.5)) / size).r, texture(slopes, (point + vec2(0.5, 0.0)) / size).g);
+    vec2 size = vec2(textureSize(slopes, 0).xy);
+    return vec2(texture(slopes, SLOPES_PLACE((point + vec2(0.0, 0.5)) / size)).r,
+                texture(slopes, SLOPES_PLACE((point + vec2(0.5, 0.0)) / size)).g);
 }
 
 // A slope stored as the horizons' tangents are, s / (1 + |s|) from 0 to 1 (lighting.py), back to the slope.
@@ -95,7 +106,7 @@ float sunlit(float stored_horizon) {
 vec3 natural_surface(vec3 world_position, float distance, vec2 grid_coordinate, vec3 haze) {
     vec2 uv = grid_coordinate / float(grid_size - 1);
     if (apron > 0) uv = (uv * float(light_texels - 1) + 0.5) / float(light_texels);  // a region's own points
-    vec4 surface_facts = texture(light_maps, vec3(uv, float(HORIZON_LAYERS)));
+    vec4 surface_facts = texture(light_maps, vec3(uv, SURFACE_LAYER));
     float sky_view = surface_facts[SKY_VIEW_CHANNEL];
     // The broad slope (lighting.py): snow lies by it; and where a pixel spans several cells it shades the land,
     // as a pixel's own facet there would be a random one of them (a speckle, not a slope).

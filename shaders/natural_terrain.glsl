@@ -3,6 +3,8 @@
 // endless world. A region is shaded here (natural_shading.glsl), and so are the tiles in a multisampled
 // framebuffer. Otherwise the tiles are drawn in two passes: this program with PLACES writes the surface's depth and
 // its distance from the eye, and natural_surface.glsl shades there.
+// With ATLAS (grid.glsl's; with LOD) it draws the small regions of the world all at once, each instance's patch
+// from its region's layer of the atlas (render/world_atlas.py).
 // Values below are placeholders; terrainview/render/gpu.py passes the real ones as defines.
 #define LOD 0                 // 1: level-of-detail patches (lod.glsl) instead of the full grid
 #define PLACES 0              // 1: the tiles' first pass, distances out instead of colours
@@ -26,8 +28,17 @@ uniform vec3 eye;
 out vec2 grid_coordinate;  // the heightmap's column and row (fractional), within the tile
 out vec3 haze;             // the haze's light toward the vertex: smooth enough to interpolate, and dear per pixel
 #endif
+#if ATLAS
+in vec2 atlas_region;      // the instance's region: its layer, its cell_shift
+flat out ivec2 region;     // the same, for the fragments
+#endif
 
 void main() {
+#if ATLAS
+    region_layer = int(atlas_region.x);
+    cell_shift = int(atlas_region.y);
+    region = ivec2(region_layer, cell_shift);
+#endif
 #if LOD
     LodVertex vertex = lod_vertex(lod_patch_index(), true);
     vec3 world = vertex.world;
@@ -65,6 +76,9 @@ void main() {
 #include "natural_shading.glsl"
 in vec2 grid_coordinate;
 in vec3 haze;
+#if ATLAS
+flat in ivec2 region;
+#endif
 out vec4 fragment_color;
 
 // The pixel's footprint from the screen derivatives, within its triangle: of the grid places, which keep their
@@ -74,6 +88,10 @@ float pixel_footprint() {
 }
 
 void main() {
+#if ATLAS
+    region_layer = region.x;
+    cell_shift = region.y;
+#endif
     vec3 colour = natural_surface(world_position, length(world_position - eye), grid_coordinate, haze);
     fragment_color = vec4(colour, 1.0);
 }

@@ -925,6 +925,7 @@ def test_the_lands_slope_runs_on_smoothly_across_cell_borders(renderer, gl_ctx, 
     try:
         for component in range(2):
             got = fragment_values(gl_ctx, "uniform int cell_shift;\nuniform int apron;\nuniform sampler2D slopes;\n"
+                                  "#define SLOPES_PLACE(coordinate) (coordinate)\n"
                                   + function, f"vec4(map_slope({place} * {1 << cell_shift}.0)[{component}], 0.0, 0.0,"
                                   " 1.0)", size, slopes=SLOPE_UNIT, apron=apron, cell_shift=cell_shift)
             # Half floats, slopes up to 16; a GPU's filter weighs texels in 256ths (llvmpipe's in floats).

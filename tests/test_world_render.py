@@ -71,10 +71,12 @@ def test_far_regions_drawn_coarser_than_their_top_level_leave_no_crack(renderer,
     from terrainview.render import world_draw
     from terrainview.render.renderer import Frame
 
-    drawn = []  # the selections of the frame drawn (not of every try of the budget's search)
-    upload = world_draw.WorldTerrain._upload_instances
-    monkeypatch.setattr(world_draw.WorldTerrain, "_upload_instances",
-                        lambda self, selections, *args: drawn.extend(selections) or upload(self, selections, *args))
+    drawn = []  # the selections of the frame drawn (not of every try of the budget's search), the atlases' too
+    draw_atlases = world_draw.WorldTerrain._draw_atlases
+    monkeypatch.setattr(world_draw.WorldTerrain, "_draw_atlases",
+                        lambda self, settings, programs, name, in_view, selections, *args:
+                        drawn.extend(selections) or draw_atlases(self, settings, programs, name, in_view, selections,
+                                                                 *args))
     settings = SceneSettings(mode="rendered", look="natural", tile=ENDLESS, iterations=6, camera="fly", eye_y=6.0,
                              pitch=50.0, lod_error=16.0)
     renderer.update(settings)
@@ -91,6 +93,67 @@ def test_far_regions_drawn_coarser_than_their_top_level_leave_no_crack(renderer,
                selection.quarters[0, 4] == len(selection.ranges) - 1]
     assert coarser, "some regions drawn coarser than their top level"
     assert not far[60:].any(), f"{int(far[60:].sum())} pixels of the lower half show through the land"
+
+
+def test_the_natural_look_draws_small_regions_from_atlases_as_it_draws_them_alone(renderer, monkeypatch):
+    """Small regions lit by their light maps are drawn together, a layer of an atlas each (render/world_atlas.py):
+    the picture is the one drawn region by region, bit for bit, at one sun and after the sun moves, and with an
+    atlas too small for them all (the rest drawn alone). A few calls draw them all."""
+    import moderngl
+
+    from terrainview.render import world_draw
+
+    natural = SceneSettings(mode="rendered", look="natural", tile=ENDLESS, iterations=7, camera="fly", eye_y=1.2,
+                            pitch=12.0, sun_azimuth=120.0, sun_elevation=20.0, seed=5)
+    names = {program.glo: name for name, program in renderer.gpu.programs.items()}
+    calls: list[str] = []
+    render = moderngl.VertexArray.render
+    monkeypatch.setattr(moderngl.VertexArray, "render", lambda self, *args, **kwargs:
+                        calls.append(names.get(self.program.glo, "")) or render(self, *args, **kwargs))
+
+    def pictures() -> list[np.ndarray]:
+        renderer.world.leave()  # atlases, layers and textures made afresh
+        calls.clear()
+        shown = [_frame(renderer, natural, (192, 108))]
+        drawn_by_atlas, alone = calls.count("natural_terrain_atlas"), calls.count("natural_terrain_lod")
+        shown.append(_frame(renderer, natural.replace(sun_azimuth=250.0, sun_elevation=8.0), (192, 108)))
+        return shown + [np.array([drawn_by_atlas, alone])]
+
+    try:
+        together = pictures()
+        layered = [resident for resident in renderer.world._resident.values() if resident.atlas is not None]
+        drawn_by_atlas, alone = together[-1]
+        assert 1 <= drawn_by_atlas <= 4 and alone >= 1, "near regions alone, the small far ones in a call or two"
+        assert len(layered) > 10 * drawn_by_atlas
+        monkeypatch.setattr(world_draw, "ATLAS_LAYERS", 5)
+        crowded = pictures()
+        assert crowded[-1][1] > alone, "an atlas full: the rest alone"
+        monkeypatch.setattr(world_draw, "ATLAS_MAX_SIDE", 0)
+        one_by_one = pictures()
+        assert one_by_one[-1][0] == 0
+    finally:
+        renderer.world.leave()
+    for picture in range(2):
+        np.testing.assert_array_equal(together[picture], one_by_one[picture])
+        np.testing.assert_array_equal(crowded[picture], one_by_one[picture])
+    assert changed_fraction(together[0], together[1]) > 0.2, "the sun moved"
+
+
+def test_an_atlas_layer_is_given_back_when_its_region_is_left_behind(renderer):
+    """A flight's regions come and go: each layer taken is held by a region drawn, and given back as it goes. Leaving
+    the world releases the atlases."""
+    natural = SceneSettings(mode="rendered", look="natural", tile=ENDLESS, iterations=6, camera="fly", eye_y=1.5,
+                            pitch=10.0)
+    try:
+        for step in range(6):
+            _frame(renderer, natural.replace(eye_z=-7.0 * step, yrot=40.0 * step))
+            atlases = renderer.world._atlases
+            held = [resident for resident in renderer.world._resident.values() if resident.atlas is not None]
+            assert held and sum(atlas.taken for atlas in atlases.values()) == len(held)
+            assert len({(resident.atlas, resident.layer) for resident in held}) == len(held), "a layer each"
+    finally:
+        renderer.world.leave()
+    assert not renderer.world._atlases
 
 
 def test_the_world_does_not_repeat_where_the_repeated_surface_does(renderer):
@@ -298,7 +361,7 @@ def test_the_window_works_out_slope_maps_after_the_regions_are_drawn_and_a_rende
     render is exact: its regions are drawn with their slopes whole."""
     import moderngl
 
-    natural = ABOVE.replace(look="natural", pitch=40.0, eye_y=2.5)
+    natural = ABOVE.replace(look="natural", pitch=40.0, eye_y=2.5, iterations=8)  # maps too large for an atlas
     names = {program.glo: name for name, program in renderer.gpu.programs.items()}
     drawn: list[str] = []
     from terrainview.render.gpu import HeightBands

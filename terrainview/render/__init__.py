@@ -1,4 +1,4 @@
-"""GPU drawing: GL resources, every render type, level-of-detail patches, offscreen images, ImGui's draw lists.
+"""GPU drawing: GL resources, render types, level-of-detail patches, world regions and atlases, images, ImGui.
 
 May import: ``terrainview.scene``, ``terrainview.kernels``, ``terrainview.base``, moderngl.
 """

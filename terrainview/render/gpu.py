@@ -20,7 +20,7 @@ from moderngl_window.meta import ProgramDescription
 from moderngl_window.opengl.program import ProgramShaders
 
 from terrainview.base.resources import shaders_dir
-from terrainview.kernels import fractal, lighting
+from terrainview.kernels import fractal, lighting, lod
 from terrainview.kernels.lighting import HORIZON_DIRECTIONS
 from terrainview.kernels.slopes import slope_rows
 from terrainview.kernels.texturing import WET_DARKENING
@@ -524,6 +524,8 @@ class GpuResources:
             "natural_sky": load_program(ctx, "natural_sky", **sky_table),
             "natural_terrain": load_program(ctx, "natural_terrain", **natural, **bands),
             "natural_terrain_lod": load_program(ctx, "natural_terrain", **natural, **bands, **lod_levels, LOD=1),
+            "natural_terrain_atlas": load_program(ctx, "natural_terrain", **natural, **bands, **lod_levels, LOD=1,
+                                                  ATLAS=1),
             "natural_places": load_program(ctx, "natural_terrain", **bands, PLACES=1),  # no shading: no look defines
             "natural_places_lod": load_program(ctx, "natural_terrain", **bands, **lod_levels, LOD=1, PLACES=1),
             "natural_surface": load_program(ctx, "natural_surface", **natural, **bands),
@@ -854,7 +856,10 @@ class GpuResources:
             buffer.write(np.ascontiguousarray(rows, dtype="f4"))
         vao_key = LodVertexArray(program, quads, part)
         if vao_key not in self._objects:
-            content = [(buffer, "4f 2f/i", "node", "node_info")]
+            # The atlas program's nodes carry their region's layer and cell shift too (world_draw._draw_atlases).
+            atlas = rows.shape[1] > lod.INSTANCE_FIELDS
+            content = [(buffer, "4f 2f 2f/i", "node", "node_info", "atlas_region") if atlas
+                       else (buffer, "4f 2f/i", "node", "node_info")]
             make_indices = patch_corner_indices if lines else patch_triangle_indices
             index_key = LodIndices(lines, quads)
             index = self._objects.get(index_key) or self._own(index_key, self.ctx.buffer(make_indices(quads)))

@@ -554,7 +554,8 @@ class Renderer:
                 uniform(program, "projection").write(projection)
                 shading_uniforms(program)
 
-            programs = SurfacePrograms("natural_terrain", "natural_terrain_lod", setup, lit=True)
+            programs = SurfacePrograms("natural_terrain", "natural_terrain_lod", setup, lit=True,
+                                       atlas="natural_terrain_atlas")
             surface_triangles, full = self._draw_world(settings, view, frame, False, programs, NATURAL_REACH,
                                                        NATURAL_FAR_PLANE)
         else:

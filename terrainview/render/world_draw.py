@@ -22,7 +22,9 @@ from pyglm import glm
 from terrainview.base.heap import give_back_freed_memory
 from terrainview.kernels import lighting, lod
 from terrainview.render.gpu import (
+    HEIGHT_UNIT,
     SLOPE_POINTS_PER_FRAME,
+    SLOPE_UNIT,
     GpuResources,
     HeightArrayPool,
     HeightBands,
@@ -30,12 +32,14 @@ from terrainview.render.gpu import (
     uniform,
 )
 from terrainview.render.lod_draw import finest_within_budget, least_step_growth, lod_uniforms, once_per_ranges
+from terrainview.render.world_atlas import ATLAS_LAYERS, ATLAS_MAX_SIDE, RegionAtlas
 from terrainview.scene import camera, world_regions
 from terrainview.scene.settings import SceneSettings
 from terrainview.scene.world_regions import RegionCache, RegionKey, World
 
 PREFETCH = 2.0  # regions are made this far (one region) beyond the reach, before they come into view
 LIGHT_UNIT = 0  # the texture unit of the natural look's light maps (renderer._draw_natural)
+ATLAS_HEIGHTS_UNIT = HEIGHT_UNIT  # an atlas's heights (its slope maps on SLOPE_UNIT, its light on LIGHT_UNIT)
 # Height arrays kept for reuse: RESERVED_MAPS's 160 MiB at iterations 12; in the natural look their slope maps too,
 # which take as many bytes as the heights (four a point).
 POOL_BYTES = 176 << 20
@@ -58,12 +62,21 @@ class _Resident:
     heights: HeightBands
     surface: lod.LodSurface | None  # None below lod.PATCH_QUADS cells: drawn as its full mesh
     light: LightMapsTexture | None = None
+    atlas: RegionAtlas | None = None  # the natural look's: a small map lit has a layer of its size's atlas
+    layer: int = -1
+
+    @property
+    def slopes_ready(self) -> bool:
+        """Its slope map is worked out whole: its atlas layer's, or else its own (``HeightBands.advance_slopes``)."""
+        return self.atlas is not None or self.heights.slopes_ready
 
     def release(self) -> None:
-        """Release its textures."""
+        """Release its textures, and its layer."""
         self.heights.release()
         if self.light is not None:
             self.light.release()
+        if self.atlas is not None:
+            self.atlas.give_back(self.layer)
 
 
 @dataclass
@@ -83,6 +96,7 @@ class SurfacePrograms:
     patches: str  # level-of-detail patches
     setup: Callable[[moderngl.Program], None]
     lit: bool = False  # the natural look's programs: each region's light maps on LIGHT_UNIT
+    atlas: str | None = None  # level-of-detail patches of the small regions, all at once (world_atlas.py)
 
 
 class WorldTerrain:
@@ -108,6 +122,7 @@ class WorldTerrain:
         # arrays, True their slope maps too (the natural look's).
         self._reserved: bool | None = None
         self._unlit: LightMapsTexture | None = None  # light maps of open sky, for a region not traced yet
+        self._atlases: dict[tuple[int, int], RegionAtlas] = {}  # by the side of their maps and of their light maps
         self._sea_floor_key: tuple | None = None  # the world and whole-unit centre the GPU's sea floor is of
         self.sea_floor_rect = (0.0, 0.0, 0.0)  # its west and north edges and its side, in world units
 
@@ -118,6 +133,9 @@ class WorldTerrain:
         if self._unlit is not None:
             self._unlit.release()
             self._unlit = None
+        for atlas in self._atlases.values():
+            atlas.release()
+        self._atlases.clear()
 
     def leave(self) -> None:
         """The view has left the endless world: free its maps, their textures and the spare height arrays.
@@ -153,7 +171,7 @@ class WorldTerrain:
             resident = self._resident.get((key.x, key.z))
             if resident is None or resident.key != key:
                 return False
-            if self._lit and (resident.light is None or not resident.heights.slopes_ready):
+            if self._lit and (resident.light is None or not resident.slopes_ready):
                 return False
         return True
 
@@ -161,6 +179,7 @@ class WorldTerrain:
         """Seconds from the first frame that drew a change of world or full detail until now.
 
         Once the last frame showed all of it (``shows_all_wanted`` as it drew); None before, and until the next change.
+        The window's: None while not streaming.
         """
         if self.changed_at is None or not self._showed_all:
             return None
@@ -341,10 +360,12 @@ class WorldTerrain:
                 residents.append((key, resident))
                 if near:  # the ring beyond the reach is made and uploaded, not drawn
                     drawable.append((key, resident))
+                    if programs.atlas is not None:
+                        self._take_atlas_layer(resident)
             elif near and not out_of_view:
                 self.missing += 1  # land in view not drawn: no map of it yet
         if programs.lit:  # the slope maps of every region held, nearest first: those just beyond come in whole
-            budget.slope_maps += [resident.heights for _, resident in residents if not resident.heights.slopes_ready]
+            budget.slope_maps += [resident.heights for _, resident in residents if not resident.slopes_ready]
             if not self.streaming:  # a render's all before its regions are drawn: it is exact
                 self._advance_slopes(budget)
         drawn_places = {(key.x, key.z) for key, _ in residents}
@@ -382,8 +403,14 @@ class WorldTerrain:
         grid_size = (1 << iterations) + 1
         drawn = 0
         set_up: set[str] = set()
-        instances = self._upload_instances(selections, programs.patches, lines)
+        # The regions with an atlas layer are drawn together, after the others.
+        alone = [resident.atlas is None for _, resident in in_view]
+        instances = self._upload_instances([selection if by_itself else None
+                                            for selection, by_itself in zip(selections, alone, strict=True)],
+                                           programs.patches, lines)
         for index, ((key, resident), selection) in enumerate(zip(in_view, selections, strict=True)):
+            if not alone[index]:
+                continue
             name = programs.full_mesh if selection is None else programs.patches
             program = self.gpu.programs[name]
             if name not in set_up:
@@ -409,13 +436,75 @@ class WorldTerrain:
             else:
                 uniform(program, "cell_shift").value = iterations - resident.key.detail
                 drawn += _draw_patches(program, instances, index, selection, lines)
-        # Whether this frame drew all it wanted, while a change is timed (slopes made whole below: the next frame's).
-        self._showed_all = self.changed_at is not None and self.shows_all_wanted()
+        if programs.atlas is not None:
+            drawn += self._draw_atlases(settings, programs, programs.atlas, in_view, selections, grid_size,
+                                        iterations)
+        # Whether this frame drew all it wanted, while the window times a change (slopes made whole below: the next
+        # frame's). A render times nothing, and makes all it wants before it draws.
+        self._showed_all = self.streaming and self.changed_at is not None and self.shows_all_wanted()
         # The window's share of slope maps, for the next frames (a render's were worked out whole before its draws).
         self._advance_slopes(budget)
         full_per_region = (lod.full_mesh_segments if lines else lod.full_mesh_triangles)(iterations, 1)
         # Every region within reach, as the tiles' ring counts.
         return drawn, full_per_region * int(np.count_nonzero(within))
+
+    def _take_atlas_layer(self, resident: _Resident) -> None:
+        """A layer of its size's atlas for a small region drawn as patches, lit by its light maps, if it has none.
+
+        A large map, one not lit yet, or one whose atlas is full is drawn alone.
+        """
+        side = resident.heights.size[0]
+        if (resident.atlas is not None or resident.light is None or resident.surface is None
+                or side > ATLAS_MAX_SIDE or resident.heights.values is None):
+            return
+        size = (side, resident.light.side)
+        atlas = self._atlases.get(size)
+        if atlas is None:
+            atlas = self._atlases[size] = RegionAtlas(self.gpu.ctx, *size, ATLAS_LAYERS)
+        layer = atlas.take(resident.heights.values, resident.light.maps, world_regions.APRON)
+        if layer is not None:
+            resident.atlas, resident.layer = atlas, layer
+
+    def _draw_atlases(self, settings: SceneSettings, programs: SurfacePrograms, name: str,
+                      in_view: list[tuple[RegionKey, _Resident]], selections: list[lod.Selection | None],
+                      grid_size: int, iterations: int) -> int:
+        """Draw the regions with an atlas layer: one call for each part of the patches of each atlas."""
+        program = self.gpu.programs[name]
+        drawn, set_up = 0, False
+        for atlas in self._atlases.values():
+            members = [(resident, selection) for (_, resident), selection in zip(in_view, selections, strict=True)
+                       if resident.atlas is atlas and selection is not None]
+            if not members:
+                continue
+            if not set_up:
+                programs.setup(program)
+                uniform(program, "apron").value = world_regions.APRON
+                uniform(program, "grid_size").value = grid_size
+                lod_uniforms(program, members[0][1])  # the same ranges and eye for every region
+                set_up = True
+            atlas.for_sun(settings.sun_azimuth)
+            atlas.heights.use(ATLAS_HEIGHTS_UNIT)
+            atlas.slopes.use(SLOPE_UNIT)
+            atlas.light.use(LIGHT_UNIT)
+            for sampler, unit in (("atlas_heights", ATLAS_HEIGHTS_UNIT), ("slopes", SLOPE_UNIT),
+                                  ("light_maps", LIGHT_UNIT)):
+                uniform(program, sampler).value = unit
+            uniform(program, "light_texels").value = atlas.light_side
+            patch = members[0][1].patch
+            regions = np.array([(resident.layer, iterations - resident.key.detail) for resident, _ in members],
+                               dtype=np.float32)
+            for part, quads in (("whole", patch), ("quarters", patch // 2)):
+                parts = [getattr(selection, part) for _, selection in members]
+                counts = [len(nodes) for nodes in parts]
+                if not sum(counts):
+                    continue
+                # Each node with its region's layer and cell shift (natural_terrain.glsl's atlas_region).
+                nodes = np.hstack([np.concatenate(parts), np.repeat(regions, counts, axis=0)])
+                uniform(program, "patch_quads").value = quads
+                vertex_array = self.gpu.lod_vertex_array(name, f"atlas-{part}", nodes, quads, False)
+                vertex_array.render(moderngl.TRIANGLES, instances=len(nodes))
+            drawn += sum(_count(selection, False) for _, selection in members)
+        return drawn
 
     def _advance_slopes(self, budget: _FrameBudget) -> None:
         """Work out what the budget allows of the slope maps it lists, in turn."""
