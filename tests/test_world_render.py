@@ -97,8 +97,9 @@ def test_far_regions_drawn_coarser_than_their_top_level_leave_no_crack(renderer,
 
 def test_the_natural_look_draws_small_regions_from_atlases_as_it_draws_them_alone(renderer, monkeypatch):
     """Small regions lit by their light maps are drawn together, a layer of an atlas each (render/world_atlas.py):
-    the picture is the one drawn region by region, bit for bit, at one sun and after the sun moves, and with an
-    atlas too small for them all (the rest drawn alone). A few calls draw them all."""
+    the picture is the one drawn region by region, bit for bit, at one sun, after the sun moves, and where new
+    regions take layers under the new sun; and with an atlas too small for them all (the rest drawn alone). A few
+    calls draw them all."""
     import moderngl
 
     from terrainview.render import world_draw
@@ -116,7 +117,8 @@ def test_the_natural_look_draws_small_regions_from_atlases_as_it_draws_them_alon
         calls.clear()
         shown = [_frame(renderer, natural, (192, 108))]
         drawn_by_atlas, alone = calls.count("natural_terrain_atlas"), calls.count("natural_terrain_lod")
-        shown.append(_frame(renderer, natural.replace(sun_azimuth=250.0, sun_elevation=8.0), (192, 108)))
+        evening = natural.replace(sun_azimuth=250.0, sun_elevation=8.0)
+        shown += [_frame(renderer, evening, (192, 108)), _frame(renderer, evening.replace(eye_z=-30.0), (192, 108))]
         return shown + [np.array([drawn_by_atlas, alone])]
 
     try:
@@ -133,15 +135,44 @@ def test_the_natural_look_draws_small_regions_from_atlases_as_it_draws_them_alon
         assert one_by_one[-1][0] == 0
     finally:
         renderer.world.leave()
-    for picture in range(2):
+    for picture in range(3):
         np.testing.assert_array_equal(together[picture], one_by_one[picture])
         np.testing.assert_array_equal(crowded[picture], one_by_one[picture])
     assert changed_fraction(together[0], together[1]) > 0.2, "the sun moved"
 
 
-def test_an_atlas_layer_is_given_back_when_its_region_is_left_behind(renderer):
+def test_the_other_looks_and_modes_draw_the_regions_an_atlas_holds(renderer, monkeypatch):
+    """Regions keep their atlas layers while the view shows the original look or lines over the same world: those
+    draw every region alone, the picture they draw after a natural-look frame that took no layers."""
+    from terrainview.render import world_draw
+
+    natural = SceneSettings(mode="rendered", look="natural", tile=ENDLESS, iterations=7, camera="fly", eye_y=1.2,
+                            pitch=12.0, seed=5)
+
+    def after_the_natural_look(other: SceneSettings) -> np.ndarray:
+        renderer.world.leave()
+        _frame(renderer, natural)
+        return _frame(renderer, other)
+
+    try:
+        for other in (natural.replace(look="original"), natural.replace(mode="lines")):
+            layered = after_the_natural_look(other)
+            assert any(resident.atlas is not None for resident in renderer.world._resident.values())
+            with monkeypatch.context() as patch:
+                patch.setattr(world_draw, "ATLAS_MAX_SIDE", 0)
+                np.testing.assert_array_equal(layered, after_the_natural_look(other))
+    finally:
+        renderer.world.leave()
+
+
+def test_an_atlas_layer_is_given_back_when_its_region_is_left_behind(renderer, monkeypatch):
     """A flight's regions come and go: each layer taken is held by a region drawn, and given back as it goes. Leaving
     the world releases the atlases."""
+    from terrainview.render.world_atlas import RegionAtlas
+
+    released = []
+    release = RegionAtlas.release
+    monkeypatch.setattr(RegionAtlas, "release", lambda self: released.append(self) or release(self))
     natural = SceneSettings(mode="rendered", look="natural", tile=ENDLESS, iterations=6, camera="fly", eye_y=1.5,
                             pitch=10.0)
     try:
@@ -151,9 +182,10 @@ def test_an_atlas_layer_is_given_back_when_its_region_is_left_behind(renderer):
             held = [resident for resident in renderer.world._resident.values() if resident.atlas is not None]
             assert held and sum(atlas.taken for atlas in atlases.values()) == len(held)
             assert len({(resident.atlas, resident.layer) for resident in held}) == len(held), "a layer each"
+        made = list(atlases.values())
     finally:
         renderer.world.leave()
-    assert not renderer.world._atlases
+    assert not renderer.world._atlases and released == made
 
 
 def test_the_world_does_not_repeat_where_the_repeated_surface_does(renderer):
@@ -361,7 +393,7 @@ def test_the_window_works_out_slope_maps_after_the_regions_are_drawn_and_a_rende
     render is exact: its regions are drawn with their slopes whole."""
     import moderngl
 
-    natural = ABOVE.replace(look="natural", pitch=40.0, eye_y=2.5, iterations=8)  # maps too large for an atlas
+    natural = ABOVE.replace(look="natural", pitch=40.0, eye_y=2.5, iterations=8)  # near maps too large for an atlas
     names = {program.glo: name for name, program in renderer.gpu.programs.items()}
     drawn: list[str] = []
     from terrainview.render.gpu import HeightBands

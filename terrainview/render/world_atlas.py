@@ -34,7 +34,7 @@ class RegionAtlas:
             texture.repeat_x = texture.repeat_y = False  # a region's own: its neighbours have theirs
         self._free = list(range(layers - 1, -1, -1))  # the lowest layer taken first
         self._light_maps: dict[int, np.ndarray] = {}  # each layer's light maps, for the sun
-        self._azimuth: float | None = None  # the sun's bearing the surface layers hold
+        self._sun: tuple[int, int] | None = None  # where the sun the surface layers hold lies (lighting.sun_between)
 
     def take(self, heights: np.ndarray, light_maps: np.ndarray, apron: int) -> int | None:
         """A layer holding this map (``side`` points a side) and its light maps; None when every layer is taken."""
@@ -46,8 +46,8 @@ class RegionAtlas:
         slopes = slope_rows(heights, 0, self.side, self.side, apron)
         self.slopes.write(slopes, viewport=(0, 0, layer, self.side, self.side, 1))
         self._light_maps[layer] = light_maps
-        if self._azimuth is not None:
-            self._write_sun(layer, self._azimuth)
+        if self._sun is not None:
+            self._write_sun(layer, self._sun)
         return layer
 
     def give_back(self, layer: int) -> None:
@@ -56,17 +56,19 @@ class RegionAtlas:
         self._free.append(layer)
 
     def for_sun(self, azimuth: float) -> None:
-        """Every layer's surface layer with the horizon toward a sun at compass bearing ``azimuth``."""
-        if azimuth != self._azimuth:
-            self._azimuth = azimuth
-            for layer in self._light_maps:
-                self._write_sun(layer, azimuth)
+        """Every layer's surface layer with the horizon toward a sun at compass bearing ``azimuth``.
 
-    def _write_sun(self, layer: int, azimuth: float) -> None:
-        maps = self._light_maps[layer]
-        sun = lighting.sun_between(azimuth, lighting.traced_directions(maps))
-        self.light.write(lighting.sun_surface_layer(maps, sun),
-                         viewport=(0, 0, layer, self.light_side, self.light_side, 1))
+        Rewritten only where the sun has moved among the traced directions (as ``LightMapsTexture.for_sun``).
+        """
+        sun = lighting.sun_between(azimuth)  # (a region's light maps trace the default directions: region_light)
+        if sun != self._sun:
+            self._sun = sun
+            for layer in self._light_maps:
+                self._write_sun(layer, sun)
+
+    def _write_sun(self, layer: int, sun: tuple[int, int]) -> None:
+        surface = lighting.sun_surface_layer(self._light_maps[layer], sun)
+        self.light.write(surface, viewport=(0, 0, layer, self.light_side, self.light_side, 1))
 
     @property
     def taken(self) -> int:

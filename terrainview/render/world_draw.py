@@ -62,7 +62,9 @@ class _Resident:
     heights: HeightBands
     surface: lod.LodSurface | None  # None below lod.PATCH_QUADS cells: drawn as its full mesh
     light: LightMapsTexture | None = None
-    atlas: RegionAtlas | None = None  # the natural look's: a small map lit has a layer of its size's atlas
+    # The natural look's: a small map lit has a layer of its size's atlas, drawn from there. It keeps its own
+    # textures too, which the other looks and modes draw (and the natural look, where an atlas is full).
+    atlas: RegionAtlas | None = None
     layer: int = -1
 
     @property
@@ -77,6 +79,7 @@ class _Resident:
             self.light.release()
         if self.atlas is not None:
             self.atlas.give_back(self.layer)
+            self.atlas = None
 
 
 @dataclass
@@ -144,7 +147,7 @@ class WorldTerrain:
         streams the regions again, and times them afresh.
         """
         self.changed_at = None
-        if self.cache.world is None and not self._resident and not self._arrays.bytes:
+        if self.cache.world is None and not self._resident and not self._arrays.bytes and not self._atlases:
             return  # nothing held
         self.release()
         self.cache.adopt(None)
@@ -361,7 +364,7 @@ class WorldTerrain:
                 if near:  # the ring beyond the reach is made and uploaded, not drawn
                     drawable.append((key, resident))
                     if programs.atlas is not None:
-                        self._take_atlas_layer(resident)
+                        self._take_atlas_layer(resident, budget)
             elif near and not out_of_view:
                 self.missing += 1  # land in view not drawn: no map of it yet
         if programs.lit:  # the slope maps of every region held, nearest first: those just beyond come in whole
@@ -403,8 +406,9 @@ class WorldTerrain:
         grid_size = (1 << iterations) + 1
         drawn = 0
         set_up: set[str] = set()
-        # The regions with an atlas layer are drawn together, after the others.
-        alone = [resident.atlas is None for _, resident in in_view]
+        # The regions with an atlas layer are drawn together, after the others (with the programs' atlas: the other
+        # looks and modes draw every region alone).
+        alone = [programs.atlas is None or resident.atlas is None for _, resident in in_view]
         instances = self._upload_instances([selection if by_itself else None
                                             for selection, by_itself in zip(selections, alone, strict=True)],
                                            programs.patches, lines)
@@ -448,14 +452,15 @@ class WorldTerrain:
         # Every region within reach, as the tiles' ring counts.
         return drawn, full_per_region * int(np.count_nonzero(within))
 
-    def _take_atlas_layer(self, resident: _Resident) -> None:
+    def _take_atlas_layer(self, resident: _Resident, budget: _FrameBudget) -> None:
         """A layer of its size's atlas for a small region drawn as patches, lit by its light maps, if it has none.
 
-        A large map, one not lit yet, or one whose atlas is full is drawn alone.
+        Its slope map, worked out whole as it takes the layer, comes out of the frame's budget of slope points.
+        A large map, one not lit yet, or one whose atlas is full (or the budget spent) is drawn alone.
         """
         side = resident.heights.size[0]
         if (resident.atlas is not None or resident.light is None or resident.surface is None
-                or side > ATLAS_MAX_SIDE or resident.heights.values is None):
+                or side > ATLAS_MAX_SIDE or resident.heights.values is None or budget.slope_points < side * side):
             return
         size = (side, resident.light.side)
         atlas = self._atlases.get(size)
@@ -464,11 +469,12 @@ class WorldTerrain:
         layer = atlas.take(resident.heights.values, resident.light.maps, world_regions.APRON)
         if layer is not None:
             resident.atlas, resident.layer = atlas, layer
+            budget.slope_points -= side * side
 
     def _draw_atlases(self, settings: SceneSettings, programs: SurfacePrograms, name: str,
                       in_view: list[tuple[RegionKey, _Resident]], selections: list[lod.Selection | None],
                       grid_size: int, iterations: int) -> int:
-        """Draw the regions with an atlas layer: one call for each part of the patches of each atlas."""
+        """Draw the regions with an atlas layer: a call for each part of the patches, for each atlas."""
         program = self.gpu.programs[name]
         drawn, set_up = 0, False
         for atlas in self._atlases.values():
@@ -501,7 +507,8 @@ class WorldTerrain:
                 # Each node with its region's layer and cell shift (natural_terrain.glsl's atlas_region).
                 nodes = np.hstack([np.concatenate(parts), np.repeat(regions, counts, axis=0)])
                 uniform(program, "patch_quads").value = quads
-                vertex_array = self.gpu.lod_vertex_array(name, f"atlas-{part}", nodes, quads, False)
+                # A buffer of each atlas's own: rewriting one between draws would make the driver wait.
+                vertex_array = self.gpu.lod_vertex_array(name, f"atlas{atlas.side}-{part}", nodes, quads, False)
                 vertex_array.render(moderngl.TRIANGLES, instances=len(nodes))
             drawn += sum(_count(selection, False) for _, selection in members)
         return drawn

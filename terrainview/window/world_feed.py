@@ -64,6 +64,7 @@ class WorldFeed(WorkerThread):
         self._making: RegionKey | None = None
         self._held = False
         self._start()
+        # (Set after the start, which gives the thread its clock: the worker itself never reads these.)
         self._cpu_clock: int | None = None  # the worker's own CPU time (where Linux tells it)
         with contextlib.suppress(OSError, AttributeError):
             self._cpu_clock = time.pthread_getcpuclockid(self._thread.ident or 0)
@@ -72,10 +73,18 @@ class WorldFeed(WorkerThread):
 
     def _worker_cpu_seconds(self) -> float | None:
         """The CPU time the worker thread has had; None where unknown (then it is never lent a core)."""
-        return None if self._cpu_clock is None else time.clock_gettime(self._cpu_clock)
+        if self._cpu_clock is None:
+            return None
+        try:
+            return time.clock_gettime(self._cpu_clock)
+        except OSError:  # the thread has ended (stopped, or died): the frames draw on without it
+            return None
 
     def lend(self) -> None:
-        """At a frame's start: if the worker was starved of a core (STARVED_SHARE), wait for it a moment."""
+        """At a frame's start: if the worker was starved of a core (STARVED_SHARE), wait for it a moment.
+
+        (A paced map's rest counts as work: the worker resting half the time has its share, and is not lent.)
+        """
         now, cpu = time.perf_counter(), self._worker_cpu_seconds()
         since, cpu_since = self._share_since
         if cpu is None or cpu_since is None:
@@ -134,9 +143,12 @@ class WorldFeed(WorkerThread):
         The list replaces what was asked before and not started.
         """
         with self._condition:
+            idle = not self._asked[1] and self._making is None
             under_way = {self._making} | {made[1] for made in self._made if made[0] == world_}
             self._asked = (world_, [key for key in keys if key not in under_way], light)
             self._condition.notify()
+        if idle:  # its share is counted from the work asked for (``lend``), not from the idle time before
+            self._share_since = (time.perf_counter(), self._worker_cpu_seconds())
 
     def forget(self) -> None:
         """Make nothing more (the view has left the endless world): what is under way is dropped when made."""
