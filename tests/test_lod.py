@@ -570,6 +570,52 @@ def test_regions_selected_together_equal_each_selected_alone(iterations):
         assert any(surface.finest == surface.levels for surface in surfaces), "some held no finer than the top"
 
 
+def whole_pyramid_of_region(coarse, iterations: int, bottom: float, top: float):
+    """A plain reference for LodSurface.of_region: the full pyramid's every level laid out, the coarse map's from
+    ``finest`` up, the slab's heights below (never read)."""
+    shift = iterations - coarse.iterations
+    levels = iterations - (lod.PATCH_QUADS.bit_length() - 1)
+    counts = [((1 << iterations) // (lod.PATCH_QUADS << level)) ** 2 for level in range(levels + 1)]
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    low = np.full(offsets[-1], bottom, dtype=np.float32)
+    high = np.full(offsets[-1], top, dtype=np.float32)
+    for level in range(coarse.levels + 1):
+        start, end = coarse.offsets[level], coarse.offsets[level + 1]
+        low[offsets[level + shift]:offsets[level + shift + 1]] = coarse.low[start:end]
+        high[offsets[level + shift]:offsets[level + shift + 1]] = coarse.high[start:end]
+    return lod.LodSurface(iterations, lod.PATCH_QUADS, levels, low, high, offsets, bottom, top, finest=shift)
+
+
+def test_a_region_held_coarser_shares_its_maps_pyramid_and_selects_as_the_whole_pyramid_would():
+    """of_region keeps only the coarse map's own levels (those below ``finest`` are never read): every selection is
+    the one of the whole pyramid laid out level by level, bit for bit, from near the ground to high above."""
+    from terrainview.scene import world_regions
+    from terrainview.scene.world_regions import RegionKey, World
+
+    iterations, world_ = 9, World(3, 0.7, 1.0, 2)
+    rng = np.random.default_rng(5)
+    for detail in (5, 7, 9):
+        coarse = world_regions.region_pyramid(world_regions.region_map(world_, RegionKey(0, 0, detail)))
+        bottom, top = float(coarse.low[-1]) - 0.1, float(coarse.high[-1]) + 0.1
+        held = lod.LodSurface.of_region(coarse, iterations, bottom, top)
+        assert held.low is coarse.low and held.high is coarse.high, "the coarse map's own arrays"
+        whole = whole_pyramid_of_region(coarse, iterations, bottom, top)
+        for _ in range(40):
+            settings = SceneSettings(camera="fly", tile="endless", iterations=iterations,
+                                     eye_x=float(rng.uniform(-3, 3)), eye_z=float(rng.uniform(-3, 3)),
+                                     eye_y=float(rng.choice([0.2, 0.8, 3.0])), yrot=float(rng.uniform(0, 360)),
+                                     pitch=float(rng.uniform(-30, 70)))
+            view = camera.view_matrix(settings)
+            planes = lod.frustum_planes(np.array(projection_matrix(16 / 9) * view, dtype=np.float64), 14.0,
+                                        np.array(view, dtype=np.float64))
+            eye = np.array(camera.eye_position(settings))
+            ranges = lod.grid_ranges(iterations, 720, FIELD_OF_VIEW_Y, float(rng.choice([1.0, 4.0])))
+            chosen, expected = (lod.select_nodes(surface, np.zeros((1, 2)), planes, eye, ranges, outer_edges=0)
+                                for surface in (held, whole))
+            for field in ("whole", "quarters"):
+                np.testing.assert_array_equal(getattr(chosen, field), getattr(expected, field))
+
+
 def check_regions(surfaces, roots, planes, eye, ranges, bottom, top, decided: set) -> None:
     """select_regions against select_nodes region by region, noting what each region came to in ``decided``."""
     together = lod.select_regions(surfaces, roots, planes, eye, ranges, bottom, top)

@@ -193,16 +193,12 @@ class LodSurface:
         shift = iterations - coarse.iterations
         patch = PATCH_QUADS
         levels = iterations - (patch.bit_length() - 1)
-        offsets = np.zeros(levels + 2, dtype=np.int64)
-        for level in range(levels + 1):
-            offsets[level + 1] = offsets[level] + ((1 << iterations) // (patch << level)) ** 2
-        low = np.full(offsets[-1], bottom, dtype=np.float32)
-        high = np.full(offsets[-1], top, dtype=np.float32)
-        for level in range(coarse.levels + 1):  # the coarse map's level j is the full pyramid's j + shift
-            start, end = coarse.offsets[level], coarse.offsets[level + 1]
-            low[offsets[level + shift]:offsets[level + shift + 1]] = coarse.low[start:end]
-            high[offsets[level + shift]:offsets[level + shift + 1]] = coarse.high[start:end]
-        return cls(iterations, patch, levels, low, high, offsets, bottom, top, finest=shift)
+        # The coarse map's level j is the full pyramid's j + shift, laid out alike (a level's nodes per row: the
+        # full map's cells over the node's, the same count): its arrays serve as they are. The levels below
+        # ``finest`` are never read, and hold nothing (a region held at detail 5 at iterations 12 had kept 700 KB
+        # of them, 0.2 ms to fill, as each of several hundred regions came).
+        offsets = np.concatenate([np.zeros(shift, dtype=np.int64), coarse.offsets])
+        return cls(iterations, patch, levels, coarse.low, coarse.high, offsets, bottom, top, finest=shift)
 
     @property
     def cell(self) -> float:
