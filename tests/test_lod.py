@@ -600,6 +600,11 @@ def test_a_region_held_coarser_shares_its_maps_pyramid_and_selects_as_the_whole_
         held = lod.LodSurface.of_region(coarse, iterations, bottom, top)
         assert held.low is coarse.low and held.high is coarse.high, "the coarse map's own arrays"
         whole = whole_pyramid_of_region(coarse, iterations, bottom, top)
+        for level in range(held.finest, held.levels + 1):  # each level's nodes where the whole pyramid has them
+            for ours, theirs in ((held.low, whole.low), (held.high, whole.high)):
+                np.testing.assert_array_equal(ours[held.offsets[level]:held.offsets[level + 1]],
+                                              theirs[whole.offsets[level]:whole.offsets[level + 1]])
+        finest_drawn = False
         for _ in range(40):
             settings = SceneSettings(camera="fly", tile="endless", iterations=iterations,
                                      eye_x=float(rng.uniform(-3, 3)), eye_z=float(rng.uniform(-3, 3)),
@@ -614,6 +619,8 @@ def test_a_region_held_coarser_shares_its_maps_pyramid_and_selects_as_the_whole_
                                 for surface in (held, whole))
             for field in ("whole", "quarters"):
                 np.testing.assert_array_equal(getattr(chosen, field), getattr(expected, field))
+            finest_drawn |= bool(np.any(chosen.whole[:, 4] == held.finest))
+        assert finest_drawn, f"detail {detail}: some views select nodes at the finest level held"
 
 
 def check_regions(surfaces, roots, planes, eye, ranges, bottom, top, decided: set) -> None:

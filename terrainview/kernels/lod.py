@@ -162,7 +162,7 @@ class LodSurface:
     levels: int  # the top level, a whole tile
     low: np.ndarray
     high: np.ndarray
-    offsets: np.ndarray  # start of each level's nodes in low / high
+    offsets: np.ndarray  # start of each level's nodes in low / high (none below ``finest``: never read there)
     bottom: float  # the lowest and highest heights of the map
     top: float
     finest: int = 0  # the finest level the map holds (above 0 for a region of the endless world held coarser)

@@ -508,7 +508,8 @@ class WorldTerrain:
                 nodes = np.hstack([np.concatenate(parts), np.repeat(regions, counts, axis=0)])
                 uniform(program, "patch_quads").value = quads
                 # A buffer of each atlas's own: rewriting one between draws would make the driver wait.
-                vertex_array = self.gpu.lod_vertex_array(name, f"atlas{atlas.side}-{part}", nodes, quads, False)
+                buffer_part = f"atlas{atlas.side}x{atlas.light_side}-{part}"
+                vertex_array = self.gpu.lod_vertex_array(name, buffer_part, nodes, quads, False)
                 vertex_array.render(moderngl.TRIANGLES, instances=len(nodes))
             drawn += sum(_count(selection, False) for _, selection in members)
         return drawn
