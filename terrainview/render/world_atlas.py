@@ -17,7 +17,9 @@ from terrainview.kernels import lighting
 from terrainview.kernels.slopes import slope_rows
 
 ATLAS_MAX_SIDE = 67  # maps of this many points a side or fewer (detail 6 and coarser) take a layer
-ATLAS_LAYERS = 256  # layers of an atlas: a region past them is drawn alone
+# Layers of an atlas: the 24 units around the eye hold some 250 regions of one size (245 of 67 points a side in
+# the bench's view). A region past them is drawn alone.
+ATLAS_LAYERS = 512
 
 
 class RegionAtlas:
