@@ -531,6 +531,20 @@ def test_a_frame_takes_the_finest_error_its_budget_allows_never_coarser_than_the
     assert lines.ranges[0] <= cell * pixels_per_unit / 4.0 + 1e-9, "a wireframe's cells stay four pixels apart"
 
 
+def random_fly_view(rng: np.random.Generator, iterations: int, spread: float, heights: tuple[float, ...],
+                    highest_pitch: float) -> tuple[np.ndarray, np.ndarray]:
+    """A fly camera over the endless world within ``spread`` units of the origin, at one of ``heights``, any heading,
+    pitched from -30 degrees to ``highest_pitch``: its frustum's planes (out to 14 units) and its eye."""
+    settings = SceneSettings(camera="fly", tile="endless", iterations=iterations,
+                             eye_x=float(rng.uniform(-spread, spread)), eye_z=float(rng.uniform(-spread, spread)),
+                             eye_y=float(rng.choice(heights)), yrot=float(rng.uniform(0, 360)),
+                             pitch=float(rng.uniform(-30, highest_pitch)))
+    view = camera.view_matrix(settings)
+    planes = lod.frustum_planes(np.array(projection_matrix(16 / 9) * view, dtype=np.float64), 14.0,
+                                np.array(view, dtype=np.float64))
+    return planes, np.array(camera.eye_position(settings))
+
+
 @pytest.mark.parametrize("iterations", [4, 6, 8])
 def test_regions_selected_together_equal_each_selected_alone(iterations):
     """select_regions decides the regions outside the view or drawn whole in one pass: every region's selection
@@ -552,14 +566,7 @@ def test_regions_selected_together_equal_each_selected_alone(iterations):
     rng = np.random.default_rng(11)
     decided = set()
     for _ in range(12):
-        settings = SceneSettings(camera="fly", tile="endless", iterations=iterations,
-                                 eye_x=float(rng.uniform(-4, 4)), eye_z=float(rng.uniform(-4, 4)),
-                                 eye_y=float(rng.choice([0.3, 1.0, 4.0])), yrot=float(rng.uniform(0, 360)),
-                                 pitch=float(rng.uniform(-30, 60)))
-        view = camera.view_matrix(settings)
-        planes = lod.frustum_planes(np.array(projection_matrix(16 / 9) * view, dtype=np.float64), 14.0,
-                                    np.array(view, dtype=np.float64))
-        eye = np.array(camera.eye_position(settings))
+        planes, eye = random_fly_view(rng, iterations, 4.0, (0.3, 1.0, 4.0), 60.0)
         # A coarse error's top range is about 8 units (MAX_NODE_EXTENT): regions past it are drawn coarser still.
         for error, coarser_top in ((1.0, False), (16.0, False), (16.0, True)):
             ranges = lod.grid_ranges(iterations, 720, FIELD_OF_VIEW_Y, error, coarser_top=coarser_top)
@@ -606,14 +613,7 @@ def test_a_region_held_coarser_shares_its_maps_pyramid_and_selects_as_the_whole_
                                               theirs[whole.offsets[level]:whole.offsets[level + 1]])
         finest_drawn = False
         for _ in range(40):
-            settings = SceneSettings(camera="fly", tile="endless", iterations=iterations,
-                                     eye_x=float(rng.uniform(-3, 3)), eye_z=float(rng.uniform(-3, 3)),
-                                     eye_y=float(rng.choice([0.2, 0.8, 3.0])), yrot=float(rng.uniform(0, 360)),
-                                     pitch=float(rng.uniform(-30, 70)))
-            view = camera.view_matrix(settings)
-            planes = lod.frustum_planes(np.array(projection_matrix(16 / 9) * view, dtype=np.float64), 14.0,
-                                        np.array(view, dtype=np.float64))
-            eye = np.array(camera.eye_position(settings))
+            planes, eye = random_fly_view(rng, iterations, 3.0, (0.2, 0.8, 3.0), 70.0)
             ranges = lod.grid_ranges(iterations, 720, FIELD_OF_VIEW_Y, float(rng.choice([1.0, 4.0])))
             chosen, expected = (lod.select_nodes(surface, np.zeros((1, 2)), planes, eye, ranges, outer_edges=0)
                                 for surface in (held, whole))
