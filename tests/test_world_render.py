@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import types
 
 import numpy as np
@@ -73,10 +74,12 @@ def test_far_regions_drawn_coarser_than_their_top_level_leave_no_crack(renderer,
 
     drawn = []  # the selections of the frame drawn (not of every try of the budget's search), the atlases' too
     draw_atlases = world_draw.WorldTerrain._draw_atlases
-    monkeypatch.setattr(world_draw.WorldTerrain, "_draw_atlases",
-                        lambda self, settings, programs, name, in_view, selections, *args:
-                        drawn.extend(selections) or draw_atlases(self, settings, programs, name, in_view, selections,
-                                                                 *args))
+
+    def noted(*args, **kwargs):
+        drawn.extend(inspect.signature(draw_atlases).bind(*args, **kwargs).arguments["selections"])
+        return draw_atlases(*args, **kwargs)
+
+    monkeypatch.setattr(world_draw.WorldTerrain, "_draw_atlases", noted)
     settings = SceneSettings(mode="rendered", look="natural", tile=ENDLESS, iterations=6, camera="fly", eye_y=6.0,
                              pitch=50.0, lod_error=16.0)
     renderer.update(settings)
@@ -123,7 +126,7 @@ def test_the_natural_look_draws_small_regions_from_atlases_as_it_draws_them_alon
 
     try:
         together = pictures()
-        layered = [resident for resident in renderer.world._resident.values() if resident.atlas is not None]
+        layered = [resident for resident in renderer.world._resident.values() if resident.atlas_layer is not None]
         drawn_by_atlas, alone = together[-1]
         assert 1 <= drawn_by_atlas <= 4 and alone >= 1, "near regions alone, the small far ones in a call or two"
         assert len(layered) > 10 * drawn_by_atlas
@@ -157,7 +160,7 @@ def test_the_other_looks_and_modes_draw_the_regions_an_atlas_holds(renderer, mon
     try:
         for other in (natural.replace(look="original"), natural.replace(mode="lines")):
             layered = after_the_natural_look(other)
-            assert any(resident.atlas is not None for resident in renderer.world._resident.values())
+            assert any(resident.atlas_layer is not None for resident in renderer.world._resident.values())
             with monkeypatch.context() as patch:
                 patch.setattr(world_draw, "ATLAS_MAX_SIDE", 0)
                 np.testing.assert_array_equal(layered, after_the_natural_look(other))
@@ -179,9 +182,9 @@ def test_an_atlas_layer_is_given_back_when_its_region_is_left_behind(renderer, m
         for step in range(6):
             _frame(renderer, natural.replace(eye_z=-7.0 * step, yrot=40.0 * step))
             atlases = renderer.world._atlases
-            held = [resident for resident in renderer.world._resident.values() if resident.atlas is not None]
+            held = [resident for resident in renderer.world._resident.values() if resident.atlas_layer is not None]
             assert held and sum(atlas.taken for atlas in atlases.values()) == len(held)
-            assert len({(resident.atlas, resident.layer) for resident in held}) == len(held), "a layer each"
+            assert len({resident.atlas_layer for resident in held}) == len(held), "a layer each"
         made = list(atlases.values())
     finally:
         renderer.world.leave()

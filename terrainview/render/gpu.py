@@ -20,7 +20,7 @@ from moderngl_window.meta import ProgramDescription
 from moderngl_window.opengl.program import ProgramShaders
 
 from terrainview.base.resources import shaders_dir
-from terrainview.kernels import fractal, lighting, lod
+from terrainview.kernels import fractal, lighting
 from terrainview.kernels.lighting import HORIZON_DIRECTIONS
 from terrainview.kernels.slopes import slope_rows
 from terrainview.kernels.texturing import WET_DARKENING
@@ -448,7 +448,10 @@ class HeightBands:
 
 @dataclass(frozen=True)
 class LodInstances:
-    """The GPU table's key of a level-of-detail instance buffer: one per part ("whole" or "quarters")."""
+    """The GPU table's key of a level-of-detail instance buffer: one per part ("whole" or "quarters").
+
+    Each drawer's parts have a prefix of its own: the tiles' none, the world's regions' and its atlases' theirs.
+    """
 
     part: str
 
@@ -843,8 +846,9 @@ class GpuResources:
 
         Its index buffer gives the lines program each vertex with its next column's and next row's (``lines``),
         or joins the patch's vertices into triangles.
-        One instance per row of ``rows`` (float32, N x 6, see terrainview/lod.py); ``part`` names the instance
-        buffer ("whole" or "quarters"), which is rewritten in place and grows when needed.
+        One instance per row of ``rows`` (float32, N x 6, see terrainview/lod.py; N x 8 for a program with
+        ``atlas_region``, each node's region's layer and cell shift after); ``part`` names the instance buffer
+        (``LodInstances``), which is rewritten in place and grows when needed.
         """
         buffer_key = LodInstances(part)
         buffer = self._objects.get(buffer_key)
@@ -857,7 +861,7 @@ class GpuResources:
         vao_key = LodVertexArray(program, quads, part)
         if vao_key not in self._objects:
             # The atlas program's nodes carry their region's layer and cell shift too (world_draw._draw_atlases).
-            atlas = rows.shape[1] > lod.INSTANCE_FIELDS
+            atlas = "atlas_region" in self.programs[program]
             content = [(buffer, "4f 2f 2f/i", "node", "node_info", "atlas_region") if atlas
                        else (buffer, "4f 2f/i", "node", "node_info")]
             make_indices = patch_corner_indices if lines else patch_triangle_indices

@@ -186,10 +186,12 @@ def lod_uniforms(program: moderngl.Program, selection: lod.Selection) -> None:
     uniform(program, "lod_eye").value = tuple(float(value) for value in selection.eye)
 
 
-def draw_selection(gpu: GpuResources, selection: lod.Selection, lines: bool, program_name: str) -> int:
+def draw_selection(gpu: GpuResources, selection: lod.Selection, lines: bool, program_name: str,
+                   buffer_prefix: str = "") -> int:
     """Draw the selected nodes as grid lines or triangles with the patch program ``program_name``.
 
-    The program's other uniforms are set. Returns the triangles or line segments drawn.
+    The program's other uniforms are set. Its nodes go to the instance buffers named ``buffer_prefix`` and the part.
+    Returns the triangles or line segments drawn.
     """
     program = gpu.programs[program_name]
     lod_uniforms(program, selection)
@@ -198,6 +200,6 @@ def draw_selection(gpu: GpuResources, selection: lod.Selection, lines: bool, pro
         if not len(rows):
             continue
         uniform(program, "patch_quads").value = quads
-        vertex_array = gpu.lod_vertex_array(program_name, part, rows, quads, lines)
+        vertex_array = gpu.lod_vertex_array(program_name, buffer_prefix + part, rows, quads, lines)
         vertex_array.render(moderngl.TRIANGLES, instances=len(rows))  # as many vertices as its index buffer holds
     return selection.segments() if lines else selection.triangles()

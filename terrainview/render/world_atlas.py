@@ -37,6 +37,7 @@ class RegionAtlas:
         self._free = list(range(layers - 1, -1, -1))  # the lowest layer taken first
         self._light_maps: dict[int, np.ndarray] = {}  # each layer's light maps, for the sun
         self._sun: tuple[int, int] | None = None  # where the sun the surface layers hold lies (lighting.sun_between)
+        self._directions = lighting.HORIZON_DIRECTIONS  # that the light maps trace
 
     def take(self, heights: np.ndarray, light_maps: np.ndarray, apron: int) -> int | None:
         """A layer holding this map (``side`` points a side) and its light maps; None when every layer is taken."""
@@ -48,6 +49,7 @@ class RegionAtlas:
         slopes = slope_rows(heights, 0, self.side, self.side, apron)
         self.slopes.write(slopes, viewport=(0, 0, layer, self.side, self.side, 1))
         self._light_maps[layer] = light_maps
+        self._directions = lighting.traced_directions(light_maps)  # the same for all: region_light's
         if self._sun is not None:
             self._write_sun(layer, self._sun)
         return layer
@@ -62,7 +64,7 @@ class RegionAtlas:
 
         Rewritten only where the sun has moved among the traced directions (as ``LightMapsTexture.for_sun``).
         """
-        sun = lighting.sun_between(azimuth)  # (a region's light maps trace the default directions: region_light)
+        sun = lighting.sun_between(azimuth, self._directions)
         if sun != self._sun:
             self._sun = sun
             for layer in self._light_maps:

@@ -31,12 +31,19 @@ from terrainview.render.gpu import (
     LightMapsTexture,
     uniform,
 )
-from terrainview.render.lod_draw import finest_within_budget, least_step_growth, lod_uniforms, once_per_ranges
+from terrainview.render.lod_draw import (
+    draw_selection,
+    finest_within_budget,
+    least_step_growth,
+    lod_uniforms,
+    once_per_ranges,
+)
 from terrainview.render.world_atlas import ATLAS_LAYERS, ATLAS_MAX_SIDE, RegionAtlas
 from terrainview.scene import camera, world_regions
 from terrainview.scene.settings import SceneSettings
 from terrainview.scene.world_regions import RegionCache, RegionKey, World
 
+_NO_NODES = np.zeros((0, lod.INSTANCE_FIELDS), dtype=np.float32)  # a region drawn otherwise: no nodes here
 PREFETCH = 2.0  # regions are made this far (one region) beyond the reach, before they come into view
 LIGHT_UNIT = 0  # the texture unit of the natural look's light maps (renderer._draw_natural)
 ATLAS_HEIGHTS_UNIT = HEIGHT_UNIT  # an atlas's heights (its slope maps on SLOPE_UNIT, its light on LIGHT_UNIT)
@@ -64,22 +71,22 @@ class _Resident:
     light: LightMapsTexture | None = None
     # The natural look's: a small map lit has a layer of its size's atlas, drawn from there. It keeps its own
     # textures too, which the other looks and modes draw (and the natural look, where an atlas is full).
-    atlas: RegionAtlas | None = None
-    layer: int = -1
+    atlas_layer: tuple[RegionAtlas, int] | None = None
 
     @property
     def slopes_ready(self) -> bool:
         """Its slope map is worked out whole: its atlas layer's, or else its own (``HeightBands.advance_slopes``)."""
-        return self.atlas is not None or self.heights.slopes_ready
+        return self.atlas_layer is not None or self.heights.slopes_ready
 
     def release(self) -> None:
         """Release its textures, and its layer."""
         self.heights.release()
         if self.light is not None:
             self.light.release()
-        if self.atlas is not None:
-            self.atlas.give_back(self.layer)
-            self.atlas = None
+        if self.atlas_layer is not None:
+            atlas, layer = self.atlas_layer
+            atlas.give_back(layer)
+            self.atlas_layer = None
 
 
 @dataclass
@@ -361,10 +368,10 @@ class WorldTerrain:
                     resident = self._resident_for(key, iterations, budget, programs.lit)
             if resident is not None:
                 residents.append((key, resident))
+                if programs.atlas is not None:  # (the ring beyond the reach too: its slopes come with the layer)
+                    self._take_atlas_layer(resident, budget)
                 if near:  # the ring beyond the reach is made and uploaded, not drawn
                     drawable.append((key, resident))
-                    if programs.atlas is not None:
-                        self._take_atlas_layer(resident, budget)
             elif near and not out_of_view:
                 self.missing += 1  # land in view not drawn: no map of it yet
         if programs.lit:  # the slope maps of every region held, nearest first: those just beyond come in whole
@@ -408,7 +415,7 @@ class WorldTerrain:
         set_up: set[str] = set()
         # The regions with an atlas layer are drawn together, after the others (with the programs' atlas: the other
         # looks and modes draw every region alone).
-        alone = [programs.atlas is None or resident.atlas is None for _, resident in in_view]
+        alone = [programs.atlas is None or resident.atlas_layer is None for _, resident in in_view]
         instances = self._upload_instances([selection if by_itself else None
                                             for selection, by_itself in zip(selections, alone, strict=True)],
                                            programs.patches, lines)
@@ -418,8 +425,7 @@ class WorldTerrain:
             name = programs.full_mesh if selection is None else programs.patches
             program = self.gpu.programs[name]
             if name not in set_up:
-                programs.setup(program)
-                uniform(program, "apron").value = world_regions.APRON
+                _set_up_regions(program, programs)
                 if selection is not None:
                     lod_uniforms(program, selection)  # the same ranges and eye for every region
                     uniform(program, "grid_size").value = grid_size
@@ -441,8 +447,7 @@ class WorldTerrain:
                 uniform(program, "cell_shift").value = iterations - resident.key.detail
                 drawn += _draw_patches(program, instances, index, selection, lines)
         if programs.atlas is not None:
-            drawn += self._draw_atlases(settings, programs, programs.atlas, in_view, selections, grid_size,
-                                        iterations)
+            drawn += self._draw_atlases(settings, programs, in_view, selections, grid_size, iterations)
         # Whether this frame drew all it wanted, while the window times a change (slopes made whole below: the next
         # frame's). A render times nothing, and makes all it wants before it draws.
         self._showed_all = self.streaming and self.changed_at is not None and self.shows_all_wanted()
@@ -459,59 +464,53 @@ class WorldTerrain:
         A large map, one not lit yet, or one whose atlas is full (or the budget spent) is drawn alone.
         """
         side = resident.heights.size[0]
-        if (resident.atlas is not None or resident.light is None or resident.surface is None
-                or side > ATLAS_MAX_SIDE or resident.heights.values is None or budget.slope_points < side * side):
+        if (resident.atlas_layer is not None or resident.light is None or resident.surface is None
+                or side > ATLAS_MAX_SIDE or budget.slope_points < side * side):
             return
+        heights = resident.heights.values
+        assert heights is not None, "a resident's bands hold the map written into them"
         size = (side, resident.light.side)
         atlas = self._atlases.get(size)
         if atlas is None:
             atlas = self._atlases[size] = RegionAtlas(self.gpu.ctx, *size, ATLAS_LAYERS)
-        layer = atlas.take(resident.heights.values, resident.light.maps, world_regions.APRON)
+        layer = atlas.take(heights, resident.light.maps, world_regions.APRON)
         if layer is not None:
-            resident.atlas, resident.layer = atlas, layer
+            resident.atlas_layer = atlas, layer
             budget.slope_points -= side * side
 
-    def _draw_atlases(self, settings: SceneSettings, programs: SurfacePrograms, name: str,
+    def _draw_atlases(self, settings: SceneSettings, programs: SurfacePrograms,
                       in_view: list[tuple[RegionKey, _Resident]], selections: list[lod.Selection | None],
                       grid_size: int, iterations: int) -> int:
-        """Draw the regions with an atlas layer: a call for each part of the patches, for each atlas."""
-        program = self.gpu.programs[name]
-        drawn, set_up = 0, False
-        for atlas in self._atlases.values():
-            members = [(resident, selection) for (_, resident), selection in zip(in_view, selections, strict=True)
-                       if resident.atlas is atlas and selection is not None]
-            if not members:
-                continue
-            if not set_up:
-                programs.setup(program)
-                uniform(program, "apron").value = world_regions.APRON
-                uniform(program, "grid_size").value = grid_size
-                lod_uniforms(program, members[0][1])  # the same ranges and eye for every region
-                set_up = True
+        """Draw the regions with an atlas layer: one selection of them all for each atlas (``draw_selection``)."""
+        by_atlas: dict[RegionAtlas, list[tuple[int, _Resident, lod.Selection]]] = {}
+        for (_, resident), selection in zip(in_view, selections, strict=True):
+            if resident.atlas_layer is not None and selection is not None:
+                atlas, layer = resident.atlas_layer
+                by_atlas.setdefault(atlas, []).append((layer, resident, selection))
+        if not by_atlas or programs.atlas is None:
+            return 0
+        program = self.gpu.programs[programs.atlas]
+        _set_up_regions(program, programs)
+        uniform(program, "grid_size").value = grid_size
+        uniform(program, "atlas_heights").value = ATLAS_HEIGHTS_UNIT
+        uniform(program, "slopes").value = SLOPE_UNIT
+        drawn = 0
+        for atlas, members in by_atlas.items():
             atlas.for_sun(settings.sun_azimuth)
             atlas.heights.use(ATLAS_HEIGHTS_UNIT)
             atlas.slopes.use(SLOPE_UNIT)
             atlas.light.use(LIGHT_UNIT)
-            for sampler, unit in (("atlas_heights", ATLAS_HEIGHTS_UNIT), ("slopes", SLOPE_UNIT),
-                                  ("light_maps", LIGHT_UNIT)):
-                uniform(program, sampler).value = unit
             uniform(program, "light_texels").value = atlas.light_side
-            patch = members[0][1].patch
-            regions = np.array([(resident.layer, iterations - resident.key.detail) for resident, _ in members],
+            regions = np.array([(layer, iterations - resident.key.detail) for layer, resident, _ in members],
                                dtype=np.float32)
-            for part, quads in (("whole", patch), ("quarters", patch // 2)):
-                parts = [getattr(selection, part) for _, selection in members]
-                counts = [len(nodes) for nodes in parts]
-                if not sum(counts):
-                    continue
-                # Each node with its region's layer and cell shift (natural_terrain.glsl's atlas_region).
-                nodes = np.hstack([np.concatenate(parts), np.repeat(regions, counts, axis=0)])
-                uniform(program, "patch_quads").value = quads
-                # A buffer of each atlas's own: rewriting one between draws would make the driver wait.
-                buffer_part = f"atlas{atlas.side}x{atlas.light_side}-{part}"
-                vertex_array = self.gpu.lod_vertex_array(name, buffer_part, nodes, quads, False)
-                vertex_array.render(moderngl.TRIANGLES, instances=len(nodes))
-            drawn += sum(_count(selection, False) for _, selection in members)
+            selected = [selection for _, _, selection in members]
+            first = selected[0]  # the same patch, ranges and eye for every region
+            together = lod.Selection(_with_regions(selected, "whole", regions),
+                                     _with_regions(selected, "quarters", regions), first.patch, first.ranges,
+                                     first.eye)
+            # Buffers of each atlas's own: rewriting one between draws would make the driver wait.
+            drawn += draw_selection(self.gpu, together, False, programs.atlas,
+                                    buffer_prefix=f"atlas{atlas.side}x{atlas.light_side}-")
         return drawn
 
     def _advance_slopes(self, budget: _FrameBudget) -> None:
@@ -522,17 +521,17 @@ class WorldTerrain:
 
     def _upload_instances(self, selections: list[lod.Selection | None], program_name: str,
                           lines: bool) -> dict[str, _Instances]:
-        """Every region's nodes in one instance buffer per part, written once a frame.
+        """The nodes of the regions drawn alone in one instance buffer per part, written once a frame.
 
-        Rewriting one buffer between the regions' draws would make the driver wait for each draw to finish.
+        ``selections``: a region's, or None for one drawn otherwise. Rewriting one buffer between the regions' draws
+        would make the driver wait for each draw to finish.
         """
         instances: dict[str, _Instances] = {}
         chosen = [selection for selection in selections if selection is not None]
         if not chosen:
             return instances
         for part, quads in (("whole", chosen[0].patch), ("quarters", chosen[0].patch // 2)):
-            rows = [getattr(selection, part) if selection is not None else np.zeros((0, lod.INSTANCE_FIELDS), "f4")
-                    for selection in selections]
+            rows = [getattr(selection, part) if selection is not None else _NO_NODES for selection in selections]
             starts = np.concatenate([[0], np.cumsum([len(part_rows) for part_rows in rows])])
             if not starts[-1]:
                 continue
@@ -588,6 +587,18 @@ def _draw_patches(program: moderngl.Program, instances: dict[str, _Instances], i
         uniform(program, "patch_quads").value = part.quads
         part.vertex_array.render(moderngl.TRIANGLES, instances=count)  # as many vertices as its index buffer holds
     return _count(selection, lines)
+
+
+def _with_regions(selections: list[lod.Selection], part: str, regions: np.ndarray) -> np.ndarray:
+    """The selections' nodes of one part, each with its region's row of ``regions`` after (atlas_region)."""
+    rows = [getattr(selection, part) for selection in selections]
+    return np.hstack([np.concatenate(rows), np.repeat(regions, [len(part_rows) for part_rows in rows], axis=0)])
+
+
+def _set_up_regions(program: moderngl.Program, programs: SurfacePrograms) -> None:
+    """What every region drawn with ``program`` shares: the look's uniforms, the apron of the regions' maps."""
+    programs.setup(program)
+    uniform(program, "apron").value = world_regions.APRON
 
 
 def _count(selection: lod.Selection, lines: bool) -> int:
