@@ -89,7 +89,7 @@ def _flight(iterations: int, look: Look) -> None:
             highest = max(ground(x, eye_z + dz) for x in (-0.3, 0.0, 0.3) for dz in (-0.6, -0.3, 0.0))
             settings = settings.replace(eye_z=eye_z, eye_y=highest + CLEARANCE)
             frame_started, collected = time.perf_counter(), collections[0]
-            feed.take(renderer.world.cache)
+            feed.start_frame(renderer.world.cache)  # the window's frame step, with its worker
             framebuffer.use()
             lit = renderer.draws_natural(settings)  # as the window: regions lit by their own light maps
             if lit:
@@ -97,13 +97,11 @@ def _flight(iterations: int, look: Look) -> None:
             else:
                 renderer.draw(settings, framebuffer, Frame(SIZE))
             drawn = time.perf_counter()
+            wanted = renderer.world.wanted
+            feed.ask_for(world_, renderer.world.cache, wanted, lit)
+            asked = time.perf_counter()
             feed.hold(True)  # as the window holds it over its buffer swap, where llvmpipe draws the pixels
             ctx.finish()
-            finished = time.perf_counter()
-            feed.hold(False)
-            feed.lend()
-            wanted = renderer.world.wanted
-            feed.request(world_, renderer.world.cache.requests(wanted, lit), lit)
             ended = time.perf_counter()
             frames += 1
             if frames > 30:  # the first half second fills the view from nothing
@@ -113,8 +111,8 @@ def _flight(iterations: int, look: Look) -> None:
                 coarser.append(len(renderer.world.cache.missing(wanted, lit)) / max(len(wanted), 1))
                 if frame_ms > FRAME_TARGET_MS:
                     slow.append((frame_ms, f"{frame_ms:.0f} ms (frame {frames}: {1000 * (drawn - frame_started):.0f} "
-                                 f"ms taking and drawing, {1000 * (finished - drawn):.0f} ms finishing the pixels, "
-                                 f"{1000 * (ended - finished):.0f} ms asking the worker; "
+                                 f"ms taking and drawing, {1000 * (asked - drawn):.0f} ms asking the worker, "
+                                 f"{1000 * (ended - asked):.0f} ms finishing the pixels; "
                                  f"{collections[0] - collected} garbage collections, on any thread)"))
             held_bytes = max(held_bytes, renderer.world.cache.bytes)
         # The window leaves the world (tiles again, the worker told so): its maps and textures are freed.

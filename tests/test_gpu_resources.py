@@ -446,7 +446,6 @@ def test_the_maps_reserved_at_iterations_12_fit_in_the_worlds_pool():
     assert world_draw.RESERVED_MAPS * (reserved + slopes) <= world_draw.NATURAL_POOL_BYTES
 
 
-@pytest.mark.gl
 @pytest.mark.parametrize("keep", [True, False])
 def test_slope_maps_go_back_to_the_pool_with_their_heights(renderer, gl_names, keep):
     """A region's slope map (a new iterations-12 one costs llvmpipe 40-170 ms) is kept with its height arrays when

@@ -777,8 +777,10 @@ def sky_table_layout() -> str:
 
     width, rows = SKY_TABLE_SIZE
     source = (Path(__file__).parents[1] / "shaders" / "sky_table_layout.glsl").read_text()
-    source = re.sub(r"#define SKY_TABLE_WIDTH \d+", f"#define SKY_TABLE_WIDTH {width}", source)
-    return re.sub(r"#define SKY_TABLE_ROWS \d+", f"#define SKY_TABLE_ROWS {rows}", source)
+    for name, value in (("SKY_TABLE_WIDTH", width), ("SKY_TABLE_ROWS", rows)):
+        source, count = re.subn(rf"#define {name} \d+", f"#define {name} {value}", source)
+        assert count == 1, f"the shader's {name} placeholder"
+    return source
 
 
 @pytest.mark.gl

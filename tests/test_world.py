@@ -10,6 +10,7 @@ import time
 import numpy as np
 import pytest
 import reference
+from helpers import wait_for
 
 from terrainview.kernels import lighting, world
 from terrainview.scene import world_regions
@@ -209,7 +210,7 @@ def test_the_best_map_held_is_the_finest_no_finer_than_asked_through_puts_trims_
         expected = plain_best(x, z, detail)
         found = cache.best(x, z, detail)
         assert (found[0] if found else None) == expected, (x, z, detail)
-    assert len(cache) <= 40 + 7, "trimmed along the way"
+    assert len(cache) <= 40 + 6, "trimmed along the way (past the bound by the puts since the last trim at most)"
 
 
 def test_the_ground_under_the_eye_is_the_world_s():
@@ -394,10 +395,7 @@ def test_the_worker_runs_only_where_no_other_thread_wants_a_core():
                 return os.sched_getscheduler(thread) == os.SCHED_IDLE
             return os.getpriority(os.PRIO_PROCESS, thread) == WORKER_NICENESS
 
-        deadline = time.monotonic() + 5.0
-        while not below() and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert below()
+        wait_for(below, 5.0, "the worker's scheduling policy", interval=0.01)
         assert os.sched_getscheduler(0) == own, "the thread that started it keeps its own"
     finally:
         feed.stop()
@@ -406,12 +404,15 @@ def test_the_worker_runs_only_where_no_other_thread_wants_a_core():
 def test_a_frame_lends_its_core_to_a_worker_the_frames_left_none(monkeypatch):
     """Where the worker had less than STARVED_SHARE of a core over the last SHARE_WINDOW_SECONDS with work to do,
     the frame's start waits for it: until it has nothing left to make, or LEND_SECONDS. Fed, or idle, or within
-    the window, the frame waits for nothing."""
-    from terrainview.window import world_feed
-    from terrainview.window.world_feed import WorldFeed
+    the window (counted from the work asked for), the frame waits for nothing. The window's clock and the worker's
+    CPU time are the test's; only the waits are real."""
+    import types
 
-    monkeypatch.setattr(world_feed, "LEND_SECONDS", 0.6)  # long enough to be seen
-    monkeypatch.setattr(world_feed, "SHARE_WINDOW_SECONDS", 0.05)
+    from terrainview.window import world_feed
+    from terrainview.window.world_feed import SHARE_WINDOW_SECONDS, STARVED_SHARE, WorldFeed
+
+    lend_seconds_most = 0.6  # long enough to tell a lend ended by the worker's finishing from one that ran out
+    monkeypatch.setattr(world_feed, "LEND_SECONDS", lend_seconds_most)
     worker_cpu = [0.0]  # the worker's CPU time as the frame reads it
     monkeypatch.setattr(WorldFeed, "_worker_cpu_seconds", lambda self: worker_cpu[0])
     go = threading.Event()  # each map waits for this: work to do, and no CPU taken for it
@@ -419,31 +420,37 @@ def test_a_frame_lends_its_core_to_a_worker_the_frames_left_none(monkeypatch):
     world_ = World(5, 0.6, 1.0, 3)
     world_regions.region_pyramid(region_map(world_, RegionKey(9, 9, 5)))  # compiled before any lend is timed
     monkeypatch.setattr(world_feed, "region_map", lambda *args: go.wait(30.0) and region_map(*args))
+    feed = WorldFeed()
+    clock = [100.0]
+    monkeypatch.setattr(world_feed, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    window = SHARE_WINDOW_SECONDS
 
-    def lend_seconds() -> float:
+    def lend_seconds() -> float:  # how long the lend really waited
         started = time.perf_counter()
         feed.lend()
         return time.perf_counter() - started
 
-    feed = WorldFeed()
     try:
-        time.sleep(0.06)
+        clock[0] += 2 * window
         assert lend_seconds() < 0.05 and feed.lends == 0, "nothing to make: nothing owed"
         feed.request(world_, [RegionKey(0, 0, 5)])
+        clock[0] += 0.9 * window
         assert lend_seconds() < 0.05 and feed.lends == 0, "within the window"
-        time.sleep(0.06)
+        clock[0] += 0.2 * window
         threading.Timer(0.1, go.set).start()  # the worker gets on a tenth of a second into the lend
         waited = lend_seconds()
-        assert feed.lends == 1 and 0.09 < waited < 0.5 and not feed.pending, "starved: lent until done"
+        assert feed.lends == 1 and 0.09 < waited < lend_seconds_most and not feed.pending, "starved: lent until done"
         go.clear()
-        time.sleep(0.06)  # idle: the window starts with the work asked for, not before
+        clock[0] += 5 * window  # idle: the window starts with the work asked for, not before
         feed.request(world_, [RegionKey(1, 0, 5)])
+        clock[0] += 0.9 * window
         assert lend_seconds() < 0.05 and feed.lends == 1, "within the window"
-        time.sleep(0.06)
-        worker_cpu[0] += 0.01  # a sixth of a core: fed
+        clock[0] += 0.2 * window
+        worker_cpu[0] += 1.1 * STARVED_SHARE * 1.1 * window  # a little over its share: fed
         assert lend_seconds() < 0.05 and feed.lends == 1, "fed: not lent"
-        time.sleep(0.06)
-        assert lend_seconds() >= 0.6 and feed.lends == 2, "starved, and still not done: lent LEND_SECONDS"
+        clock[0] += 1.1 * window
+        worker_cpu[0] += 0.9 * STARVED_SHARE * 1.1 * window  # a little under: starved
+        assert lend_seconds() >= lend_seconds_most and feed.lends == 2, "still not done: lent LEND_SECONDS"
     finally:
         go.set()
         feed.stop()

@@ -42,7 +42,7 @@ def _half_bits(bits):
 
 
 @njit(cache=True, nogil=True)
-def _slope_rows(heights, first_row, columns, inverse_cell, out):
+def _slope_rows(heights, first_row, columns, cells_per_unit, out):
     last_row, last_column = heights.shape[0] - 1, heights.shape[1] - 1
     slopes = np.empty(2 * columns, dtype=np.float32)
     bits = slopes.view(np.uint32)
@@ -51,8 +51,8 @@ def _slope_rows(heights, first_row, columns, inverse_cell, out):
         below = min(row + 1, last_row)
         for column in range(columns):
             here = heights[row, column]
-            slopes[2 * column] = (heights[row, min(column + 1, last_column)] - here) * inverse_cell
-            slopes[2 * column + 1] = (heights[below, column] - here) * inverse_cell
+            slopes[2 * column] = (heights[row, min(column + 1, last_column)] - here) * cells_per_unit
+            slopes[2 * column + 1] = (heights[below, column] - here) * cells_per_unit
         for value in range(2 * columns):
             out[index, value] = _half_bits(bits[value])
 
@@ -68,7 +68,7 @@ def slope_rows(heights: np.ndarray, first_row: int, rows: int, columns: int, apr
     check_int("first_row", first_row, 0, heights.shape[0] - 1)
     check_int("rows", rows, 0, heights.shape[0] - first_row)
     check_int("columns", columns, 1, heights.shape[1])
-    cell = np.float32(SURFACE_SIZE) / np.float32(heights.shape[1] - 1 - 2 * apron)
+    cells_per_unit = np.float32((heights.shape[1] - 1 - 2 * apron) / SURFACE_SIZE)
     out = np.empty((rows, 2 * columns), dtype=np.uint16)
-    _slope_rows(heights, first_row, columns, np.float32(1.0) / cell, out)
+    _slope_rows(heights, first_row, columns, cells_per_unit, out)
     return out

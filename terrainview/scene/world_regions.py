@@ -275,7 +275,7 @@ class RegionCache:
             if heights is None:
                 return
             held = self._maps[key] = RegionMaps(heights, pyramid or region_pyramid(heights))
-            self._details[key.x, key.z] = self._details.get((key.x, key.z), 0) | 1 << key.detail
+            self._mark(key, held=True)
             self.bytes += heights.nbytes
         if light is not None and held.light is None:
             held.light = light
@@ -303,10 +303,8 @@ class RegionCache:
         second each at iterations 12): no land is missing for long. Then the wanted maps themselves.
         """
         stand_ins = []
-        for key in wanted:
-            if key in self._maps:
-                self._maps.move_to_end(key)  # wanted again: the last to be dropped (no coarser one to look for)
-            elif self.best(key.x, key.z, key.detail) is None:
+        for key in wanted:  # (``best`` moves what it finds to the end: wanted again, the last to be dropped)
+            if self.best(key.x, key.z, key.detail) is None:
                 stand_ins.append(stand_in(key))
         listed = set(stand_ins)
         return stand_ins + [key for key in self.missing(wanted, light) if key not in listed]
@@ -318,11 +316,16 @@ class RegionCache:
                 break
             if key not in in_use:
                 self.bytes -= self._maps.pop(key).nbytes
-                left = self._details[key.x, key.z] & ~(1 << key.detail)
-                if left:
-                    self._details[key.x, key.z] = left
-                else:
-                    del self._details[key.x, key.z]
+                self._mark(key, held=False)
+
+    def _mark(self, key: RegionKey, held: bool) -> None:
+        """Set or clear the key's detail bit of its place (``best``'s look-up)."""
+        place = key.x, key.z
+        details = self._details.get(place, 0) & ~(1 << key.detail) | held << key.detail
+        if details:
+            self._details[place] = details
+        else:
+            del self._details[place]
 
     def __len__(self) -> int:
         return len(self._maps)

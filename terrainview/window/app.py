@@ -139,8 +139,7 @@ class TerrainApp(mglw.WindowConfig):
 
     def on_render(self, time_: float, frame_time: float) -> None:
         """Draw one frame: take new heightmaps, move the camera, draw the terrain, advance a screenshot, the panel."""
-        self.world_feed.hold(False)  # the last frame's pixels are drawn (the buffers swapped)
-        self.world_feed.lend()  # a moment of this core for the worker, if the frames left it none
+        self.world_feed.start_frame(self.renderer.world.cache)  # the last frame's pixels are drawn (buffers swapped)
         self._time_step_at = self.input_clock()
         self._take_generated()
         self._update_ground()
@@ -158,7 +157,6 @@ class TerrainApp(mglw.WindowConfig):
             settings = self.drawn_settings.replace(**{name: getattr(settings, name) for name in camera.CAMERA_FIELDS})
         if self.renderer.can_draw(settings):
             frame = Frame(self.wnd.buffer_size, line_scale=self.wnd.pixel_ratio, multisampled=self.wnd.samples > 1)
-            self.world_feed.take(self.renderer.world.cache)
             drafting = self._draft_this_frame(settings)
             if drafting:
                 self.frame_stats = self.draft.draw(self.renderer, settings, framebuffer, frame)
@@ -167,8 +165,7 @@ class TerrainApp(mglw.WindowConfig):
             world = World.of(settings)
             if world is not None:
                 lit = self.renderer.draws_natural(settings)  # regions lit by their own maps
-                missing = self.renderer.world.cache.requests(self.renderer.world.wanted, lit)
-                self.world_feed.request(world, missing, lit)
+                self.world_feed.ask_for(world, self.renderer.world.cache, self.renderer.world.wanted, lit)
             elif self.drawn_settings is not None and World.of(self.drawn_settings) is not None:
                 self.world_feed.forget()  # the frame that leaves the endless world
             self.status.regions_pending = self.world_feed.pending if world is not None else None

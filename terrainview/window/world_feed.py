@@ -85,21 +85,36 @@ class WorldFeed(WorkerThread):
 
         (A paced map's rest counts as work: the worker resting half the time has its share, and is not lent.)
         """
+        with self._condition:
+            if not self._busy():
+                return  # nothing owed (``request`` starts the count when work comes)
         now, cpu = time.perf_counter(), self._worker_cpu_seconds()
         since, cpu_since = self._share_since
-        if cpu is None or cpu_since is None:
+        if cpu is None or cpu_since is None or now - since < SHARE_WINDOW_SECONDS:
             return
-        with self._condition:
-            working = bool(self._asked[1]) or self._making is not None
-        if working and now - since < SHARE_WINDOW_SECONDS:
-            return
-        if working and cpu - cpu_since < STARVED_SHARE * (now - since):
+        if cpu - cpu_since < STARVED_SHARE * (now - since):
             self.lends += 1
             with self._condition:
-                self._condition.wait_for(lambda: self._stopping or not (self._asked[1] or self._making),
-                                         LEND_SECONDS)
+                self._condition.wait_for(lambda: self._stopping or not self._busy(), LEND_SECONDS)
             now, cpu = time.perf_counter(), self._worker_cpu_seconds()
         self._share_since = (now, cpu)
+
+    def start_frame(self, cache: RegionCache) -> None:
+        """A frame starts, the last one's pixels drawn: the worker goes on, is lent the core if starved.
+
+        What it made goes into ``cache``, for this frame to draw.
+        """
+        self.hold(False)
+        self.lend()
+        self.take(cache)
+
+    def ask_for(self, world_: World, cache: RegionCache, wanted: list[RegionKey], light: bool) -> None:
+        """After a frame's draws: make what ``cache`` lacks of the regions the frame ``wanted`` (``request``)."""
+        self.request(world_, cache.requests(wanted, light), light)
+
+    def _busy(self) -> bool:
+        """Something asked for or being made (the condition held)."""
+        return bool(self._asked[1]) or self._making is not None
 
     @property
     def held(self) -> bool:
@@ -143,7 +158,7 @@ class WorldFeed(WorkerThread):
         The list replaces what was asked before and not started.
         """
         with self._condition:
-            idle = not self._asked[1] and self._making is None
+            idle = not self._busy()
             under_way = {self._making} | {made[1] for made in self._made if made[0] == world_}
             self._asked = (world_, [key for key in keys if key not in under_way], light)
             self._condition.notify()
@@ -173,7 +188,7 @@ class WorldFeed(WorkerThread):
     def wait_idle(self, timeout: float = 60.0) -> bool:
         """Block until nothing is asked or running (for tests)."""
         with self._condition:
-            return self._condition.wait_for(lambda: not self._asked[1] and self._making is None, timeout)
+            return self._condition.wait_for(lambda: not self._busy(), timeout)
 
     def _run(self) -> None:
         # Below the UI thread and the rasterizer's threads: on a machine of two cores the frames come first, and
