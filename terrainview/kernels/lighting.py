@@ -67,8 +67,10 @@ def _distances(reach_cells: float, nearest_cells: float) -> np.ndarray:
     return np.array(kept, dtype=np.float32)
 
 
-def _horizon_rows(heights, offsets, inverse_distances, out):
-    """Fill out[d, row, :] with the tangent of the horizon's elevation along direction d (rows in prange).
+def _horizon_rows(heights, offsets, inverse_distances, first, out):
+    """Fill out[d, r, c] with the horizon's tangent along direction d at cell (first + r, first + c) (rows in prange).
+
+    ``out``'s side may be less than the map's: a part of it.
 
     Samples are the nearest cells along each direction, every cell near and sparser far (``offsets``: d, k ->
     the (x, z) offset in cells; ``inverse_distances``: one over its length in surface units), wrapping across
@@ -76,11 +78,12 @@ def _horizon_rows(heights, offsets, inverse_distances, out):
     runs along two contiguous runs of a source row (before and after the wrap) and vectorizes. A tangent below
     zero (the cell stands above all it sees) is kept, so a peak's sky is larger than a plain's.
     """
-    side = heights.shape[0]
-    mask = side - 1
-    for row in prange(side):
+    side, count = heights.shape[0], out.shape[2]
+    mask, end = side - 1, first + count
+    for r in prange(out.shape[1]):
+        row = first + r
         here = heights[row]
-        best = np.empty(side, dtype=np.float32)
+        best = np.empty(count, dtype=np.float32)
         for d in range(offsets.shape[0]):
             best[:] = -1e30
             for k in range(offsets.shape[1]):
@@ -88,11 +91,11 @@ def _horizon_rows(heights, offsets, inverse_distances, out):
                 shift = offsets[d, k, 0] & mask
                 scale = inverse_distances[d, k]
                 split = side - shift
-                for column in range(split):
-                    best[column] = max(best[column], (source[column + shift] - here[column]) * scale)
-                for column in range(split, side):
-                    best[column] = max(best[column], (source[column - split] - here[column]) * scale)
-            out[d, row] = best
+                for column in range(first, min(split, end)):
+                    best[column - first] = max(best[column - first], (source[column + shift] - here[column]) * scale)
+                for column in range(max(split, first), end):
+                    best[column - first] = max(best[column - first], (source[column - split] - here[column]) * scale)
+            out[d, r] = best
     return out
 
 
@@ -126,7 +129,7 @@ def horizon_map(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
     map is traced at fewer cells than it has.
     """
     period = torus(heights, max_cells)
-    return _horizons(period, directions, span, reach, _finer(heights, period, surface_finer))
+    return _horizons(period, directions, span, reach, _finer(heights, period, surface_finer), _whole(period))
 
 
 def _finer(heights: np.ndarray, period: np.ndarray, surface_finer: bool | None) -> bool:
@@ -139,7 +142,22 @@ def nearest_occluder_cells(cell: float, finer: bool) -> float:
     return max(1.0, min(float(NEAREST_FINER_CELLS), NEAREST_FINER_REACH / cell)) if finer else 1.0
 
 
-def _horizons(torus: np.ndarray, directions: int, span: float, reach: float, finer: bool) -> np.ndarray:
+def _whole(torus: np.ndarray) -> tuple[int, int]:
+    """The part (first cell, cells) of ``torus`` that is all of it, along both axes."""
+    return 0, torus.shape[0]
+
+
+def _part(torus: np.ndarray, part: tuple[int, int] | None) -> tuple[int, int]:
+    """The square of ``torus`` lit: ``part`` (first cell, cells) along both axes, checked; or the whole."""
+    if part is None:
+        return _whole(torus)
+    side = torus.shape[0]
+    first = check_int("part's first cell", part[0], 0, side - 1)
+    return first, check_int("part's cells", part[1], 1, side - first)
+
+
+def _horizons(torus: np.ndarray, directions: int, span: float, reach: float, finer: bool,
+              part: tuple[int, int]) -> np.ndarray:
     directions = check_int("directions", directions, 1, 64)
     side = torus.shape[0]
     cell = check_real("span", span, 0.0, 1e6, low_inclusive=False) / side
@@ -148,9 +166,10 @@ def _horizons(torus: np.ndarray, directions: int, span: float, reach: float, fin
     along = compass_directions(directions)[:, None, :] * distances[None, :, None]
     offsets = np.rint(along).astype(np.int64)  # d, k, (x, z)
     lengths = np.hypot(offsets[..., 0], offsets[..., 1]) * cell
-    out = np.empty((directions, side, side), dtype=np.float32)
+    first, cells = part
+    out = np.empty((directions, cells, cells), dtype=np.float32)
     work = out.size * offsets.shape[1]
-    return run_rows(_HORIZON, side, work, torus, offsets, (1.0 / lengths).astype(np.float32), out)
+    return run_rows(_HORIZON, cells, work, torus, offsets, (1.0 / lengths).astype(np.float32), first, out)
 
 
 def sky_view(horizons: np.ndarray) -> np.ndarray:
@@ -192,20 +211,20 @@ def _encode_rows(horizons, maps):
 _ENCODE = row_kernels(_encode_rows)
 
 
-def _broad_slope_rows(torus, radius, inverse_span, out):
-    """Fill out[0 and 1, row, :] with the slope along x and z over ``radius`` cells either side (rows in prange).
+def _broad_slope_rows(torus, radius, inverse_span, first, out):
+    """Fill out[0 and 1, r, c] with the slopes along x and z at cell (first + r, first + c) (rows in prange).
 
-    Central differences over 2 * radius cells, wrapping; ``inverse_span`` is one over that span in units; each
-    slope is stored as the horizons are (``_stored``).
+    Central differences over ``radius`` cells either side, wrapping; ``inverse_span`` is one over that span in
+    units; each slope is stored as the horizons are (``_stored``).
     """
-    side = torus.shape[0]
-    mask = side - 1
-    for row in prange(side):
+    mask = torus.shape[0] - 1
+    for r in prange(out.shape[1]):
+        row = first + r
         back, front, here = torus[(row - radius) & mask], torus[(row + radius) & mask], torus[row]
-        for column in range(side):
-            out[0, row, column] = _stored((here[(column + radius) & mask] - here[(column - radius) & mask])
-                                          * inverse_span)
-            out[1, row, column] = _stored((front[column] - back[column]) * inverse_span)
+        for c in range(out.shape[2]):
+            column = first + c
+            out[0, r, c] = _stored((here[(column + radius) & mask] - here[(column - radius) & mask]) * inverse_span)
+            out[1, r, c] = _stored((front[column] - back[column]) * inverse_span)
     return out
 
 
@@ -218,36 +237,44 @@ def broad_slope(heights: np.ndarray, max_cells: int = MAX_HORIZON_CELLS, span: f
 
     At the cells ``horizon_map`` traces; each slope s as (s / (1 + |s|) + 1) / 2, 0 to 255 (flat: 128).
     """
-    return _broad_slope(torus(heights, max_cells), span, radius)
+    period = torus(heights, max_cells)
+    return _broad_slope(period, span, radius, _whole(period))
 
 
-def _broad_slope(torus: np.ndarray, span: float, radius: float) -> np.ndarray:
+def _broad_slope(torus: np.ndarray, span: float, radius: float, part: tuple[int, int]) -> np.ndarray:
     side = torus.shape[0]
     cell = check_real("span", span, 0.0, 1e6, low_inclusive=False) / side
-    cells = max(1, min(round(check_real("radius", radius, 0.0, 1e6) / cell), side // 2))
-    out = np.empty((2, side, side), dtype=np.uint8)
-    return run_rows(_BROAD_SLOPE, side, torus.size, torus, cells, np.float32(1.0 / (2 * cells * cell)), out)
+    radius_cells = max(1, min(round(check_real("radius", radius, 0.0, 1e6) / cell), side // 2))
+    first, cells = part
+    out = np.empty((2, cells, cells), dtype=np.uint8)
+    return run_rows(_BROAD_SLOPE, cells, 2 * cells * cells, torus, radius_cells,
+                    np.float32(1.0 / (2 * radius_cells * cell)), first, out)
 
 
 def light_maps(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
                max_cells: int = MAX_HORIZON_CELLS, span: float = SURFACE_SIZE,
-               reach: float = REACH * SURFACE_SIZE, surface_finer: bool | None = None) -> np.ndarray:
+               reach: float = REACH * SURFACE_SIZE, surface_finer: bool | None = None,
+               part: tuple[int, int] | None = None) -> np.ndarray:
     """What the GPU lights and covers a surface with: uint8 of shape (directions / 4 + 1, cells, cells, 4).
 
     Horizon tangents t as (t / (1 + |t|) + 1) / 2, 0 to 255 (the GPU turns them back into elevations), four
     directions a texel (``horizon_channel``); the last layer holds the sky view (``sky_view``, 0 to 1 as 0 to
     255) and the broad slope along x and z (``broad_slope``): ``surface_channels``; its SUN_CHANNEL is 255 (a
     horizon straight up) until ``sun_surface_layer`` writes a sun's. ``surface_finer`` as for ``horizon_map``.
+
+    ``part`` (first cell, cells): only that square of the traced cells, along both axes, and exactly that square
+    of the whole result (the land around it still casts its shadows: a region traced within a wider window).
     """
     directions = check_int("directions", directions, CHANNELS, 64)
     if directions % CHANNELS:
         raise ValueError(f"directions must be a multiple of {CHANNELS}, not {directions}")
     period = torus(heights, max_cells)  # checked and strided once for both
-    horizons = _horizons(period, directions, span, reach, _finer(heights, period, surface_finer))
+    lit = _part(period, part)
+    horizons = _horizons(period, directions, span, reach, _finer(heights, period, surface_finer), lit)
     side = horizons.shape[1]
     maps = np.empty((directions // CHANNELS + 1, side, side, CHANNELS), dtype=np.uint8)
     run_rows(_ENCODE, side, horizons.size, horizons, maps)
-    broad = _broad_slope(period, span, BROAD_SLOPE_RADIUS)
+    broad = _broad_slope(period, span, BROAD_SLOPE_RADIUS, lit)
     maps[-1, :, :, BROAD_X_CHANNEL], maps[-1, :, :, BROAD_Z_CHANNEL] = broad[0], broad[1]
     maps[-1, :, :, SUN_CHANNEL] = 255
     return maps

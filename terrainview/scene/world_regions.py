@@ -141,7 +141,8 @@ def region_light(world_: World, key: RegionKey) -> np.ndarray:
     """The natural look's light maps of a region (``lighting.light_maps``' layout): (layers, side, side, 4), uint8.
 
     Traced over a window reaching one unit (the horizons' reach) past each of the region's sides, so its
-    shadows come from the land around it; the window's own wrap-around never reaches back into the region.
+    shadows come from the land around it; the window's own wrap-around never reaches back into the region. Only
+    the region's own cells are traced (a quarter of the window's: 80 ms of a core at detail 10 became 26).
     Points are every 2**LIGHT_COARSER-th of the region's (at most 2**LIGHT_DETAIL cells a side), rows are Z.
     """
     detail = max(min(key.detail - LIGHT_COARSER, LIGHT_DETAIL), MIN_DETAIL)
@@ -152,9 +153,8 @@ def region_light(world_: World, key: RegionKey) -> np.ndarray:
     # Two cells short of the margin: no ray's last sample lands on the window's far edge, where it would wrap.
     reach = (margin - 2) * camera.TILE_SIZE / cells
     # Its heights are finer than this trace (but at the coarsest details): see lighting.NEAREST_FINER_CELLS.
-    maps = lighting.light_maps(window, max_cells=2 * cells, span=2.0 * camera.TILE_SIZE, reach=reach,
-                               surface_finer=detail < key.detail)
-    return np.ascontiguousarray(maps[:, margin:margin + cells + 1, margin:margin + cells + 1])
+    return lighting.light_maps(window, max_cells=2 * cells, span=2.0 * camera.TILE_SIZE, reach=reach,
+                               surface_finer=detail < key.detail, part=(margin, cells + 1))
 
 
 def region_centre(x: int, z: int) -> tuple[float, float]:
