@@ -51,7 +51,8 @@ def _regions() -> None:
     print(f"a new region at iterations 10 (1027^2 with its apron, one core): {quiet:.1f} ms quiet, {busy:.1f} ms with "
           f"two busy processes; target < {REGION_TARGET_MS:g} ms: {verdict(quiet < REGION_TARGET_MS)}")
     print(f"a new region at iterations 12 (4099^2, one core, quiet): {finest:.0f} ms")
-    print(f"its natural-look light maps (257^2 horizons over a 4-unit window): {light:.0f} ms")
+    print(f"its natural-look light maps (257^2 horizons, the unit of land around it casting shadows too): "
+          f"{light:.0f} ms")
     alone = world.world_region(10, 3, -2, seed=5)
     larger = world.world_heights(10, 2 * 1024, -3 * 1024, 3 * 1024 + 1, 3 * 1024 + 1, seed=5)
     same = np.array_equal(alone, larger[1024:2049, 1024:2049])
