@@ -363,6 +363,66 @@ def test_a_large_map_is_made_in_paced_steps_that_wait_while_the_window_holds_the
         unpaced.stop()
 
 
+@pytest.mark.parametrize("band_rows", [1, 5, 16, 17, 1000])
+def test_light_maps_traced_in_steps_are_the_whole_light_maps(band_rows):
+    """region_light_in_steps yields between bands of rows and returns what region_light traces, bit for bit."""
+    world_, key = World(4, 0.8, 1.0, 2), RegionKey(-2, 3, 7)  # traced at detail 5: 33 rows
+    steps = world_regions.region_light_in_steps(world_, key, band_rows)
+    yields = 0
+    while True:
+        try:
+            next(steps)
+            yields += 1
+        except StopIteration as traced:
+            maps = traced.value
+            break
+    assert yields == -(-33 // band_rows) - 1
+    np.testing.assert_array_equal(maps, world_regions.region_light(world_, key))
+
+
+def test_large_light_maps_are_traced_in_paced_steps_that_wait_while_the_window_holds_the_worker(monkeypatch):
+    """The light maps of PACED_DETAIL and finer are traced a band of rows at a time, and no band starts while the
+    window draws a frame's pixels; the maps are those traced whole. Coarser ones are traced whole."""
+    from terrainview.window import world_feed
+    from terrainview.window.world_feed import WorldFeed
+
+    monkeypatch.setattr(world_feed, "HOLD_SECONDS", 30.0)
+    monkeypatch.setattr(world_feed, "PACED_DETAIL", 7)  # traced at detail 5 (33 rows) in bands of 8 rows at most
+    monkeypatch.setattr(world_feed, "LIGHT_BAND_ROWS", 8)
+    feed = WorldFeed(paced=True)
+    bands, light_maps = [], lighting.light_maps
+
+    def band(*args, **kwargs):
+        bands.append((kwargs["part"][0].start, len(kwargs["part"][0])))  # (first row, rows) of the window's
+        if len(bands) == 2:
+            feed.hold(True)  # a frame's pixels from the second band on: the third waits
+        return light_maps(*args, **kwargs)
+
+    monkeypatch.setattr(lighting, "light_maps", band)
+    world_ = World(5, 0.6, 1.0, 3)
+    cache = RegionCache()
+    cache.adopt(world_)
+    key = RegionKey(1, -2, 7)
+    try:
+        feed.request(world_, [key], light=True)
+        wait_for(lambda: len(bands) == 2, 60.0, "the first two bands")
+        assert not feed.wait_idle(0.5) and len(bands) == 2, "held after the second band: no third"
+        feed.hold(False)
+        assert feed.wait_idle(60.0) and feed.take(cache) == 1
+        # The region's 33 rows, 16 into the window: five bands of 7 rows at most, the last shorter.
+        assert bands == [(16, 7), (23, 7), (30, 7), (37, 7), (44, 5)]
+        found = cache.best(1, -2, 7)
+        assert found is not None and found[1].light is not None
+        monkeypatch.setattr(lighting, "light_maps", light_maps)
+        np.testing.assert_array_equal(found[1].light, world_regions.region_light(world_, key))
+        monkeypatch.setattr(lighting, "light_maps", band)
+        bands.clear()
+        feed.request(world_, [RegionKey(0, 0, 6)], light=True)  # coarser: traced whole
+        assert feed.wait_idle(60.0) and feed.take(cache) == 1 and bands == [(8, 17)]
+    finally:
+        feed.stop()
+
+
 @pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="Linux's scheduling policies")
 def test_the_worker_runs_only_where_no_other_thread_wants_a_core():
     """Under SCHED_IDLE: a thread of llvmpipe's waking takes the core from it at once (at nice 19 it could wait out

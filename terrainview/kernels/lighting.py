@@ -67,10 +67,10 @@ def _distances(reach_cells: float, nearest_cells: float) -> np.ndarray:
     return np.array(kept, dtype=np.float32)
 
 
-def _horizon_rows(heights, offsets, inverse_distances, first, out):
-    """Fill out[d, r, c] with the horizon's tangent along direction d at cell (first + r, first + c) (rows in prange).
+def _horizon_rows(heights, offsets, inverse_distances, first_row, first_column, out):
+    """Fill out[d, r, c] with the horizon's tangent along direction d at cell (first_row + r, first_column + c).
 
-    ``out``'s side may be less than the map's: a part of it.
+    Rows in prange; ``out`` may hold a part of the map.
 
     Samples are the nearest cells along each direction, every cell near and sparser far (``offsets``: d, k ->
     the (x, z) offset in cells; ``inverse_distances``: one over its length in surface units), wrapping across
@@ -78,10 +78,10 @@ def _horizon_rows(heights, offsets, inverse_distances, first, out):
     runs along two contiguous runs of a source row (before and after the wrap) and vectorizes. A tangent below
     zero (the cell stands above all it sees) is kept, so a peak's sky is larger than a plain's.
     """
-    side, count = heights.shape[0], out.shape[2]
+    side, first, count = heights.shape[0], first_column, out.shape[2]
     mask, end = side - 1, first + count
     for r in prange(out.shape[1]):
-        row = first + r
+        row = first_row + r
         here = heights[row]
         best = np.empty(count, dtype=np.float32)
         for d in range(offsets.shape[0]):
@@ -142,22 +142,23 @@ def nearest_occluder_cells(cell: float, finer: bool) -> float:
     return max(1.0, min(float(NEAREST_FINER_CELLS), NEAREST_FINER_REACH / cell)) if finer else 1.0
 
 
-def _whole(torus: np.ndarray) -> tuple[int, int]:
-    """The part (first cell, cells) of ``torus`` that is all of it, along both axes."""
-    return 0, torus.shape[0]
+def _whole(torus: np.ndarray) -> tuple[range, range]:
+    """The part of ``torus`` that is all of it: all its rows and columns."""
+    return range(torus.shape[0]), range(torus.shape[1])
 
 
-def _part(torus: np.ndarray, part: tuple[int, int] | None) -> tuple[int, int]:
-    """The square of ``torus`` lit: ``part`` (first cell, cells) along both axes, checked; or the whole."""
+def _part(torus: np.ndarray, part: tuple[range, range] | None) -> tuple[range, range]:
+    """The rows and the columns of ``torus`` lit: ``part``, checked; or the whole."""
     if part is None:
         return _whole(torus)
-    side = torus.shape[0]
-    first = check_int("part's first cell", part[0], 0, side - 1)
-    return first, check_int("part's cells", part[1], 1, side - first)
+    for axis, cells in zip(("rows", "columns"), part, strict=True):
+        if not (isinstance(cells, range) and cells.step == 1 and 0 <= cells.start < cells.stop <= torus.shape[0]):
+            raise ValueError(f"the part's {axis} must be a range of the map's {torus.shape[0]} cells, not {cells}")
+    return part
 
 
 def _horizons(torus: np.ndarray, directions: int, span: float, reach: float, finer: bool,
-              part: tuple[int, int]) -> np.ndarray:
+              part: tuple[range, range]) -> np.ndarray:
     directions = check_int("directions", directions, 1, 64)
     side = torus.shape[0]
     cell = check_real("span", span, 0.0, 1e6, low_inclusive=False) / side
@@ -166,10 +167,11 @@ def _horizons(torus: np.ndarray, directions: int, span: float, reach: float, fin
     along = compass_directions(directions)[:, None, :] * distances[None, :, None]
     offsets = np.rint(along).astype(np.int64)  # d, k, (x, z)
     lengths = np.hypot(offsets[..., 0], offsets[..., 1]) * cell
-    first, cells = part
-    out = np.empty((directions, cells, cells), dtype=np.float32)
+    rows, columns = part
+    out = np.empty((directions, len(rows), len(columns)), dtype=np.float32)
     work = out.size * offsets.shape[1]
-    return run_rows(_HORIZON, cells, work, torus, offsets, (1.0 / lengths).astype(np.float32), first, out)
+    return run_rows(_HORIZON, len(rows), work, torus, offsets, (1.0 / lengths).astype(np.float32), rows.start,
+                    columns.start, out)
 
 
 def sky_view(horizons: np.ndarray) -> np.ndarray:
@@ -190,20 +192,20 @@ def _stored(slope):
 
 def _encode_rows(horizons, maps):
     """Light maps from horizon tangents, a row at a time (rows in prange): the layout of ``light_maps``."""
-    directions, side = horizons.shape[0], horizons.shape[1]
+    directions, rows, columns = horizons.shape
     surface = directions // CHANNELS
-    for row in prange(side):
-        hidden = np.zeros(side, dtype=np.float32)
+    for row in prange(rows):
+        hidden = np.zeros(columns, dtype=np.float32)
         for d in range(directions):
             tangents = horizons[d, row]
             encoded = maps[d // CHANNELS, row, :, d % CHANNELS]
-            for column in range(side):
+            for column in range(columns):
                 tangent = tangents[column]
                 encoded[column] = _stored(tangent)
                 if tangent > 0.0:
                     hidden[column] += tangent / math.sqrt(1.0 + tangent * tangent)
         sky_view = maps[surface, row, :, SKY_VIEW_CHANNEL]
-        for column in range(side):
+        for column in range(columns):
             sky_view[column] = np.uint8(int((1.0 - hidden[column] / directions) * 255.0 + 0.5))
     return maps
 
@@ -211,18 +213,18 @@ def _encode_rows(horizons, maps):
 _ENCODE = row_kernels(_encode_rows)
 
 
-def _broad_slope_rows(torus, radius, inverse_span, first, out):
-    """Fill out[0 and 1, r, c] with the slopes along x and z at cell (first + r, first + c) (rows in prange).
+def _broad_slope_rows(torus, radius, inverse_span, first_row, first_column, out):
+    """Fill out[0 and 1, r, c] with the slopes along x and z at cell (first_row + r, first_column + c).
 
-    Central differences over ``radius`` cells either side, wrapping; ``inverse_span`` is one over that span in
-    units; each slope is stored as the horizons are (``_stored``).
+    Rows in prange. Central differences over ``radius`` cells either side, wrapping; ``inverse_span`` is one over
+    that span in units; each slope is stored as the horizons are (``_stored``).
     """
     mask = torus.shape[0] - 1
     for r in prange(out.shape[1]):
-        row = first + r
+        row = first_row + r
         back, front, here = torus[(row - radius) & mask], torus[(row + radius) & mask], torus[row]
         for c in range(out.shape[2]):
-            column = first + c
+            column = first_column + c
             out[0, r, c] = _stored((here[(column + radius) & mask] - here[(column - radius) & mask]) * inverse_span)
             out[1, r, c] = _stored((front[column] - back[column]) * inverse_span)
     return out
@@ -241,20 +243,20 @@ def broad_slope(heights: np.ndarray, max_cells: int = MAX_HORIZON_CELLS, span: f
     return _broad_slope(period, span, radius, _whole(period))
 
 
-def _broad_slope(torus: np.ndarray, span: float, radius: float, part: tuple[int, int]) -> np.ndarray:
+def _broad_slope(torus: np.ndarray, span: float, radius: float, part: tuple[range, range]) -> np.ndarray:
     side = torus.shape[0]
     cell = check_real("span", span, 0.0, 1e6, low_inclusive=False) / side
     radius_cells = max(1, min(round(check_real("radius", radius, 0.0, 1e6) / cell), side // 2))
-    first, cells = part
-    out = np.empty((2, cells, cells), dtype=np.uint8)
-    return run_rows(_BROAD_SLOPE, cells, 2 * cells * cells, torus, radius_cells,
-                    np.float32(1.0 / (2 * radius_cells * cell)), first, out)
+    rows, columns = part
+    out = np.empty((2, len(rows), len(columns)), dtype=np.uint8)
+    return run_rows(_BROAD_SLOPE, len(rows), out.size, torus, radius_cells, np.float32(1.0 / (2 * radius_cells * cell)),
+                    rows.start, columns.start, out)
 
 
 def light_maps(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
                max_cells: int = MAX_HORIZON_CELLS, span: float = SURFACE_SIZE,
                reach: float = REACH * SURFACE_SIZE, surface_finer: bool | None = None,
-               part: tuple[int, int] | None = None) -> np.ndarray:
+               part: tuple[range, range] | None = None) -> np.ndarray:
     """What the GPU lights and covers a surface with: uint8 of shape (directions / 4 + 1, cells, cells, 4).
 
     Horizon tangents t as (t / (1 + |t|) + 1) / 2, 0 to 255 (the GPU turns them back into elevations), four
@@ -262,8 +264,8 @@ def light_maps(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
     255) and the broad slope along x and z (``broad_slope``): ``surface_channels``; its SUN_CHANNEL is 255 (a
     horizon straight up) until ``sun_surface_layer`` writes a sun's. ``surface_finer`` as for ``horizon_map``.
 
-    ``part`` (first cell, cells): only that square of the traced cells, along both axes, and exactly that square
-    of the whole result (the land around it still casts its shadows: a region traced within a wider window).
+    ``part`` (rows, columns): only those of the traced cells, exactly that part of the whole result (the land
+    around it still casts its shadows: a region traced within a wider window, a band of its rows at a time).
     """
     directions = check_int("directions", directions, CHANNELS, 64)
     if directions % CHANNELS:
@@ -271,9 +273,9 @@ def light_maps(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
     period = torus(heights, max_cells)  # checked and strided once for both
     lit = _part(period, part)
     horizons = _horizons(period, directions, span, reach, _finer(heights, period, surface_finer), lit)
-    side = horizons.shape[1]
-    maps = np.empty((directions // CHANNELS + 1, side, side, CHANNELS), dtype=np.uint8)
-    run_rows(_ENCODE, side, horizons.size, horizons, maps)
+    rows, columns = horizons.shape[1:]
+    maps = np.empty((directions // CHANNELS + 1, rows, columns, CHANNELS), dtype=np.uint8)
+    run_rows(_ENCODE, rows, horizons.size, horizons, maps)
     broad = _broad_slope(period, span, BROAD_SLOPE_RADIUS, lit)
     maps[-1, :, :, BROAD_X_CHANNEL], maps[-1, :, :, BROAD_Z_CHANNEL] = broad[0], broad[1]
     maps[-1, :, :, SUN_CHANNEL] = 255

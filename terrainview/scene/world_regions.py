@@ -81,8 +81,7 @@ def region_map_in_steps(world_: World, key: RegionKey,
     paces its work between steps (window/world_feed.py).
     """
     side = map_side(key.detail)
-    bands = -(-side // band_rows)
-    rows = -(-side // bands)  # bands of even size
+    rows = _even_band_rows(side, band_rows)
     heights = np.empty((side, side), dtype=np.float32)
     pyramid = _pyramid_rows(side)
     for first_row in range(0, side, rows):
@@ -94,6 +93,12 @@ def region_map_in_steps(world_: World, key: RegionKey,
         if first_row + band < side:
             yield
     return heights, None if pyramid is None else pyramid.surface()
+
+
+def _even_band_rows(rows: int, most: int) -> int:
+    """Rows a band, splitting ``rows`` into bands of at most ``most`` rows, as few as can be, of even size."""
+    bands = -(-rows // most)
+    return -(-rows // bands)
 
 
 @functools.lru_cache(maxsize=8)
@@ -145,6 +150,20 @@ def region_light(world_: World, key: RegionKey) -> np.ndarray:
     the region's own cells are traced (a quarter of the window's: 80 ms of a core at detail 10 became 26).
     Points are every 2**LIGHT_COARSER-th of the region's (at most 2**LIGHT_DETAIL cells a side), rows are Z.
     """
+    steps = region_light_in_steps(world_, key, world.region_cells(LIGHT_DETAIL) + 1)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as traced:
+            return traced.value
+
+
+def region_light_in_steps(world_: World, key: RegionKey, band_rows: int) -> Generator[None, None, np.ndarray]:
+    """The region's light maps (``region_light``), the same bit for bit, traced in steps.
+
+    A band of at most ``band_rows`` rows at a time: yields between bands, and returns the maps. For a worker that
+    paces its work (as ``region_map_in_steps``).
+    """
     detail = max(min(key.detail - LIGHT_COARSER, LIGHT_DETAIL), MIN_DETAIL)
     cells = world.region_cells(detail)
     margin = cells // 2  # one unit
@@ -152,9 +171,22 @@ def region_light(world_: World, key: RegionKey) -> np.ndarray:
                                  2 * cells + 1, world_.seed, world_.h, world_.height_scale, world_.octaves)
     # Two cells short of the margin: no ray's last sample lands on the window's far edge, where it would wrap.
     reach = (margin - 2) * camera.TILE_SIZE / cells
-    # Its heights are finer than this trace (but at the coarsest details): see lighting.NEAREST_FINER_CELLS.
-    return lighting.light_maps(window, max_cells=2 * cells, span=2.0 * camera.TILE_SIZE, reach=reach,
-                               surface_finer=detail < key.detail, part=(margin, cells + 1))
+    own = range(margin, margin + cells + 1)  # the window's rows and columns that are the region's
+
+    def band(rows: range) -> np.ndarray:
+        # Its heights are finer than this trace (but at the coarsest details): see lighting.NEAREST_FINER_CELLS.
+        return lighting.light_maps(window, max_cells=2 * cells, span=2.0 * camera.TILE_SIZE, reach=reach,
+                                   surface_finer=detail < key.detail, part=(rows, own))
+
+    layers = lighting.HORIZON_DIRECTIONS // lighting.CHANNELS + 1
+    maps = np.empty((layers, cells + 1, cells + 1, lighting.CHANNELS), dtype=np.uint8)
+    rows_each = _even_band_rows(cells + 1, band_rows)
+    for start in range(0, cells + 1, rows_each):
+        if start:
+            yield
+        rows = own[start:start + rows_each]
+        maps[:, start:start + len(rows)] = band(rows)
+    return maps
 
 
 def region_centre(x: int, z: int) -> tuple[float, float]:

@@ -11,6 +11,8 @@ import contextlib
 import os
 import threading
 import time
+from collections.abc import Generator
+from typing import TypeVar
 
 import numpy as np
 
@@ -20,11 +22,14 @@ from terrainview.scene.world_regions import (
     RegionKey,
     World,
     region_light,
+    region_light_in_steps,
     region_map,
     region_map_in_steps,
     region_pyramid,
 )
 from terrainview.window.worker_thread import WorkerThread
+
+Made = TypeVar("Made")
 
 # The worker thread runs under Linux's SCHED_IDLE: only on a core no other thread wants, and any thread waking
 # takes the core from it at once. Niced instead, a thread of llvmpipe's waking between the bins of a frame's pixels
@@ -43,6 +48,8 @@ WORKER_NICENESS = 19
 PACED_DETAIL = 11
 BAND_ROWS = 512
 HOLD_SECONDS = 0.03
+# So are their light maps (257^2 horizons, 23 ms of a core), in bands of at most LIGHT_BAND_ROWS rows (5 ms or so).
+LIGHT_BAND_ROWS = 64
 # Under SCHED_IDLE the worker gets no core while the frames keep both busy: small frames drawn back to back (the
 # original look at iterations 8) left the view on its stand-ins for up to 3 s after a change, 82 maps of 0.2 ms
 # each (at nice 19: 0.05-0.2 s). So when the worker has had less than STARVED_SHARE of a core over the last
@@ -132,13 +139,25 @@ class WorldFeed(WorkerThread):
     def _map_and_pyramid(self, world_: World, key: RegionKey) -> tuple[np.ndarray, LodSurface | None] | None:
         """The region's map and pyramid, or None if dropped on the way (stopping, or its world no longer asked).
 
-        Paced (maps of PACED_DETAIL and finer, when ``paced``): in steps (``region_map_in_steps``), waiting while
-        held before each and resting after as long as it took.
+        Paced (maps of PACED_DETAIL and finer, when ``paced``): ``region_map_in_steps``, ``_in_paced_steps``.
         """
         if not self._paced or key.detail < PACED_DETAIL:
             heights = region_map(world_, key)
             return heights, region_pyramid(heights)
-        steps = region_map_in_steps(world_, key, BAND_ROWS)
+        return self._in_paced_steps(world_, region_map_in_steps(world_, key, BAND_ROWS))
+
+    def _light(self, world_: World, key: RegionKey) -> np.ndarray | None:
+        """The region's light maps, or None if dropped on the way; paced as its map is."""
+        if not self._paced or key.detail < PACED_DETAIL:
+            return region_light(world_, key)
+        return self._in_paced_steps(world_, region_light_in_steps(world_, key, LIGHT_BAND_ROWS))
+
+    def _in_paced_steps(self, world_: World, steps: Generator[None, None, Made]) -> Made | None:
+        """What ``steps`` makes, or None if dropped on the way (stopping, or its world no longer asked).
+
+        Before each step it waits while the window holds the worker (at most HOLD_SECONDS), and after each it
+        rests as long as the step took.
+        """
         while True:
             with self._condition:
                 self._condition.wait_for(lambda: not self._held or self._stopping, timeout=HOLD_SECONDS)
@@ -203,10 +222,10 @@ class WorldFeed(WorkerThread):
                 key = self._making = keys.pop(0)
             assert world_ is not None
             made = self._map_and_pyramid(world_, key)
-            light_maps = region_light(world_, key) if light and made is not None else None
+            light_maps = self._light(world_, key) if light and made is not None else None
             with self._condition:
-                # Still this world's turn (not forgotten, no other world asked)?
-                if made is not None and self._asked[0] == world_:
+                # Still this world's turn (not forgotten, no other world asked)? Lit, if asked so.
+                if made is not None and (light_maps is not None or not light) and self._asked[0] == world_:
                     heights, pyramid = made
                     self._made.append((world_, key, heights, light_maps, pyramid))
                 self._making = None
