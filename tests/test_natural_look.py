@@ -132,11 +132,15 @@ def test_horizons_are_the_same_on_one_thread_and_two():
     one = serial(torus, offsets, inverse, 0, 0, np.empty((16, side, side), np.float32))
     two = parallel(torus, offsets, inverse, 0, 0, np.empty((16, side, side), np.float32))
     np.testing.assert_array_equal(one, two)
+    part_one = serial(torus, offsets, inverse, 32, 40, np.empty((16, 50, 60), np.float32))
+    part_two = parallel(torus, offsets, inverse, 32, 40, np.empty((16, 50, 60), np.float32))
+    np.testing.assert_array_equal(part_one, part_two)
+    np.testing.assert_array_equal(part_one, one[:, 32:82, 40:100])
 
 
 @pytest.mark.parametrize("rows, columns", [(range(128), range(128)), (range(32, 97), range(32, 97)),
                                            (range(1), range(1)), (range(100, 128), range(0, 28)),
-                                           (range(127, 128), range(5, 70))])
+                                           (range(127, 128), range(5, 70)), (range(0, 5), range(100, 128))])
 def test_a_part_of_the_light_maps_is_that_part_of_the_whole(rows, columns):
     """A part is lit by all the map around it: the same rows and columns of the whole maps, samples wrapping past
     its edges."""
@@ -148,7 +152,7 @@ def test_a_part_of_the_light_maps_is_that_part_of_the_whole(rows, columns):
 
 @pytest.mark.parametrize("part", [(range(-1, 4), range(4)), (range(128, 129), range(4)), (range(129), range(4)),
                                   (range(4), range(100, 129)), (range(5, 5), range(4)), (range(0, 8, 2), range(4)),
-                                  ((0, 4), range(4))])
+                                  ((0, 4), range(4)), range(4), (range(4), range(4), range(4))])
 def test_a_part_outside_the_map_is_refused(part):
     with pytest.raises(ValueError, match="the part's"):
         light_maps(diamond_square(7, 5, 0.7), part=part)

@@ -363,6 +363,19 @@ def test_a_large_map_is_made_in_paced_steps_that_wait_while_the_window_holds_the
         unpaced.stop()
 
 
+def test_a_regions_light_maps_are_its_part_of_the_window_around_it():
+    """A region's light maps are those of the window of land a unit around it, cut to the region (its own cells are
+    all that is traced): the land around casts its shadows."""
+    world_, key = World(4, 0.8, 1.0, 2), RegionKey(1, -2, 6)  # traced at detail 4: 16 cells, a margin of 8
+    cells, margin = 16, 8
+    window = world.world_heights(4, key.x * cells - margin, key.z * cells - margin, 2 * cells + 1, 2 * cells + 1,
+                                 world_.seed, world_.h, world_.height_scale, world_.octaves)
+    whole = lighting.light_maps(window, max_cells=2 * cells, span=4.0, reach=(margin - 2) * 2.0 / cells,
+                                surface_finer=True)
+    np.testing.assert_array_equal(world_regions.region_light(world_, key),
+                                  whole[:, margin:margin + cells + 1, margin:margin + cells + 1])
+
+
 @pytest.mark.parametrize("band_rows", [1, 5, 16, 17, 1000])
 def test_light_maps_traced_in_steps_are_the_whole_light_maps(band_rows):
     """region_light_in_steps yields between bands of rows and returns what region_light traces, bit for bit."""

@@ -151,9 +151,12 @@ def _part(torus: np.ndarray, part: tuple[range, range] | None) -> tuple[range, r
     """The rows and the columns of ``torus`` lit: ``part``, checked; or the whole."""
     if part is None:
         return _whole(torus)
+    if not (isinstance(part, tuple) and len(part) == 2):
+        raise ValueError(f"the part's rows and columns must be two ranges, not {part!r}")
     for axis, cells in zip(("rows", "columns"), part, strict=True):
         if not (isinstance(cells, range) and cells.step == 1 and 0 <= cells.start < cells.stop <= torus.shape[0]):
-            raise ValueError(f"the part's {axis} must be a range of the map's {torus.shape[0]} cells, not {cells}")
+            raise ValueError(f"the part's {axis} must be a range of step 1, not empty, within the {torus.shape[0]} "
+                             f"traced cells, not {cells!r}")
     return part
 
 
@@ -249,15 +252,17 @@ def _broad_slope(torus: np.ndarray, span: float, radius: float, part: tuple[rang
     radius_cells = max(1, min(round(check_real("radius", radius, 0.0, 1e6) / cell), side // 2))
     rows, columns = part
     out = np.empty((2, len(rows), len(columns)), dtype=np.uint8)
-    return run_rows(_BROAD_SLOPE, len(rows), out.size, torus, radius_cells, np.float32(1.0 / (2 * radius_cells * cell)),
-                    rows.start, columns.start, out)
+    return run_rows(_BROAD_SLOPE, len(rows), len(rows) * len(columns), torus, radius_cells,
+                    np.float32(1.0 / (2 * radius_cells * cell)), rows.start, columns.start, out)
 
 
 def light_maps(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
                max_cells: int = MAX_HORIZON_CELLS, span: float = SURFACE_SIZE,
                reach: float = REACH * SURFACE_SIZE, surface_finer: bool | None = None,
                part: tuple[range, range] | None = None) -> np.ndarray:
-    """What the GPU lights and covers a surface with: uint8 of shape (directions / 4 + 1, cells, cells, 4).
+    """What the GPU lights and covers a surface with: uint8 (directions / 4 + 1, rows, columns, 4).
+
+    Of every cell traced, or of ``part``'s.
 
     Horizon tangents t as (t / (1 + |t|) + 1) / 2, 0 to 255 (the GPU turns them back into elevations), four
     directions a texel (``horizon_channel``); the last layer holds the sky view (``sky_view``, 0 to 1 as 0 to
