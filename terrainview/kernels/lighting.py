@@ -75,28 +75,35 @@ def _horizon_rows(heights, offsets, inverse_distances, first_row, first_column, 
     Samples are the nearest cells along each direction, every cell near and sparser far (``offsets``: d, k ->
     the (x, z) offset in cells; ``inverse_distances``: one over its length in surface units), wrapping across
     the edges. For one row, direction and sample the offset is the same for every column, so the inner loop
-    runs along two contiguous runs of a source row (before and after the wrap) and vectorizes. A tangent below
+    runs along two contiguous runs of a source row (before and after the wrap, ``_raise_to``). A tangent below
     zero (the cell stands above all it sees) is kept, so a peak's sky is larger than a plain's.
     """
-    side, first, count = heights.shape[0], first_column, out.shape[2]
-    mask, end = side - 1, first + count
+    side, count = heights.shape[0], out.shape[2]
+    mask = side - 1
     for r in prange(out.shape[1]):
         row = first_row + r
-        here = heights[row]
+        here = heights[row, first_column:first_column + count]
         best = np.empty(count, dtype=np.float32)
         for d in range(offsets.shape[0]):
             best[:] = -1e30
             for k in range(offsets.shape[1]):
                 source = heights[(row + offsets[d, k, 1]) & mask]
-                shift = offsets[d, k, 0] & mask
                 scale = inverse_distances[d, k]
-                split = side - shift
-                for column in range(first, min(split, end)):
-                    best[column - first] = max(best[column - first], (source[column + shift] - here[column]) * scale)
-                for column in range(max(split, first), end):
-                    best[column - first] = max(best[column - first], (source[column - split] - here[column]) * scale)
+                start = first_column + (offsets[d, k, 0] & mask)  # the source column of the part's first
+                wrap = min(max(side - start, 0), count)  # the part's first column whose source wraps
+                # Each run as views indexed from 0: no index can be negative, so no check of one, and the loops
+                # vectorize (indexed as source[column + shift], a whole map's took 4.5 times as long).
+                _raise_to(best[:wrap], source[start:start + wrap], here[:wrap], scale)
+                _raise_to(best[wrap:], source[start + wrap - side:start + count - side], here[wrap:], scale)
             out[d, r] = best
     return out
+
+
+@njit(cache=True, inline="always")
+def _raise_to(best, source, here, scale):
+    """Raise each of ``best`` to (source - here) * scale where that is higher."""
+    for c in range(best.shape[0]):
+        best[c] = max(best[c], (source[c] - here[c]) * scale)
 
 
 _HORIZON = row_kernels(_horizon_rows)

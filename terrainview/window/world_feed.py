@@ -48,7 +48,7 @@ WORKER_NICENESS = 19
 PACED_DETAIL = 11
 BAND_ROWS = 512
 HOLD_SECONDS = 0.03
-# So are their light maps (257^2 horizons, 23 ms of a core), in bands of at most LIGHT_BAND_ROWS rows (5 ms or so).
+# So are their light maps (257^2 horizons, 10 ms of a core), in bands of at most LIGHT_BAND_ROWS rows (2 ms or so).
 LIGHT_BAND_ROWS = 64
 # Under SCHED_IDLE the worker gets no core while the frames keep both busy: small frames drawn back to back (the
 # original look at iterations 8) left the view on its stand-ins for up to 3 s after a change, 82 maps of 0.2 ms
