@@ -497,6 +497,22 @@ def test_the_sky_table_follows_the_sun_there_and_back(renderer, gl_ctx):
         np.testing.assert_array_equal(values, expected_values)
 
 
+def test_the_programs_sample_a_copy_of_the_sky_table_not_the_texture_drawn_into(renderer):
+    """On llvmpipe the endless world's vertex shaders, sampling a texture the GPU had drawn into again (the sun
+    moved), made each region's draw wait for the frame's pixels so far. They sample a copy written from the CPU:
+    the texels drawn, for every sun."""
+    gpu = renderer.gpu
+    drawn = gpu.get("framebuffer:sky_table").color_attachments[0]
+    sampled = gpu.get("texture:sky_table")
+    assert drawn.glo != sampled.glo
+    tables = []
+    for sun in ((0.0, 1.0, 0.0), (0.0, 0.05, -0.998749), (0.6, 0.8, 0.0)):
+        gpu.sky_table(sun)
+        tables.append(sampled.read())
+        assert tables[-1] == drawn.read()
+    assert len(set(tables)) == 3, "each sun's own table"
+
+
 @pytest.mark.parametrize("region", [False, True])
 def test_a_grid_points_neighbours_wrap_on_tiles_and_reach_into_a_regions_apron(renderer, region):
     """grid.glsl's neighbour_heights, which the slope-shaded and the world's normals come from, read back by

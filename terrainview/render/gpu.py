@@ -546,10 +546,13 @@ class GpuResources:
         self._own("vao:sky", ctx.vertex_array(self.programs["sky"],
                                               [(sky, "3f 2f", "in_position", "in_texcoord_0")]))
         # The natural look's sky-view table: rows up (sky_table_layout.glsl), one more of constants (sky_table.glsl).
-        table = self._own("texture:sky_table", ctx.texture((SKY_TABLE_SIZE[0], SKY_TABLE_SIZE[1] + 1), 4, dtype="f2"))
+        # Drawn into one texture and sampled from a copy written from the CPU (``sky_table``).
+        table_size = (SKY_TABLE_SIZE[0], SKY_TABLE_SIZE[1] + 1)
+        table = self._own("texture:sky_table", ctx.texture(table_size, 4, dtype="f2"))
         table.repeat_x, table.repeat_y = True, False
         table.filter = (moderngl.LINEAR, moderngl.LINEAR)
-        self._own("framebuffer:sky_table", ctx.framebuffer([table]))
+        drawn = self._own("texture:sky_table_drawn", ctx.texture(table_size, 4, dtype="f2"))
+        self._own("framebuffer:sky_table", ctx.framebuffer([drawn]))
         self._sky_table_sun: tuple[float, float, float] | None = None  # the sun the table was drawn for
         self._sky_constants: dict[str, Any] = {}
         # Random values for the natural look's broad variation, and the octaves of its close-range detail
@@ -793,9 +796,13 @@ class GpuResources:
     def sky_table(self, sun: tuple[float, float, float]) -> dict[str, Any]:
         """The natural look's sky-view table for the sun toward ``sun`` (a unit vector), and its constants.
 
-        The table is drawn only when the sun has moved, and its row of constants read back then: they are the
-        programs' uniforms (sky_view.glsl), returned by name. The read waits for the table (on a GPU, for the work
-        queued before it), once per sun: while the sun is dragged, a frame; the model stays written once, in GLSL.
+        The table is drawn only when the sun has moved, and read back then: its row of constants are the programs'
+        uniforms (sky_view.glsl), returned by name. The read waits for the table (on a GPU, for the work queued
+        before it), once per sun: while the sun is dragged, a frame; the model stays written once, in GLSL.
+
+        The programs sample a copy of it written from here, not the texture drawn into: on llvmpipe, once the sun
+        had moved, the endless world's vertex shaders reading that one made each region's draw wait for the frame's
+        pixels so far (the world's frames at iterations 10 went from 45 to 50-59 ms, and stayed there).
         """
         if sun != self._sky_table_sun:
             table = self.get("framebuffer:sky_table")
@@ -804,8 +811,10 @@ class GpuResources:
                 uniform(self.programs["sky_table"], "sun_direction").value = sun
                 self.get("vao:sky_table").render(moderngl.TRIANGLES, vertices=3)
             count = len(SKY_CONSTANTS)
-            row = np.frombuffer(table.read(viewport=(0, SKY_TABLE_SIZE[1], count, 1), components=4, dtype="f2"),
-                                dtype=np.float16).astype(np.float64).reshape(count, 4)
+            drawn = table.read(components=4, dtype="f2")
+            self.get("texture:sky_table").write(drawn)
+            texels = np.frombuffer(drawn, dtype=np.float16).reshape(SKY_TABLE_SIZE[1] + 1, SKY_TABLE_SIZE[0], 4)
+            row = texels[SKY_TABLE_SIZE[1], :count].astype(np.float64)
             self._sky_constants = {name: float(texel[0]) if name == "exposure_scale" else tuple(texel[:3])
                                    for name, texel in zip(SKY_CONSTANTS, row, strict=True)}
             self._sky_table_sun = sun
