@@ -158,6 +158,26 @@ def test_a_part_outside_the_map_is_refused(part):
         light_maps(diamond_square(7, 5, 0.7), part=part)
 
 
+def test_the_horizon_kernel_is_the_same_float32_steps_bit_for_bit():
+    """Each sample raises a cell's horizon to (height there - height here) * its inverse distance, in float32, in
+    the samples' order: numpy doing those steps gives the kernel's horizons exactly, both builds, whole or a part."""
+    heights = diamond_square(7, 5, 0.7)
+    torus = np.ascontiguousarray(heights[:-1, :-1])
+    side = torus.shape[0]
+    along = compass_directions(16)[:, None, :] * lighting._distances(lighting.REACH * side, 1.0)[None, :, None]
+    offsets = np.rint(along).astype(np.int64)
+    inverse = (1.0 / (np.hypot(offsets[..., 0], offsets[..., 1]) * (2.0 / side))).astype(np.float32)
+    expected = np.full((16, side, side), -1e30, dtype=np.float32)
+    for d in range(16):
+        for k in range(offsets.shape[1]):
+            seen = np.roll(torus, (-offsets[d, k, 1], -offsets[d, k, 0]), axis=(0, 1))
+            expected[d] = np.maximum(expected[d], (seen - torus) * inverse[d, k])
+    for build in lighting._HORIZON:
+        np.testing.assert_array_equal(build(torus, offsets, inverse, 0, 0, np.empty_like(expected)), expected)
+        part = build(torus, offsets, inverse, 5, 100, np.empty((16, 35, 28), np.float32))
+        np.testing.assert_array_equal(part, expected[:, 5:40, 100:128])
+
+
 def test_valleys_see_less_sky_than_peaks():
     side = 64
     x = np.arange(side)

@@ -93,8 +93,10 @@ def _horizon_rows(heights, offsets, inverse_distances, first_row, first_column, 
                 wrap = min(max(side - start, 0), count)  # the part's first column whose source wraps
                 # Each run as views indexed from 0: no index can be negative, so no check of one, and the loops
                 # vectorize (indexed as source[column + shift], a whole map's took 4.5 times as long).
-                _raise_to(best[:wrap], source[start:start + wrap], here[:wrap], scale)
-                _raise_to(best[wrap:], source[start + wrap - side:start + count - side], here[wrap:], scale)
+                if wrap > 0:
+                    _raise_to(best[:wrap], source[start:start + wrap], here[:wrap], scale)
+                if wrap < count:
+                    _raise_to(best[wrap:], source[start + wrap - side:start + count - side], here[wrap:], scale)
             out[d, r] = best
     return out
 

@@ -802,7 +802,7 @@ class GpuResources:
 
         The programs sample a copy of it written from here, not the texture drawn into: on llvmpipe, once the sun
         had moved, the endless world's vertex shaders reading that one made each region's draw wait for the frame's
-        pixels so far (the world's frames at iterations 10 went from 45 to 50-59 ms, and stayed there).
+        pixels so far (the world's frames at iterations 10 and 12 went from 45 to 50-59 ms, and stayed there).
         """
         if sun != self._sky_table_sun:
             table = self.get("framebuffer:sky_table")

@@ -147,7 +147,7 @@ def region_light(world_: World, key: RegionKey) -> np.ndarray:
 
     Traced over a window reaching one unit (the horizons' reach) past each of the region's sides, so its
     shadows come from the land around it; the window's own wrap-around never reaches back into the region. Only
-    the region's own cells are traced (a quarter of the window's: at detail 10, some 10 ms of a core instead of 80).
+    the region's own cells are traced, a quarter of the window's (at detail 10, some 10 ms of a core).
     Points are every 2**LIGHT_COARSER-th of the region's (at most 2**LIGHT_DETAIL cells a side), rows are Z.
     """
     steps = region_light_in_steps(world_, key, world.region_cells(LIGHT_DETAIL) + 1)
