@@ -278,20 +278,23 @@ def test_the_natural_look_holds_regions_fine_enough_for_its_per_pixel_normals():
     assert sum(key.detail for key in lit) > sum(key.detail for key in plain) + len(lit) // 2
 
 
+def run_to_end(steps):
+    """Run a generator of steps to its end: how many times it yielded, and what it returned."""
+    yields = 0
+    while True:
+        try:
+            next(steps)
+        except StopIteration as finished:
+            return yields, finished.value
+        yields += 1
+
+
 @pytest.mark.parametrize("band_rows", [1, 2, 7, 100])
 def test_a_map_made_in_steps_is_the_whole_map_and_its_pyramid(band_rows):
     """region_map_in_steps yields between bands (one of only apron rows included) and returns what
     region_map and region_pyramid make, bit for bit."""
     world_, key = World(4, 0.8, 1.0, 2), RegionKey(2, -1, 4)  # 19 rows: one band per row at band_rows 1
-    steps = world_regions.region_map_in_steps(world_, key, band_rows)
-    yields = 0
-    while True:
-        try:
-            next(steps)
-            yields += 1
-        except StopIteration as made:
-            heights, pyramid = made.value
-            break
+    yields, (heights, pyramid) = run_to_end(world_regions.region_map_in_steps(world_, key, band_rows))
     assert yields == -(-19 // band_rows) - 1
     whole = world_regions.region_map(world_, key)
     np.testing.assert_array_equal(heights, whole)
@@ -380,15 +383,7 @@ def test_a_regions_light_maps_are_its_part_of_the_window_around_it():
 def test_light_maps_traced_in_steps_are_the_whole_light_maps(band_rows):
     """region_light_in_steps yields between bands of rows and returns what region_light traces, bit for bit."""
     world_, key = World(4, 0.8, 1.0, 2), RegionKey(-2, 3, 7)  # traced at detail 5: 33 rows
-    steps = world_regions.region_light_in_steps(world_, key, band_rows)
-    yields = 0
-    while True:
-        try:
-            next(steps)
-            yields += 1
-        except StopIteration as traced:
-            maps = traced.value
-            break
+    yields, maps = run_to_end(world_regions.region_light_in_steps(world_, key, band_rows))
     assert yields == -(-33 // band_rows) - 1
     np.testing.assert_array_equal(maps, world_regions.region_light(world_, key))
 
