@@ -278,23 +278,12 @@ def test_the_natural_look_holds_regions_fine_enough_for_its_per_pixel_normals():
     assert sum(key.detail for key in lit) > sum(key.detail for key in plain) + len(lit) // 2
 
 
-def run_to_end(steps):
-    """Run a generator of steps to its end: how many times it yielded, and what it returned."""
-    yields = 0
-    while True:
-        try:
-            next(steps)
-        except StopIteration as finished:
-            return yields, finished.value
-        yields += 1
-
-
 @pytest.mark.parametrize("band_rows", [1, 2, 7, 100])
 def test_a_map_made_in_steps_is_the_whole_map_and_its_pyramid(band_rows):
     """region_map_in_steps yields between bands (one of only apron rows included) and returns what
     region_map and region_pyramid make, bit for bit."""
     world_, key = World(4, 0.8, 1.0, 2), RegionKey(2, -1, 4)  # 19 rows: one band per row at band_rows 1
-    yields, (heights, pyramid) = run_to_end(world_regions.region_map_in_steps(world_, key, band_rows))
+    yields, (heights, pyramid) = world_regions.run_steps(world_regions.region_map_in_steps(world_, key, band_rows))
     assert yields == -(-19 // band_rows) - 1
     whole = world_regions.region_map(world_, key)
     np.testing.assert_array_equal(heights, whole)
@@ -366,26 +355,33 @@ def test_a_large_map_is_made_in_paced_steps_that_wait_while_the_window_holds_the
         unpaced.stop()
 
 
+def window_light(world_: World, key: RegionKey, detail: int) -> np.ndarray:
+    """A region's light maps, the plain way: those of the whole window of land a unit around it (traced at
+    ``detail``, finer than its heights), cut to the region."""
+    cells = world.region_cells(detail)
+    margin = cells // 2
+    window = world.world_heights(detail, key.x * cells - margin, key.z * cells - margin, 2 * cells + 1,
+                                 2 * cells + 1, world_.seed, world_.h, world_.height_scale, world_.octaves)
+    whole = lighting.light_maps(window, max_cells=2 * cells, span=4.0, reach=(margin - 2) * 2.0 / cells,
+                                surface_finer=True)
+    return whole[:, margin:margin + cells + 1, margin:margin + cells + 1]
+
+
 def test_a_regions_light_maps_are_its_part_of_the_window_around_it():
     """A region's light maps are those of the window of land a unit around it, cut to the region (its own cells are
     all that is traced): the land around casts its shadows."""
-    world_, key = World(4, 0.8, 1.0, 2), RegionKey(1, -2, 6)  # traced at detail 4: 16 cells, a margin of 8
-    cells, margin = 16, 8
-    window = world.world_heights(4, key.x * cells - margin, key.z * cells - margin, 2 * cells + 1, 2 * cells + 1,
-                                 world_.seed, world_.h, world_.height_scale, world_.octaves)
-    whole = lighting.light_maps(window, max_cells=2 * cells, span=4.0, reach=(margin - 2) * 2.0 / cells,
-                                surface_finer=True)
-    np.testing.assert_array_equal(world_regions.region_light(world_, key),
-                                  whole[:, margin:margin + cells + 1, margin:margin + cells + 1])
+    world_, key = World(4, 0.8, 1.0, 2), RegionKey(1, -2, 6)  # traced at detail 4
+    np.testing.assert_array_equal(world_regions.region_light(world_, key), window_light(world_, key, 4))
 
 
 @pytest.mark.parametrize("band_rows", [1, 5, 16, 17, 1000])
 def test_light_maps_traced_in_steps_are_the_whole_light_maps(band_rows):
-    """region_light_in_steps yields between bands of rows and returns what region_light traces, bit for bit."""
+    """region_light_in_steps yields between bands of rows and returns the window's light maps cut to the region,
+    bit for bit, however its rows are banded."""
     world_, key = World(4, 0.8, 1.0, 2), RegionKey(-2, 3, 7)  # traced at detail 5: 33 rows
-    yields, maps = run_to_end(world_regions.region_light_in_steps(world_, key, band_rows))
+    yields, maps = world_regions.run_steps(world_regions.region_light_in_steps(world_, key, band_rows))
     assert yields == -(-33 // band_rows) - 1
-    np.testing.assert_array_equal(maps, world_regions.region_light(world_, key))
+    np.testing.assert_array_equal(maps, window_light(world_, key, 5))
 
 
 def test_large_light_maps_are_traced_in_paced_steps_that_wait_while_the_window_holds_the_worker(monkeypatch):

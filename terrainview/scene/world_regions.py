@@ -13,12 +13,15 @@ import math
 from collections import OrderedDict
 from collections.abc import Generator
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
 from terrainview.kernels import lighting, lod, texturing, world
 from terrainview.scene import camera
 from terrainview.scene.settings import ENDLESS, SceneSettings
+
+Made = TypeVar("Made")  # what a generator of steps makes
 
 MIN_DETAIL = 4  # a region is held with at least 16 cells a side: one level-of-detail patch
 APRON = 1  # points around each region's map, from its neighbours
@@ -150,12 +153,21 @@ def region_light(world_: World, key: RegionKey) -> np.ndarray:
     the region's own cells are traced, a quarter of the window's (at detail 10, some 10 ms of a core).
     Points are every 2**LIGHT_COARSER-th of the region's (at most 2**LIGHT_DETAIL cells a side), rows are Z.
     """
-    steps = region_light_in_steps(world_, key, world.region_cells(LIGHT_DETAIL) + 1)
+    return run_steps(region_light_in_steps(world_, key, world.region_cells(LIGHT_DETAIL) + 1))[1]
+
+
+def run_steps(steps: Generator[None, None, Made]) -> tuple[int, Made]:
+    """Run a generator of steps (``region_map_in_steps``, ``region_light_in_steps``) to its end, all at once.
+
+    Returns how many times it yielded and what it made.
+    """
+    yields = 0
     while True:
         try:
             next(steps)
-        except StopIteration as traced:
-            return traced.value
+        except StopIteration as finished:
+            return yields, finished.value
+        yields += 1
 
 
 def region_light_in_steps(world_: World, key: RegionKey, band_rows: int) -> Generator[None, None, np.ndarray]:
@@ -178,15 +190,13 @@ def region_light_in_steps(world_: World, key: RegionKey, band_rows: int) -> Gene
         return lighting.light_maps(window, max_cells=2 * cells, span=2.0 * camera.TILE_SIZE, reach=reach,
                                    surface_finer=detail < key.detail, part=(rows, own))
 
-    layers = lighting.HORIZON_DIRECTIONS // lighting.CHANNELS + 1
-    maps = np.empty((layers, cells + 1, cells + 1, lighting.CHANNELS), dtype=np.uint8)
     rows_each = _even_band_rows(cells + 1, band_rows)
+    bands = []
     for start in range(0, cells + 1, rows_each):
         if start:
             yield
-        rows = own[start:start + rows_each]
-        maps[:, start:start + len(rows)] = band(rows)
-    return maps
+        bands.append(band(own[start:start + rows_each]))
+    return np.concatenate(bands, axis=1)
 
 
 def region_centre(x: int, z: int) -> tuple[float, float]:

@@ -12,12 +12,12 @@ import os
 import threading
 import time
 from collections.abc import Generator
-from typing import TypeVar
 
 import numpy as np
 
 from terrainview.kernels.lod import LodSurface
 from terrainview.scene.world_regions import (
+    Made,
     RegionCache,
     RegionKey,
     World,
@@ -28,8 +28,6 @@ from terrainview.scene.world_regions import (
     region_pyramid,
 )
 from terrainview.window.worker_thread import WorkerThread
-
-Made = TypeVar("Made")
 
 # The worker thread runs under Linux's SCHED_IDLE: only on a core no other thread wants, and any thread waking
 # takes the core from it at once. Niced instead, a thread of llvmpipe's waking between the bins of a frame's pixels
@@ -49,6 +47,8 @@ PACED_DETAIL = 11
 BAND_ROWS = 512
 HOLD_SECONDS = 0.03
 # So are their light maps (257^2 horizons, 10 ms of a core), in bands of at most LIGHT_BAND_ROWS rows (2 ms or so).
+# A detail-10 region's are as large, but traced whole: paced, an iterations-10 flight left 52% of the regions it
+# wanted unlit instead of 5% (its maps are quick; at 12 the maps are what the worker spends its time on).
 LIGHT_BAND_ROWS = 64
 # Under SCHED_IDLE the worker gets no core while the frames keep both busy: small frames drawn back to back (the
 # original look at iterations 8) left the view on its stand-ins for up to 3 s after a change, 82 maps of 0.2 ms
@@ -73,8 +73,9 @@ class WorldFeed(WorkerThread):
         self._start()
         # (Set after the start, which gives the thread its clock: the worker itself never reads these.)
         self._cpu_clock: int | None = None  # the worker's own CPU time (where Linux tells it)
-        with contextlib.suppress(OSError, AttributeError):
-            self._cpu_clock = time.pthread_getcpuclockid(self._thread.ident or 0)
+        if self._thread.ident is not None:
+            with contextlib.suppress(OSError, AttributeError):
+                self._cpu_clock = time.pthread_getcpuclockid(self._thread.ident)
         self._share_since: tuple[float, float | None] = (time.perf_counter(), self._worker_cpu_seconds())
         self.lends = 0  # how many frames lent the worker their core
 
