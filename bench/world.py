@@ -75,12 +75,15 @@ def _flight(iterations: int, look: Look) -> None:
     freeze_what_starting_made()  # as the window does once its first frame is drawn
     times, missing, coarser, held_bytes, frames = [], [], [], 0, 0
     slow: list[tuple[float, str]] = []  # what each frame over the target spent its time on
-    collections = [0]
+    collecting = [0.0, 0.0]  # when the collection under way started; seconds spent collecting so far
 
-    def count_collections(phase: str, _info: dict) -> None:
-        collections[0] += phase == "start"
+    def time_collections(phase: str, _info: dict) -> None:  # (collections hold the GIL: one at a time)
+        if phase == "start":
+            collecting[0] = time.perf_counter()
+        else:
+            collecting[1] += time.perf_counter() - collecting[0]
 
-    gc.callbacks.append(count_collections)
+    gc.callbacks.append(time_collections)
     started = last = time.perf_counter()
     eye_z = 0.0
     try:
@@ -89,7 +92,7 @@ def _flight(iterations: int, look: Look) -> None:
             last = now
             highest = max(ground(x, eye_z + dz) for x in (-0.3, 0.0, 0.3) for dz in (-0.6, -0.3, 0.0))
             settings = settings.replace(eye_z=eye_z, eye_y=highest + CLEARANCE)
-            frame_started, collected = time.perf_counter(), collections[0]
+            frame_started, frame_cpu, collected = time.perf_counter(), time.thread_time(), collecting[1]
             feed.start_frame(renderer.world.cache)  # the window's frame step, with its worker
             framebuffer.use()
             lit = renderer.draws_natural(settings)  # as the window: regions lit by their own light maps
@@ -103,7 +106,7 @@ def _flight(iterations: int, look: Look) -> None:
             asked = time.perf_counter()
             feed.hold(True)  # as the window holds it over its buffer swap, where llvmpipe draws the pixels
             ctx.finish()
-            ended = time.perf_counter()
+            ended, ended_cpu = time.perf_counter(), time.thread_time()
             frames += 1
             if frames > 30:  # the first half second fills the view from nothing
                 frame_ms = 1000 * (ended - frame_started)
@@ -114,7 +117,8 @@ def _flight(iterations: int, look: Look) -> None:
                     slow.append((frame_ms, f"{frame_ms:.0f} ms (frame {frames}: {1000 * (drawn - frame_started):.0f} "
                                  f"ms taking and drawing, {1000 * (asked - drawn):.0f} ms asking the worker, "
                                  f"{1000 * (ended - asked):.0f} ms finishing the pixels; "
-                                 f"{collections[0] - collected} garbage collections, on any thread)"))
+                                 f"{1000 * (ended_cpu - frame_cpu):.0f} ms of the window thread's CPU, "
+                                 f"{1000 * (collecting[1] - collected):.0f} ms collecting garbage on any thread)"))
             held_bytes = max(held_bytes, renderer.world.cache.bytes)
         # The window leaves the world (tiles again, the worker told so): its maps and textures are freed.
         flying = _resident_mib()
@@ -125,7 +129,7 @@ def _flight(iterations: int, look: Look) -> None:
         ctx.finish()
         left = _resident_mib()
     finally:
-        gc.callbacks.remove(count_collections)
+        gc.callbacks.remove(time_collections)
         feed.stop()
         draft.release()
         renderer.release()
