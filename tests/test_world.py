@@ -532,6 +532,58 @@ def test_a_paced_map_is_dropped_between_steps_when_its_world_is_no_longer_asked_
         feed.stop()
 
 
+def _huge_page_kib(array: np.ndarray) -> int:
+    """The huge pages' KiB in the mappings that hold ``array`` (Linux's /proc/self/smaps)."""
+    start = array.__array_interface__["data"][0]
+    end, total, overlaps = start + array.nbytes, 0, False
+    with open("/proc/self/smaps", encoding="ascii") as smaps:
+        for line in smaps:
+            head = line.split()[0]
+            if "-" in head and ":" not in head:  # a mapping's address range
+                low, high = (int(value, 16) for value in head.split("-"))
+                overlaps = low < end and start < high
+            elif overlaps and head == "AnonHugePages:":
+                total += int(line.split()[1])
+    return total
+
+
+def _thp_setting() -> str:
+    try:
+        with open("/sys/kernel/mm/transparent_hugepage/enabled", encoding="ascii") as setting:
+            return setting.read().split("[")[1].split("]")[0]
+    except (OSError, IndexError):
+        return "unknown"
+
+
+def test_while_a_world_is_asked_for_numpys_large_arrays_come_in_small_pages():
+    from terrainview.base.heap import use_huge_pages
+    from terrainview.window.world_feed import WorldFeed
+
+    def touched() -> np.ndarray:
+        array = np.empty(64 << 20, dtype=np.uint8)
+        array[::4096] = 1
+        return array
+
+    world_ = World(2, 0.7, 1.0, 2)
+    before = use_huge_pages(True)
+    feed = WorldFeed()
+    try:
+        feed.request(world_, [RegionKey(0, 0, 4)])
+        assert not use_huge_pages(False), "off while the world is asked for"
+        streaming = touched()
+        feed.forget()
+        assert use_huge_pages(True), "back on once the view leaves the world"
+        feed.request(world_, [RegionKey(0, 0, 4)])
+        feed.stop()
+        assert use_huge_pages(True), "and once the worker stops"
+        if _thp_setting() == "madvise":  # huge pages where asked for: numpy's asking is what differs
+            assert _huge_page_kib(streaming) == 0
+            assert _huge_page_kib(touched()) > 0, "asked for, the same array gets huge pages: the case tests something"
+    finally:
+        feed.stop()
+        use_huge_pages(before)
+
+
 def test_the_worker_makes_what_the_frame_asks_for_and_the_cache_takes_it():
     from terrainview.window.world_feed import WorldFeed
 

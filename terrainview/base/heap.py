@@ -1,10 +1,12 @@
-"""Handing freed memory back to the system, and keeping long-lived objects out of the collector's way."""
+"""The process's memory: freed pages handed back, numpy's huge pages, long-lived objects out of the collector's way."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import gc
+import importlib
 from collections.abc import Callable
 
 
@@ -28,6 +30,26 @@ def give_back_freed_memory() -> None:
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
+
+
+def use_huge_pages(enabled: bool) -> bool:
+    """Whether numpy asks Linux for huge pages for the large arrays it allocates from now on; returns the last setting.
+
+    numpy does by default (4 MiB and larger), which makes first touching a new map several times cheaper, but Linux
+    then zeroes each 2 MiB page at its first touch as one piece of work. Where numpy has no such switch, nothing
+    changes (and True is returned).
+    """
+    switch = _numpy_huge_page_switch()
+    return True if switch is None else bool(switch(enabled))
+
+
+@functools.cache
+def _numpy_huge_page_switch() -> Callable[[bool], bool] | None:
+    """The switch numpy has for it (``_set_madvise_hugepage``, in numpy 2's module or 1.26's), or None."""
+    for module in ("numpy._core.multiarray", "numpy.core.multiarray"):
+        with contextlib.suppress(ImportError):
+            return getattr(importlib.import_module(module), "_set_madvise_hugepage", None)
+    return None
 
 
 def freeze_what_starting_made() -> None:
