@@ -12,6 +12,7 @@ import pytest
 import reference
 from helpers import wait_for
 
+from terrainview.base import heap
 from terrainview.kernels import lighting, world
 from terrainview.scene import world_regions
 from terrainview.scene.settings import ENDLESS, REPEAT, SceneSettings
@@ -532,56 +533,50 @@ def test_a_paced_map_is_dropped_between_steps_when_its_world_is_no_longer_asked_
         feed.stop()
 
 
-def _huge_page_kib(array: np.ndarray) -> int:
-    """The huge pages' KiB in the mappings that hold ``array`` (Linux's /proc/self/smaps)."""
+def _huge_page_advised(array: np.ndarray) -> bool:
+    """Whether a mapping holding ``array`` asks Linux for huge pages (its VmFlags in /proc/self/smaps hold "hg")."""
     start = array.__array_interface__["data"][0]
-    end, total, overlaps = start + array.nbytes, 0, False
-    with open("/proc/self/smaps", encoding="ascii") as smaps:
+    end, overlaps, advised = start + array.nbytes, False, False
+    with open("/proc/self/smaps", encoding="ascii", errors="replace") as smaps:
         for line in smaps:
-            head = line.split()[0]
+            head = line.split(maxsplit=1)[0] if line.strip() else ""
             if "-" in head and ":" not in head:  # a mapping's address range
                 low, high = (int(value, 16) for value in head.split("-"))
                 overlaps = low < end and start < high
-            elif overlaps and head == "AnonHugePages:":
-                total += int(line.split()[1])
-    return total
+            elif overlaps and head == "VmFlags:":
+                advised = advised or "hg" in line.split()[1:]
+    return advised
 
 
-def _thp_setting() -> str:
-    try:
-        with open("/sys/kernel/mm/transparent_hugepage/enabled", encoding="ascii") as setting:
-            return setting.read().split("[")[1].split("]")[0]
-    except (OSError, IndexError):
-        return "unknown"
-
-
-def test_while_a_world_is_asked_for_numpys_large_arrays_come_in_small_pages():
-    from terrainview.base.heap import use_huge_pages
+@pytest.mark.skipif(heap._numpy_switches() is None, reason="numpy has no switch for its huge-page advice")
+def test_while_a_paced_world_is_asked_for_numpys_large_arrays_come_in_small_pages():
     from terrainview.window.world_feed import WorldFeed
 
-    def touched() -> np.ndarray:
-        array = np.empty(64 << 20, dtype=np.uint8)
-        array[::4096] = 1
-        return array
-
-    world_ = World(2, 0.7, 1.0, 2)
-    before = use_huge_pages(True)
-    feed = WorldFeed()
+    assert heap.numpy_huge_pages(), "numpy's default"
+    paced, unpaced = WorldFeed(paced=True), WorldFeed(paced=False)
     try:
-        feed.request(world_, [RegionKey(0, 0, 4)])
-        assert not use_huge_pages(False), "off while the world is asked for"
-        streaming = touched()
-        feed.forget()
-        assert use_huge_pages(True), "back on once the view leaves the world"
-        feed.request(world_, [RegionKey(0, 0, 4)])
-        feed.stop()
-        assert use_huge_pages(True), "and once the worker stops"
-        if _thp_setting() == "madvise":  # huge pages where asked for: numpy's asking is what differs
-            assert _huge_page_kib(streaming) == 0
-            assert _huge_page_kib(touched()) > 0, "asked for, the same array gets huge pages: the case tests something"
+        unpaced.request(World(2, 0.7, 1.0, 2), [RegionKey(0, 0, 4)])
+        assert heap.numpy_huge_pages(), "a GPU draws the frames: huge pages as before"
+        for _ in range(2):  # asked again and again while the view stays in the world
+            paced.request(World(2, 0.7, 1.0, 2), [RegionKey(0, 0, 4)])
+            assert not heap.numpy_huge_pages()
+        streaming = np.empty(64 << 20, dtype=np.uint8)
+        unpaced.stop()
+        assert not heap.numpy_huge_pages(), "the other feed's stop changes nothing"
+        paced.forget()
+        assert heap.numpy_huge_pages(), "back once the view leaves the world"
+        after = np.empty(64 << 20, dtype=np.uint8)
+        paced.request(World(2, 0.7, 1.0, 2), [RegionKey(0, 0, 4)])
+        paced.stop()
+        assert heap.numpy_huge_pages(), "and once the worker stops"
+        paced.request(World(2, 0.7, 1.0, 2), [RegionKey(0, 0, 4)])
+        assert heap.numpy_huge_pages(), "a stopped worker asks for nothing"
+        if not _huge_page_advised(after):
+            pytest.skip("this kernel keeps no huge-page advice (transparent huge pages built without)")
+        assert not _huge_page_advised(streaming)
     finally:
-        feed.stop()
-        use_huge_pages(before)
+        paced.stop()
+        unpaced.stop()
 
 
 def test_the_worker_makes_what_the_frame_asks_for_and_the_cache_takes_it():

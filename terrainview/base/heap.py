@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import functools
 import gc
-import importlib
+import threading
 from collections.abc import Callable
+
+try:
+    from numpy._core import multiarray  # numpy 2
+except ImportError:
+    from numpy.core import multiarray  # type: ignore[no-redef]  # numpy 1.26
 
 
 @functools.cache
@@ -32,24 +36,52 @@ def give_back_freed_memory() -> None:
         trim(0)
 
 
-def use_huge_pages(enabled: bool) -> bool:
-    """Whether numpy asks Linux for huge pages for the large arrays it allocates from now on; returns the last setting.
+class _SmallPageHolders:
+    """How many want small pages (``hold_small_pages``), and numpy's setting before the first did."""
 
-    numpy does by default (4 MiB and larger), which makes first touching a new map several times cheaper, but Linux
-    then zeroes each 2 MiB page at its first touch as one piece of work. Where numpy has no such switch, nothing
-    changes (and True is returned).
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.count = 0
+        self.huge_before = True
+
+
+_small_page_holders = _SmallPageHolders()
+
+
+def hold_small_pages(held: bool) -> None:
+    """One holder more (``held``) or one fewer wanting numpy's large arrays in small pages; as before once none does.
+
+    numpy asks Linux for huge pages (2 MiB) for arrays of 4 MiB and more, which makes first touching a new map about
+    four times cheaper (fractal_numba), but Linux then zeroes each huge page at its first touch as one piece of
+    work. Where Linux gives huge pages only to memory that asks for them (transparent_hugepage "madvise"), new arrays
+    then come in small pages (memory asked before keeps its advice). Where numpy has no such switch, nothing changes.
     """
-    switch = _numpy_huge_page_switch()
-    return True if switch is None else bool(switch(enabled))
+    switch = _numpy_switches()
+    if switch is None:
+        return
+    holders = _small_page_holders
+    with holders.lock:
+        if held:
+            holders.count += 1
+            if holders.count == 1:
+                holders.huge_before = bool(switch[1](False))
+        elif holders.count > 0:
+            holders.count -= 1
+            if holders.count == 0:
+                switch[1](holders.huge_before)
 
 
-@functools.cache
-def _numpy_huge_page_switch() -> Callable[[bool], bool] | None:
-    """The switch numpy has for it (``_set_madvise_hugepage``, in numpy 2's module or 1.26's), or None."""
-    for module in ("numpy._core.multiarray", "numpy.core.multiarray"):
-        with contextlib.suppress(ImportError):
-            return getattr(importlib.import_module(module), "_set_madvise_hugepage", None)
-    return None
+def numpy_huge_pages() -> bool:
+    """Whether numpy asks Linux for huge pages for the large arrays it allocates now (False where it cannot)."""
+    switch = _numpy_switches()
+    return switch is not None and bool(switch[0]())
+
+
+def _numpy_switches() -> tuple[Callable[[], bool], Callable[[bool], bool]] | None:
+    """The read and the set of numpy's huge-page advice, or None where it has none."""
+    read = getattr(multiarray, "_get_madvise_hugepage", None)
+    write = getattr(multiarray, "_set_madvise_hugepage", None)
+    return None if read is None or write is None else (read, write)
 
 
 def freeze_what_starting_made() -> None:

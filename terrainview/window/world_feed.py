@@ -15,7 +15,7 @@ from collections.abc import Generator
 
 import numpy as np
 
-from terrainview.base.heap import use_huge_pages
+from terrainview.base.heap import hold_small_pages
 from terrainview.kernels.lod import LodSurface
 from terrainview.scene.world_regions import (
     Made,
@@ -39,7 +39,7 @@ from terrainview.window.worker_thread import WorkerThread
 WORKER_NICENESS = 19
 # Even at the lowest priority, the worker making a map slows the frames it overlaps (on two cores it shares the
 # caches and memory with llvmpipe's threads): a minute's flight at iterations 12 had 2-3 frames over 50 ms. Maps
-# of PACED_DETAIL and finer (110 ms of a core at detail 12, with the pyramid) are made in steps of at most BAND_ROWS
+# of PACED_DETAIL and finer (107 ms of a core at detail 12, with the pyramid) are made in steps of at most BAND_ROWS
 # rows. Before each step the worker waits while the window draws a frame's pixels (``hold``), for at most
 # HOLD_SECONDS so that it always gets on, and after it rests as long as the step took: half a core at most, and
 # no frame overlaps much of it (the same flight: 0-1 frames over 50 ms). Only where a software rasterizer draws the
@@ -59,12 +59,12 @@ LIGHT_BAND_ROWS = 64
 SHARE_WINDOW_SECONDS = 0.1
 STARVED_SHARE = 0.05
 LEND_SECONDS = 0.005
-# While a world is asked for, numpy's large arrays (the worker's maps, above all) come in pages of 4 KiB, not 2 MiB
-# (``use_huge_pages``). Linux zeroes a huge page at its first touch as one piece of work, and the worker making a
-# detail-12 map touches 33 of them: a minute's natural-look flight at iterations 12, six runs each way, had 8 drafts
-# over 45 ms and 9 frames over 50 ms (in four of the runs) with huge pages, none over 45 ms and one frame of 54 ms
-# without. (On the virtual machine measured, memory first touched after it had lain free a few seconds cost 1.1-2.4
-# ms a MiB, against 0.13 ms reused at once.) A detail-12 map then takes the worker some 20 ms more.
+# While a world is asked for and a software rasterizer draws the frames (``paced``), numpy's large arrays (the
+# worker's maps, above all) come in small pages (``hold_small_pages``): Linux zeroes a huge page at its first touch
+# as one piece of work, and a detail-12 map touches 33 of them. Minute-long natural-look flights at iterations 12,
+# six runs each way: with huge pages 9 frames over 50 ms (in four runs) and 8 drafts whose draw took over 45 ms;
+# with small pages one frame of 54 ms and no such draft. A detail-12 map then takes the worker some 107 ms of a core
+# instead of 85.
 
 
 class WorldFeed(WorkerThread):
@@ -85,7 +85,7 @@ class WorldFeed(WorkerThread):
                 self._cpu_clock = time.pthread_getcpuclockid(self._thread.ident)
         self._share_since: tuple[float, float | None] = (time.perf_counter(), self._worker_cpu_seconds())
         self.lends = 0  # how many frames lent the worker their core
-        self._huge_pages_before: bool | None = None  # numpy's setting before a world was asked for, while one is
+        self._holds_small_pages = False  # (``hold_small_pages``): a world asked for, paced
 
     def _worker_cpu_seconds(self) -> float | None:
         """The CPU time the worker thread has had; None where unknown (then it is never lent a core)."""
@@ -183,10 +183,12 @@ class WorldFeed(WorkerThread):
     def request(self, world_: World, keys: list[RegionKey], light: bool = False) -> None:
         """Make these maps (and, with ``light``, their light maps) next, in this order.
 
-        The list replaces what was asked before and not started.
+        The list replaces what was asked before and not started. Called from the window's thread, as are ``forget``
+        and ``stop``; paced, numpy's large arrays come in small pages until then (``hold_small_pages``).
         """
-        if self._huge_pages_before is None:
-            self._huge_pages_before = use_huge_pages(False)
+        if self._paced and not self._holds_small_pages and not self._stopping:
+            hold_small_pages(True)
+            self._holds_small_pages = True
         with self._condition:
             idle = not self._busy()
             under_way = {self._making} | {made[1] for made in self._made if made[0] == world_}
@@ -200,17 +202,19 @@ class WorldFeed(WorkerThread):
         with self._condition:
             self._asked = (None, [], False)
             self._made = []
-        self._restore_huge_pages()
+        self._let_go_of_small_pages()
 
     def stop(self) -> None:
-        """Stop the thread (``WorkerThread.stop``), numpy's huge pages as they were before a world was asked for."""
-        super().stop()
-        self._restore_huge_pages()
+        """Stop the thread (``WorkerThread.stop``); numpy's pages as before a world was asked for."""
+        try:
+            super().stop()
+        finally:
+            self._let_go_of_small_pages()
 
-    def _restore_huge_pages(self) -> None:
-        if self._huge_pages_before is not None:
-            use_huge_pages(self._huge_pages_before)
-            self._huge_pages_before = None
+    def _let_go_of_small_pages(self) -> None:
+        if self._holds_small_pages:
+            hold_small_pages(False)
+            self._holds_small_pages = False
 
     def take(self, cache: RegionCache) -> int:
         """Put the maps finished since the last call into ``cache``; returns how many."""
