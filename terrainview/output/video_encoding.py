@@ -221,6 +221,7 @@ def _run(plan: VideoPlan, make_sink: Callable[[], Any], advance: Callable[[], No
             moved: Counter[str] = Counter()
             try:
                 for index in range(plan.frame_count):
+                    _unwind_if_signalled()
                     time = plan.frame_time(index)
                     settings = plan.flight.at(time)
                     renderer.update(settings)
@@ -280,6 +281,7 @@ class _Encoder:
 
     def _answer(self, advance: Callable[[], None]) -> str:
         while True:
+            _unwind_if_signalled()  # before what the child says: after a signal, its folder may be gone
             try:
                 kind, value = self.results.get(timeout=0.5)
                 break
@@ -372,30 +374,46 @@ def _progress(count: int, style: Progress) -> Iterator[Callable[[], None]]:
         yield advance
 
 
+# Signals noted by ``_signals_as_interrupt``'s handler, which the export acts on at its next check.
+_signals_noted: list[int] = []
+
+
 @contextlib.contextmanager
 def _signals_as_interrupt() -> Iterator[None]:
     """SIGTERM (a window cancelling its export) and SIGHUP unwind like Ctrl+C, so no partial output stays behind.
 
     atomic_files' own handlers remove the part file or folder at once, but the encoder process may be saving a
     frame into that folder meanwhile; unwinding stops the encoder first, then removes the folder with what it
-    added. Signal handlers belong to the main thread: elsewhere nothing changes.
+    added. The handler only notes the signal, and the export raises KeyboardInterrupt at its next check
+    (``_unwind_if_signalled``: before each frame it draws, and while it waits for the encoder). Raised from the
+    handler, it could land in a finalizer (a GL object's, in a garbage collection), where Python prints it and goes
+    on: a cancelled video was written to its end. Signal handlers belong to the main thread: elsewhere nothing
+    changes.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def interrupt(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
+    def note(signum: int, frame: Any) -> None:
+        _signals_noted.append(signum)
 
+    _signals_noted.clear()
     previous = {}
     for number in CLEANUP_SIGNALS:
         if signal.getsignal(number) != signal.SIG_IGN:  # nohup's ignored SIGHUP stays ignored
-            previous[number] = signal.signal(number, interrupt)
+            previous[number] = signal.signal(number, note)
     try:
         yield
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+        _signals_noted.clear()
+
+
+def _unwind_if_signalled() -> None:
+    """Raise KeyboardInterrupt if SIGTERM or SIGHUP came during the export (``_signals_as_interrupt``)."""
+    if _signals_noted:
+        raise KeyboardInterrupt
 
 
 # --- an export beside a window ---------------------------------------------------------------------------
