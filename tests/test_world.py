@@ -553,30 +553,32 @@ def test_while_a_paced_world_is_asked_for_numpys_large_arrays_come_in_small_page
     from terrainview.window.world_feed import WorldFeed
 
     assert heap.numpy_huge_pages(), "numpy's default"
-    paced, unpaced = WorldFeed(paced=True), WorldFeed(paced=False)
+    world_ = World(2, 0.7, 1.0, 2)
+    paced, other, unpaced = WorldFeed(paced=True), WorldFeed(paced=True), WorldFeed(paced=False)
     try:
-        unpaced.request(World(2, 0.7, 1.0, 2), [RegionKey(0, 0, 4)])
+        unpaced.request(world_, [RegionKey(0, 0, 4)])
         assert heap.numpy_huge_pages(), "a GPU draws the frames: huge pages as before"
         for _ in range(2):  # asked again and again while the view stays in the world
-            paced.request(World(2, 0.7, 1.0, 2), [RegionKey(0, 0, 4)])
+            paced.request(world_, [RegionKey(0, 0, 4)])
             assert not heap.numpy_huge_pages()
         streaming = np.empty(64 << 20, dtype=np.uint8)
-        unpaced.stop()
-        assert not heap.numpy_huge_pages(), "the other feed's stop changes nothing"
+        other.request(world_, [RegionKey(0, 0, 4)])  # a second holder, let go of first
+        other.stop()
+        assert not heap.numpy_huge_pages(), "the first feed still holds small pages"
         paced.forget()
         assert heap.numpy_huge_pages(), "back once the view leaves the world"
         after = np.empty(64 << 20, dtype=np.uint8)
-        paced.request(World(2, 0.7, 1.0, 2), [RegionKey(0, 0, 4)])
+        paced.request(world_, [RegionKey(0, 0, 4)])
         paced.stop()
         assert heap.numpy_huge_pages(), "and once the worker stops"
-        paced.request(World(2, 0.7, 1.0, 2), [RegionKey(0, 0, 4)])
+        paced.request(world_, [RegionKey(0, 0, 4)])
         assert heap.numpy_huge_pages(), "a stopped worker asks for nothing"
         if not _huge_page_advised(after):
             pytest.skip("this kernel keeps no huge-page advice (transparent huge pages built without)")
         assert not _huge_page_advised(streaming)
     finally:
-        paced.stop()
-        unpaced.stop()
+        for feed in (paced, other, unpaced):
+            feed.stop()
 
 
 def test_the_worker_makes_what_the_frame_asks_for_and_the_cache_takes_it():

@@ -77,6 +77,7 @@ def numpy_huge_pages() -> bool:
     return switch is not None and bool(switch[0]())
 
 
+@functools.cache
 def _numpy_switches() -> tuple[Callable[[], bool], Callable[[bool], bool]] | None:
     """The read and the set of numpy's huge-page advice, or None where it has none."""
     read = getattr(multiarray, "_get_madvise_hugepage", None)

@@ -138,8 +138,9 @@ def _diamond_square_kernel(heights, coarse, scratch, scales, first_pass, stream_
     """Passes first_pass.. of diamond-square: refine coarse (level first_pass) up to heights.
 
     heights and scratch (the intermediate levels, one after another) come from numpy, which asks Linux for
-    huge pages on large arrays; numba's allocator does not, and first-touching 4 KiB pages is several times
-    slower (about 25 ms instead of 6 ms for the 67 MB of iterations 12 on two cores).
+    huge pages on large arrays (unless ``base.heap.hold_small_pages`` holds); numba's allocator does not, and
+    first-touching 4 KiB pages is several times slower (about 25 ms instead of 6 ms for the 67 MB of iterations 12
+    on two cores).
     """
     used = 0
     for pass_index in range(first_pass, scales.shape[0]):

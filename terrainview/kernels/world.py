@@ -119,7 +119,8 @@ def _world_kernel(windows, shifts, scales, top_scale, key, out, last, before_las
     top); ``shifts[level]``: log2 of its cell in finest-level cells; ``scales[level]``: the offset scale of the
     pass that refines level into level + 1. Each pass writes one cell more on every side (the diamond centres
     the square step reads at the window's edge) into ``last`` or ``before_last``, by turns, the last pass into
-    ``last``; they come from numpy, which asks Linux for huge pages (see fractal_numba).
+    ``last``; they come from numpy, which asks Linux for huge pages (see fractal_numba) unless
+    ``base.heap.hold_small_pages`` holds (the window's worker beside a software rasterizer).
     """
     passes = windows.shape[0] - 1
     buffers = (last, before_last)  # level w is in buffers[(passes - w) % 2]

@@ -235,6 +235,7 @@ def _run(plan: VideoPlan, make_sink: Callable[[], Any], advance: Callable[[], No
             finally:
                 renderer.release()
         encoder.finish(advance)
+        _unwind_if_signalled()  # one that came after the last frame's answer, before the output is kept
         return moved
     finally:
         encoder.stop()

@@ -84,24 +84,22 @@ def region_map_in_steps(world_: World, key: RegionKey,
     paces its work between steps (window/world_feed.py).
     """
     side = map_side(key.detail)
-    rows = _even_band_rows(side, band_rows)
     heights = np.empty((side, side), dtype=np.float32)
     pyramid = _pyramid_rows(side)
-    for first_row in range(0, side, rows):
-        band = min(rows, side - first_row)
-        region_map(world_, key, first_row, band, heights[first_row:first_row + band])
+    for rows in _bands(side, band_rows):
+        region_map(world_, key, rows.start, len(rows), heights[rows.start:rows.stop])
         if pyramid is not None:  # the band's rows of the map within the apron
-            first, end = max(first_row, APRON), min(first_row + band, side - APRON)
-            pyramid.add(heights[first:end, APRON:-APRON])
-        if first_row + band < side:
+            pyramid.add(heights[max(rows.start, APRON):min(rows.stop, side - APRON), APRON:-APRON])
+        if rows.stop < side:
             yield
     return heights, None if pyramid is None else pyramid.surface()
 
 
-def _even_band_rows(rows: int, most: int) -> int:
-    """Rows a band, splitting ``rows`` into bands of at most ``most`` rows, as few as can be, of even size."""
-    bands = -(-rows // most)
-    return -(-rows // bands)
+def _bands(rows: int, most: int | None) -> list[range]:
+    """``rows`` split into bands of at most ``most`` rows (None: one band), as few as can be, of even size."""
+    bands = 1 if most is None else -(-rows // most)
+    each = -(-rows // bands)
+    return [range(first, min(first + each, rows)) for first in range(0, rows, each)]
 
 
 @functools.lru_cache(maxsize=8)
@@ -153,7 +151,7 @@ def region_light(world_: World, key: RegionKey) -> np.ndarray:
     the region's own cells are traced, a quarter of the window's (at detail 10, some 10 ms of a core).
     Points are every 2**LIGHT_COARSER-th of the region's (at most 2**LIGHT_DETAIL cells a side), rows are Z.
     """
-    return run_steps(region_light_in_steps(world_, key, world.region_cells(LIGHT_DETAIL) + 1))[1]
+    return run_steps(region_light_in_steps(world_, key, None))[1]
 
 
 def run_steps(steps: Generator[None, None, Made]) -> tuple[int, Made]:
@@ -170,11 +168,12 @@ def run_steps(steps: Generator[None, None, Made]) -> tuple[int, Made]:
         yields += 1
 
 
-def region_light_in_steps(world_: World, key: RegionKey, band_rows: int) -> Generator[None, None, np.ndarray]:
+def region_light_in_steps(world_: World, key: RegionKey,
+                          band_rows: int | None) -> Generator[None, None, np.ndarray]:
     """The region's light maps (``region_light``), the same bit for bit, traced in steps.
 
-    A band of at most ``band_rows`` rows at a time: yields between bands, and returns the maps. For a worker that
-    paces its work (as ``region_map_in_steps``).
+    A band of at most ``band_rows`` rows at a time (None: all at once): yields between bands, and returns the maps.
+    For a worker that paces its work (as ``region_map_in_steps``).
     """
     detail = max(min(key.detail - LIGHT_COARSER, LIGHT_DETAIL), MIN_DETAIL)
     cells = world.region_cells(detail)
@@ -190,12 +189,11 @@ def region_light_in_steps(world_: World, key: RegionKey, band_rows: int) -> Gene
         return lighting.light_maps(window, max_cells=2 * cells, span=2.0 * camera.TILE_SIZE, reach=reach,
                                    surface_finer=detail < key.detail, part=(rows, own))
 
-    rows_each = _even_band_rows(cells + 1, band_rows)
     bands = []
-    for start in range(0, cells + 1, rows_each):
-        if start:
+    for rows in _bands(cells + 1, band_rows):
+        bands.append(band(own[rows.start:rows.stop]))
+        if rows.stop < cells + 1:
             yield
-        bands.append(band(own[start:start + rows_each]))
     return np.concatenate(bands, axis=1)
 
 

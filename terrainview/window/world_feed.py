@@ -39,7 +39,7 @@ from terrainview.window.worker_thread import WorkerThread
 WORKER_NICENESS = 19
 # Even at the lowest priority, the worker making a map slows the frames it overlaps (on two cores it shares the
 # caches and memory with llvmpipe's threads): a minute's flight at iterations 12 had 2-3 frames over 50 ms. Maps
-# of PACED_DETAIL and finer (90-105 ms of a core at detail 12, with the pyramid) are made in steps of at most BAND_ROWS
+# of PACED_DETAIL and finer (88-105 ms of a core at detail 12, with the pyramid) are made in steps of at most BAND_ROWS
 # rows. Before each step the worker waits while the window draws a frame's pixels (``hold``), for at most
 # HOLD_SECONDS so that it always gets on, and after it rests as long as the step took: half a core at most, and
 # no frame overlaps much of it (the same flight: 0-1 frames over 50 ms). Only where a software rasterizer draws the
@@ -63,8 +63,8 @@ LEND_SECONDS = 0.005
 # worker's maps, above all) come in small pages (``hold_small_pages``): Linux zeroes a huge page at its first touch
 # as one piece of work, and a detail-12 map touches 33 of them. Minute-long natural-look flights at iterations 12,
 # six runs each way: with huge pages 9 frames over 50 ms (in four runs) and 8 drafts whose draw took over 45 ms;
-# with small pages one frame of 54 ms and no such draft. A detail-12 map then takes the worker 90-105 ms of a core
-# instead of 80-85.
+# with small pages one frame of 54 ms and no such draft. A detail-12 map then takes the worker 88-105 ms of a core
+# instead of 75-85.
 
 
 class WorldFeed(WorkerThread):
@@ -150,16 +150,20 @@ class WorldFeed(WorkerThread):
 
         Paced (maps of PACED_DETAIL and finer, when ``paced``): ``region_map_in_steps``, ``_in_paced_steps``.
         """
-        if not self._paced or key.detail < PACED_DETAIL:
+        if not self._paces(key):
             heights = region_map(world_, key)
             return heights, region_pyramid(heights)
         return self._in_paced_steps(world_, region_map_in_steps(world_, key, BAND_ROWS))
 
     def _light(self, world_: World, key: RegionKey) -> np.ndarray | None:
         """The region's light maps, or None if dropped on the way; paced as its map is."""
-        if not self._paced or key.detail < PACED_DETAIL:
+        if not self._paces(key):
             return region_light(world_, key)
         return self._in_paced_steps(world_, region_light_in_steps(world_, key, LIGHT_BAND_ROWS))
+
+    def _paces(self, key: RegionKey) -> bool:
+        """Whether the region's maps are made in paced steps (PACED_DETAIL and finer, where ``paced``)."""
+        return self._paced and key.detail >= PACED_DETAIL
 
     def _in_paced_steps(self, world_: World, steps: Generator[None, None, Made]) -> Made | None:
         """What ``steps`` makes, or None if dropped on the way (stopping, or its world no longer asked).
