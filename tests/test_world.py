@@ -376,12 +376,24 @@ def test_a_regions_light_maps_are_its_part_of_the_window_around_it():
 
 
 @pytest.mark.parametrize("band_rows", [1, 5, 16, 17, 1000])
-def test_light_maps_traced_in_steps_are_the_whole_light_maps(band_rows):
-    """region_light_in_steps yields between bands of rows and returns the window's light maps cut to the region,
-    bit for bit, however its rows are banded."""
+def test_light_maps_traced_in_steps_are_the_whole_light_maps(band_rows, monkeypatch):
+    """region_light_in_steps traces one band of rows a step, yielding between them, and returns the window's light
+    maps cut to the region, bit for bit, however its rows are banded."""
+    traced, light_maps_of_parts = [], lighting.light_maps_of_parts
+
+    def counted(*args, **kwargs):
+        for maps in light_maps_of_parts(*args, **kwargs):
+            traced.append(maps.shape[1])
+            yield maps
+
+    monkeypatch.setattr(lighting, "light_maps_of_parts", counted)
     world_, key = World(4, 0.8, 1.0, 2), RegionKey(-2, 3, 7)  # traced at detail 5: 33 rows
-    yields, maps = world_regions.run_steps(world_regions.region_light_in_steps(world_, key, band_rows))
-    assert yields == -(-33 // band_rows) - 1
+    steps, bands = world_regions.region_light_in_steps(world_, key, band_rows), -(-33 // band_rows)
+    for step in range(1, bands):
+        next(steps)
+        assert len(traced) == step, "one band a step"
+    yields, maps = world_regions.run_steps(steps)
+    assert yields == 0 and len(traced) == bands and sum(traced) == 33
     np.testing.assert_array_equal(maps, window_light(world_, key, 5))
 
 
@@ -395,15 +407,17 @@ def test_large_light_maps_are_traced_in_paced_steps_that_wait_while_the_window_h
     monkeypatch.setattr(world_feed, "PACED_DETAIL", 7)  # traced at detail 5 (33 rows) in bands of 8 rows at most
     monkeypatch.setattr(world_feed, "LIGHT_BAND_ROWS", 8)
     feed = WorldFeed(paced=True)
-    bands, light_maps = [], lighting.light_maps
+    bands, light_maps_of_parts = [], lighting.light_maps_of_parts
 
-    def band(*args, **kwargs):
-        bands.append((kwargs["part"][0].start, len(kwargs["part"][0])))  # (first row, rows) of the window's
-        if len(bands) == 2:
-            feed.hold(True)  # a frame's pixels from the second band on: the third waits
-        return light_maps(*args, **kwargs)
+    def band_by_band(heights, parts, **kwargs):
+        traced = light_maps_of_parts(heights, parts, **kwargs)
+        for rows, _ in parts:  # each band as the worker takes it
+            bands.append((rows.start, len(rows)))  # (first row, rows) of the window's
+            if len(bands) == 2:
+                feed.hold(True)  # a frame's pixels from the second band on: the third waits
+            yield next(traced)
 
-    monkeypatch.setattr(lighting, "light_maps", band)
+    monkeypatch.setattr(lighting, "light_maps_of_parts", band_by_band)
     world_ = World(5, 0.6, 1.0, 3)
     cache = RegionCache()
     cache.adopt(world_)
@@ -418,9 +432,9 @@ def test_large_light_maps_are_traced_in_paced_steps_that_wait_while_the_window_h
         assert bands == [(16, 7), (23, 7), (30, 7), (37, 7), (44, 5)]
         found = cache.best(1, -2, 7)
         assert found is not None and found[1].light is not None
-        monkeypatch.setattr(lighting, "light_maps", light_maps)
+        monkeypatch.setattr(lighting, "light_maps_of_parts", light_maps_of_parts)
         np.testing.assert_array_equal(found[1].light, world_regions.region_light(world_, key))
-        monkeypatch.setattr(lighting, "light_maps", band)
+        monkeypatch.setattr(lighting, "light_maps_of_parts", band_by_band)
         bands.clear()
         feed.request(world_, [RegionKey(0, 0, 6)], light=True)  # coarser: traced whole
         assert feed.wait_idle(60.0) and feed.take(cache) == 1 and bands == [(8, 17)]
