@@ -102,13 +102,13 @@ def test_a_regions_horizons_are_traced_as_under_a_finer_surface_but_at_the_coars
     from terrainview.scene import world_regions
 
     traced = []
-    original = lighting.light_maps_of_parts
+    original = lighting.light_maps
 
-    def light_maps_of_parts(*args, **kwargs):
+    def light_maps(*args, **kwargs):
         traced.append(kwargs)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(lighting, "light_maps_of_parts", light_maps_of_parts)
+    monkeypatch.setattr(lighting, "light_maps", light_maps)
     world_ = world_regions.World(seed=3, h=0.7, height_scale=1.0, octaves=0)
     world_regions.region_light(world_, world_regions.RegionKey(0, 0, detail))
     assert traced[-1]["surface_finer"] is finer
@@ -131,23 +131,6 @@ def test_a_part_of_the_light_maps_is_that_part_of_the_whole(rows, columns):
     whole = light_maps(heights)
     part = light_maps(heights, part=(rows, columns))
     np.testing.assert_array_equal(part, whole[:, rows.start:rows.stop, columns.start:columns.stop])
-
-
-def test_parts_traced_in_turn_are_those_parts_each_traced_alone_from_heights_checked_once(monkeypatch):
-    """A region's bands of rows (light_maps_of_parts): each the part light_maps gives, each traced only as it is
-    taken, the heights checked and strided once for all."""
-    heights = diamond_square(7, 5, 0.7)
-    parts = [(range(0, 40), range(64)), (range(40, 41), range(3, 50)), None]
-    alone = [light_maps(heights, max_cells=64, surface_finer=True, part=part) for part in parts]
-    strided, traced, original_torus, original_horizons = [], [], lighting.torus, lighting._horizons
-    monkeypatch.setattr(lighting, "torus", lambda *args: strided.append(1) or original_torus(*args))
-    monkeypatch.setattr(lighting, "_horizons", lambda *args: traced.append(1) or original_horizons(*args))
-    in_turn = lighting.light_maps_of_parts(heights, parts, max_cells=64, surface_finer=True)
-    assert not traced, "nothing traced before the first part is taken"
-    for index, maps in enumerate(in_turn):
-        assert len(traced) == index + 1
-        np.testing.assert_array_equal(maps, alone[index])
-    assert len(traced) == len(parts) and len(strided) == 1
 
 
 @pytest.mark.parametrize("part", [(range(-1, 4), range(4)), (range(128, 129), range(4)), (range(129), range(4)),

@@ -379,14 +379,14 @@ def test_a_regions_light_maps_are_its_part_of_the_window_around_it():
 def test_light_maps_traced_in_steps_are_the_whole_light_maps(band_rows, monkeypatch):
     """region_light_in_steps traces one band of rows a step, yielding between them, and returns the window's light
     maps cut to the region, bit for bit, however its rows are banded."""
-    traced, light_maps_of_parts = [], lighting.light_maps_of_parts
+    traced, light_maps = [], lighting.light_maps
 
     def counted(*args, **kwargs):
-        for maps in light_maps_of_parts(*args, **kwargs):
-            traced.append(maps.shape[1])
-            yield maps
+        if "part" in kwargs:  # a band (window_light below traces its window whole)
+            traced.append(len(kwargs["part"][0]))
+        return light_maps(*args, **kwargs)
 
-    monkeypatch.setattr(lighting, "light_maps_of_parts", counted)
+    monkeypatch.setattr(lighting, "light_maps", counted)
     world_, key = World(4, 0.8, 1.0, 2), RegionKey(-2, 3, 7)  # traced at detail 5: 33 rows
     steps, bands = world_regions.region_light_in_steps(world_, key, band_rows), -(-33 // band_rows)
     for step in range(1, bands):
@@ -407,17 +407,15 @@ def test_large_light_maps_are_traced_in_paced_steps_that_wait_while_the_window_h
     monkeypatch.setattr(world_feed, "PACED_DETAIL", 7)  # traced at detail 5 (33 rows) in bands of 8 rows at most
     monkeypatch.setattr(world_feed, "LIGHT_BAND_ROWS", 8)
     feed = WorldFeed(paced=True)
-    bands, light_maps_of_parts = [], lighting.light_maps_of_parts
+    bands, light_maps = [], lighting.light_maps
 
-    def band_by_band(heights, parts, **kwargs):
-        traced = light_maps_of_parts(heights, parts, **kwargs)
-        for rows, _ in parts:  # each band as the worker takes it
-            bands.append((rows.start, len(rows)))  # (first row, rows) of the window's
-            if len(bands) == 2:
-                feed.hold(True)  # a frame's pixels from the second band on: the third waits
-            yield next(traced)
+    def band(*args, **kwargs):
+        bands.append((kwargs["part"][0].start, len(kwargs["part"][0])))  # (first row, rows) of the window's
+        if len(bands) == 2:
+            feed.hold(True)  # a frame's pixels from the second band on: the third waits
+        return light_maps(*args, **kwargs)
 
-    monkeypatch.setattr(lighting, "light_maps_of_parts", band_by_band)
+    monkeypatch.setattr(lighting, "light_maps", band)
     world_ = World(5, 0.6, 1.0, 3)
     cache = RegionCache()
     cache.adopt(world_)
@@ -432,9 +430,9 @@ def test_large_light_maps_are_traced_in_paced_steps_that_wait_while_the_window_h
         assert bands == [(16, 7), (23, 7), (30, 7), (37, 7), (44, 5)]
         found = cache.best(1, -2, 7)
         assert found is not None and found[1].light is not None
-        monkeypatch.setattr(lighting, "light_maps_of_parts", light_maps_of_parts)
+        monkeypatch.setattr(lighting, "light_maps", light_maps)
         np.testing.assert_array_equal(found[1].light, world_regions.region_light(world_, key))
-        monkeypatch.setattr(lighting, "light_maps_of_parts", band_by_band)
+        monkeypatch.setattr(lighting, "light_maps", band)
         bands.clear()
         feed.request(world_, [RegionKey(0, 0, 6)], light=True)  # coarser: traced whole
         assert feed.wait_idle(60.0) and feed.take(cache) == 1 and bands == [(8, 17)]

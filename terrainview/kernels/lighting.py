@@ -17,7 +17,6 @@ heightmap keep the shading sharp.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
 
 import numpy as np
 from numba import njit, prange
@@ -282,32 +281,19 @@ def light_maps(heights: np.ndarray, directions: int = HORIZON_DIRECTIONS,
     ``part`` (rows, columns): only those of the traced cells, exactly that part of the whole result (the land
     around it still casts its shadows: a region traced within a wider window, a band of its rows at a time).
     """
-    return next(light_maps_of_parts(heights, [part], directions, max_cells, span, reach, surface_finer))
-
-
-def light_maps_of_parts(heights: np.ndarray, parts: Iterable[tuple[range, range] | None],
-                        directions: int = HORIZON_DIRECTIONS, max_cells: int = MAX_HORIZON_CELLS,
-                        span: float = SURFACE_SIZE, reach: float = REACH * SURFACE_SIZE,
-                        surface_finer: bool | None = None) -> Iterator[np.ndarray]:
-    """``light_maps`` of each of ``parts`` in turn (None: every cell), each traced as the one before is taken.
-
-    The heights are checked and strided once for all of them: a region's bands of rows, traced between frames.
-    """
     directions = check_int("directions", directions, CHANNELS, 64)
     if directions % CHANNELS:
         raise ValueError(f"directions must be a multiple of {CHANNELS}, not {directions}")
-    period = torus(heights, max_cells)  # checked and strided once for every part
-    finer = _finer(heights, period, surface_finer)
-    for part in parts:
-        lit = _part(period, part)
-        horizons = _horizons(period, directions, span, reach, finer, lit)
-        rows, columns = horizons.shape[1:]
-        maps = np.empty((directions // CHANNELS + 1, rows, columns, CHANNELS), dtype=np.uint8)
-        run_rows(_ENCODE, rows, horizons.size, horizons, maps)
-        broad = _broad_slope(period, span, BROAD_SLOPE_RADIUS, lit)
-        maps[-1, :, :, BROAD_X_CHANNEL], maps[-1, :, :, BROAD_Z_CHANNEL] = broad[0], broad[1]
-        maps[-1, :, :, SUN_CHANNEL] = 255
-        yield maps
+    period = torus(heights, max_cells)  # checked and strided once for both
+    lit = _part(period, part)
+    horizons = _horizons(period, directions, span, reach, _finer(heights, period, surface_finer), lit)
+    rows, columns = horizons.shape[1:]
+    maps = np.empty((directions // CHANNELS + 1, rows, columns, CHANNELS), dtype=np.uint8)
+    run_rows(_ENCODE, rows, horizons.size, horizons, maps)
+    broad = _broad_slope(period, span, BROAD_SLOPE_RADIUS, lit)
+    maps[-1, :, :, BROAD_X_CHANNEL], maps[-1, :, :, BROAD_Z_CHANNEL] = broad[0], broad[1]
+    maps[-1, :, :, SUN_CHANNEL] = 255
+    return maps
 
 
 def horizon_channel(maps: np.ndarray, direction: int) -> np.ndarray:

@@ -187,14 +187,16 @@ def region_light_in_steps(world_: World, key: RegionKey,
     reach = (margin - 2) * camera.TILE_SIZE / cells
     own = range(margin, margin + cells + 1)  # the window's rows and columns that are the region's
 
-    parts = [(own[rows.start:rows.stop], own) for rows in _bands(cells + 1, band_rows)]
-    # Its heights are finer than this trace (but at the coarsest details): see lighting.NEAREST_FINER_CELLS.
-    traced = lighting.light_maps_of_parts(window, parts, max_cells=2 * cells, span=2.0 * camera.TILE_SIZE,
-                                          reach=reach, surface_finer=detail < key.detail)
-    bands = [next(traced)]  # each band is traced as it is taken: one a step
-    while len(bands) < len(parts):
-        yield
-        bands.append(next(traced))
+    def band(rows: range) -> np.ndarray:
+        # Its heights are finer than this trace (but at the coarsest details): see lighting.NEAREST_FINER_CELLS.
+        return lighting.light_maps(window, max_cells=2 * cells, span=2.0 * camera.TILE_SIZE, reach=reach,
+                                   surface_finer=detail < key.detail, part=(rows, own))
+
+    bands = []
+    for rows in _bands(cells + 1, band_rows):
+        bands.append(band(own[rows.start:rows.stop]))
+        if rows.stop < cells + 1:
+            yield
     return np.concatenate(bands, axis=1)
 
 
