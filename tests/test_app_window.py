@@ -825,19 +825,24 @@ class TestKeysInProcess:
 
         original = fresh.settings
         fresh.settings = original.replace(mode="rendered", iterations=5, tile="endless", seed=original.seed + 3)
-        held_as_frames_start, steps = [], []
-        take_generated, lend, take = fresh._take_generated, fresh.world_feed.lend, fresh.world_feed.take
-        monkeypatch.setattr(fresh, "_take_generated", lambda: held_as_frames_start.append(fresh.world_feed.held)
-                            or steps.append("heightmaps") or take_generated())
-        monkeypatch.setattr(fresh.world_feed, "lend", lambda: steps.append("lend") or lend())
+        held_as_frames_start, held_as_lent, steps = [], [], []
+        start_frame, take_generated = fresh.world_feed.start_frame, fresh._take_generated
+        lend, take = fresh.world_feed.lend, fresh.world_feed.take
+        monkeypatch.setattr(fresh.world_feed, "start_frame", lambda cache: held_as_frames_start.append(
+            fresh.world_feed.held) or start_frame(cache))
+        monkeypatch.setattr(fresh, "_take_generated", lambda: steps.append("heightmaps") or take_generated())
+        monkeypatch.setattr(fresh.world_feed, "lend", lambda: held_as_lent.append(fresh.world_feed.held)
+                            or steps.append("lend") or lend())
         monkeypatch.setattr(fresh.world_feed, "take", lambda cache: steps.append("take") or take(cache))
         try:
             assert frames_until(fresh, lambda: not fresh.world_feed.pending and not fresh.renderer.world.missing,
                                 limit=300)
             # The worker is held from the end of a frame (its pixels drawn at the buffer swap) to the next's start,
-            # and paces its large maps where llvmpipe draws the pixels on the same cores. Each frame's start lends
-            # it the core if the frames left it none (under SCHED_IDLE), before the frame takes what it made.
-            assert fresh.world_feed.held and not any(held_as_frames_start)
+            # and paces its large maps where llvmpipe draws the pixels on the same cores. Each frame's start lets it
+            # go and lends it the core if the frames left it none (under SCHED_IDLE), before the frame takes what
+            # it made.
+            assert fresh.world_feed.held and all(held_as_frames_start) and not any(held_as_lent)
+            assert len(held_as_lent) == len(held_as_frames_start) > 1
             assert steps == ["lend", "take", "heightmaps"] * len(held_as_frames_start), \
                 "a lend at each frame's start, before the take"
             assert fresh.world_feed._paced is software_rasterizer(fresh.renderer.ctx)
