@@ -820,20 +820,23 @@ class TestKeysInProcess:
 
     def test_the_endless_worlds_change_is_shown_after_its_regions_are_made(self, fresh, monkeypatch):
         """An iterations change in the endless world is timed until a frame shows every region it asked for (the
-        world generates no map: the map's generation time said nothing of it, and stayed as it was)."""
+        world generates no map: the map's generation time said nothing of it, and stayed as it was). Meanwhile the
+        region worker is held from each frame's buffer swap to the next frame's start, and free while it draws."""
         from terrainview.render.gpu import software_rasterizer
 
         original = fresh.settings
         fresh.settings = original.replace(mode="rendered", iterations=5, tile="endless", seed=original.seed + 3)
-        held_as_frames_start, held_as_lent, steps = [], [], []
+        held_as_frames_start, held_as_lent, held_as_drawn, steps = [], [], [], []
         start_frame, take_generated = fresh.world_feed.start_frame, fresh._take_generated
-        lend, take = fresh.world_feed.lend, fresh.world_feed.take
+        lend, take, ask_for = fresh.world_feed.lend, fresh.world_feed.take, fresh.world_feed.ask_for
         monkeypatch.setattr(fresh.world_feed, "start_frame", lambda cache: held_as_frames_start.append(
             fresh.world_feed.held) or start_frame(cache))
         monkeypatch.setattr(fresh, "_take_generated", lambda: steps.append("heightmaps") or take_generated())
         monkeypatch.setattr(fresh.world_feed, "lend", lambda: held_as_lent.append(fresh.world_feed.held)
                             or steps.append("lend") or lend())
         monkeypatch.setattr(fresh.world_feed, "take", lambda cache: steps.append("take") or take(cache))
+        monkeypatch.setattr(fresh.world_feed, "ask_for", lambda *args: held_as_drawn.append(fresh.world_feed.held)
+                            or ask_for(*args))  # (after the frame's draws, before its panel and buffer swap)
         try:
             assert frames_until(fresh, lambda: not fresh.world_feed.pending and not fresh.renderer.world.missing,
                                 limit=300)
@@ -841,8 +844,8 @@ class TestKeysInProcess:
             # and paces its large maps where llvmpipe draws the pixels on the same cores. Each frame's start lets it
             # go and lends it the core if the frames left it none (under SCHED_IDLE), before the frame takes what
             # it made.
-            assert fresh.world_feed.held and all(held_as_frames_start) and not any(held_as_lent)
-            assert len(held_as_lent) == len(held_as_frames_start) > 1
+            assert fresh.world_feed.held and all(held_as_frames_start)
+            assert len(held_as_frames_start) > 1 and held_as_drawn and not any(held_as_lent + held_as_drawn)
             assert steps == ["lend", "take", "heightmaps"] * len(held_as_frames_start), \
                 "a lend at each frame's start, before the take"
             assert fresh.world_feed._paced is software_rasterizer(fresh.renderer.ctx)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 
 import numpy as np
 import pytest
@@ -106,37 +107,30 @@ def test_a_software_rasterizer_is_told_from_a_gpu(renderer):
     assert not software_rasterizer(SimpleNamespace(info={}))
 
 
-def _rasterizer_threads() -> dict[int, int]:
-    """llvmpipe's threads in this process: the thread's id by its number (llvmpipe-N)."""
-    import os
-
-    from terrainview.render.gpu import RASTERIZER_THREAD
-
-    threads = {}
-    for thread in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{thread}/comm", encoding="utf-8") as comm:
-            name = comm.read().strip()
-        if name.startswith(RASTERIZER_THREAD):
-            threads[int(name.removeprefix(RASTERIZER_THREAD))] = int(thread)
-    return threads
-
-
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="Linux's thread affinity")
 def test_a_renderer_on_llvmpipe_keeps_each_of_its_threads_to_a_core_of_its_own(gl_ctx):
-    """Left to Linux, both of llvmpipe's threads sometimes woke on one core (the flights' slow frames: gpu.py)."""
-    import os
+    """Left to Linux, both of llvmpipe's threads sometimes woke on one core (the flights' slow frames: gpu.py):
+    thread N is kept to the Nth core the process may run on, round again past the last."""
+    from terrainview.render.gpu import rasterizer_threads
 
     if "llvmpipe" not in gl_ctx.info["GL_RENDERER"]:
         pytest.skip("not llvmpipe")
+    if os.cpu_count() == 1 or os.environ.get("LP_NUM_THREADS") == "0":
+        pytest.skip("llvmpipe draws on the calling thread alone")
     cores = sorted(os.sched_getaffinity(0))
-    threads = _rasterizer_threads()
-    assert threads, "llvmpipe draws with threads of its own (unless LP_NUM_THREADS=0)"
-    for thread in threads.values():  # as Linux leaves them
-        os.sched_setaffinity(thread, cores)
-    with gl_ctx:
-        Renderer(gl_ctx).release()
-    for number, thread in threads.items():
-        assert os.sched_getaffinity(thread) == {cores[number % len(cores)]}
-    assert len({cores[number % len(cores)] for number in threads}) == min(len(threads), len(cores))
+    threads = rasterizer_threads()
+    assert threads, "llvmpipe's threads are found by their names"
+    try:
+        for only in ([cores[-1]], cores):  # a process kept to one core (all threads on it), then to them all
+            os.sched_setaffinity(0, only)
+            for thread, _ in threads:  # as Linux leaves them
+                os.sched_setaffinity(thread, cores)
+            with gl_ctx:
+                Renderer(gl_ctx).release()
+            for thread, number in threads:
+                assert os.sched_getaffinity(thread) == {only[number % len(only)]}
+    finally:
+        os.sched_setaffinity(0, cores)
 
 
 def test_the_gl_object_count_detects_a_leak(renderer, gl_names):

@@ -7,6 +7,7 @@ shaders need are defined here once and passed to them as ``#define`` values.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
@@ -99,36 +100,48 @@ def software_rasterizer(ctx: moderngl.Context) -> bool:
 
 # llvmpipe draws a frame's pixels on threads of its own, one a core, named "llvmpipe-0", "llvmpipe-1" and on, all woken
 # at once by the thread that wants the pixels. Left to Linux to place, both of a two-core machine's now and then
-# woke on one core, one waiting for the other while the other core ran the endless world's worker: minute-long
+# woke on one core, one waiting for the other while the other core ran the endless world's worker: 40-second
 # natural-look flights at iterations 10 (three each way, alternating) had 30-83 frames over 40 ms and a slowest of
 # 47-55 ms; with each thread kept to a core of its own, 4-11 and 42-48 ms. With two busy processes beside them the
 # drafts were no slower (median 56-57 ms against 60).
 RASTERIZER_THREAD = "llvmpipe-"
 
 
-def spread_rasterizer_threads() -> int:
-    """Keep each of llvmpipe's threads in this process to a core of its own; returns how many it placed.
+def rasterizer_threads() -> list[tuple[int, int]]:
+    """The threads of llvmpipe in this process: each one's id and its number N ("llvmpipe-N").
 
-    Thread N to the Nth core the process may run on (round again past the last). None where the system has no
-    /proc/self/task or no thread affinity (not Linux).
+    None where the system has no /proc/self/task (not Linux).
     """
     try:
-        cores = sorted(os.sched_getaffinity(0))
         threads = os.listdir("/proc/self/task")
-    except (AttributeError, OSError):
-        return 0
-    placed = 0
+    except OSError:
+        return []
+    found = []
     for thread in threads:
-        try:
-            with open(f"/proc/self/task/{thread}/comm", encoding="utf-8") as comm:
+        try:  # (a name cut at 15 bytes may split a character: replaced, never raised)
+            with open(f"/proc/self/task/{thread}/comm", encoding="utf-8", errors="replace") as comm:
                 name = comm.read().strip()
-            number = name.removeprefix(RASTERIZER_THREAD)
-            if number != name and number.isdigit():
-                os.sched_setaffinity(int(thread), {cores[int(number) % len(cores)]})
-                placed += 1
         except OSError:  # the thread ended meanwhile
             continue
-    return placed
+        number = name.removeprefix(RASTERIZER_THREAD)
+        if number != name and number.isascii() and number.isdigit():
+            found.append((int(thread), int(number)))
+    return found
+
+
+def spread_rasterizer_threads() -> None:
+    """Keep each of llvmpipe's threads in this process to a core of its own (RASTERIZER_THREAD).
+
+    Thread N to the Nth core the process may run on (round again past the last). Nothing where the system has no
+    thread affinity (not Linux).
+    """
+    try:
+        cores = sorted(os.sched_getaffinity(os.getpid()))
+    except (AttributeError, OSError):
+        return
+    for thread, number in rasterizer_threads():
+        with contextlib.suppress(OSError):  # the thread ended meanwhile
+            os.sched_setaffinity(thread, {cores[number % len(cores)]})
 
 
 def load_program(ctx: moderngl.Context, name: str, **defines: float | Sequence[float] | int) -> moderngl.Program:
