@@ -193,22 +193,30 @@ def test_progress_bar_and_lines(tmp_path, run_cli):
 # --- nothing left behind -----------------------------------------------------------------------------------
 
 
-def test_a_signal_that_comes_while_a_finalizer_runs_still_cancels_the_export():
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_that_comes_while_a_finalizer_runs_still_cancels_the_export(signal_number):
     """Raised from the handler, the interrupt landed in the finalizer (a GL object's, in a garbage collection), where
-    Python prints it and goes on: the cancelled video was written to its end (seen once in a full test run)."""
+    Python prints it and goes on: the cancelled video was written to its end (seen once in a full test run). Ctrl+C
+    too: Python's own handler raised there."""
+    noted_within = []
 
     class SignalledWhileFinalized:
         def __del__(self) -> None:
-            os.kill(os.getpid(), signal.SIGTERM)
-            for _ in range(1000):  # the handler runs between these steps, within the finalizer
+            signal.raise_signal(signal_number)  # (to this thread: its handler runs within the finalizer)
+            for _ in range(1000):
                 pass
+            noted_within.append(video_encoding._signalled.is_set())
 
     with video_encoding._signals_as_interrupt():
         finalized = SignalledWhileFinalized()
         del finalized
+        assert noted_within == [True], "the handler ran within the finalizer"
         with pytest.raises(KeyboardInterrupt):
             video_encoding._unwind_if_signalled()
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGINT)  # a second Ctrl+C: at once
     video_encoding._unwind_if_signalled()  # a later export starts afresh: nothing noted
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler, "Ctrl+C as before"
 
 
 @pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGHUP])

@@ -375,45 +375,46 @@ def _progress(count: int, style: Progress) -> Iterator[Callable[[], None]]:
         yield advance
 
 
-# Signals noted by ``_signals_as_interrupt``'s handler, which the export acts on at its next check.
-_signals_noted: list[int] = []
+# Set by ``_signals_as_interrupt``'s handler; the export acts on it at its next check.
+_signalled = threading.Event()
 
 
 @contextlib.contextmanager
 def _signals_as_interrupt() -> Iterator[None]:
-    """SIGTERM (a window cancelling its export) and SIGHUP unwind like Ctrl+C, so no partial output stays behind.
+    """Ctrl+C, SIGTERM (a window cancelling its export) and SIGHUP unwind the export, so no partial output stays.
 
     atomic_files' own handlers remove the part file or folder at once, but the encoder process may be saving a
     frame into that folder meanwhile; unwinding stops the encoder first, then removes the folder with what it
     added. The handler only notes the signal, and the export raises KeyboardInterrupt at its next check
     (``_unwind_if_signalled``: before each frame it draws, and while it waits for the encoder). Raised from the
     handler, it could land in a finalizer (a GL object's, in a garbage collection), where Python prints it and goes
-    on: a cancelled video was written to its end. Signal handlers belong to the main thread: elsewhere nothing
-    changes.
+    on: a cancelled video was written to its end. Ctrl+C once a signal is noted raises at once, wherever the export
+    is. Signal handlers belong to the main thread: elsewhere nothing changes.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def note(signum: int, frame: Any) -> None:
-        _signals_noted.append(signum)
+        if signum == signal.SIGINT and _signalled.is_set():
+            raise KeyboardInterrupt  # pressed again: whatever the export is doing
+        _signalled.set()
 
-    _signals_noted.clear()
     previous = {}
-    for number in CLEANUP_SIGNALS:
-        if signal.getsignal(number) != signal.SIG_IGN:  # nohup's ignored SIGHUP stays ignored
-            previous[number] = signal.signal(number, note)
+    for number in (signal.SIGINT, *CLEANUP_SIGNALS):
+        if signal.getsignal(number) != signal.SIG_IGN:  # nohup's ignored SIGHUP stays ignored (and a background
+            previous[number] = signal.signal(number, note)  # job's ignored Ctrl+C)
     try:
         yield
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-        _signals_noted.clear()
+        _signalled.clear()
 
 
 def _unwind_if_signalled() -> None:
-    """Raise KeyboardInterrupt if SIGTERM or SIGHUP came during the export (``_signals_as_interrupt``)."""
-    if _signals_noted:
+    """Raise KeyboardInterrupt if Ctrl+C, SIGTERM or SIGHUP came during the export (``_signals_as_interrupt``)."""
+    if _signalled.is_set():
         raise KeyboardInterrupt
 
 
