@@ -836,7 +836,10 @@ class TestKeysInProcess:
                             or steps.append("lend") or lend())
         monkeypatch.setattr(fresh.world_feed, "take", lambda cache: steps.append("take") or take(cache))
         monkeypatch.setattr(fresh.world_feed, "ask_for", lambda *args: held_as_drawn.append(fresh.world_feed.held)
-                            or ask_for(*args))  # (after the frame's draws, before its panel and buffer swap)
+                            or ask_for(*args))  # (after the frame's draws)
+        draw_ui = fresh._draw_ui  # (the panel, last before the buffer swap)
+        monkeypatch.setattr(fresh, "_draw_ui", lambda *args: held_as_drawn.append(fresh.world_feed.held)
+                            or draw_ui(*args))
         try:
             assert frames_until(fresh, lambda: not fresh.world_feed.pending and not fresh.renderer.world.missing,
                                 limit=300)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -110,27 +111,43 @@ def test_a_software_rasterizer_is_told_from_a_gpu(renderer):
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="Linux's thread affinity")
 def test_a_renderer_on_llvmpipe_keeps_each_of_its_threads_to_a_core_of_its_own(gl_ctx):
     """Left to Linux, both of llvmpipe's threads sometimes woke on one core (the flights' slow frames: gpu.py):
-    thread N is kept to the Nth core the process may run on, round again past the last."""
-    from terrainview.render.gpu import rasterizer_threads
+    thread N is kept to the Nth core the process may run on, round again past the last, whichever thread asks."""
+    import glob
+    import threading
+
+    from terrainview.render.gpu import rasterizer_threads, spread_rasterizer_threads
 
     if "llvmpipe" not in gl_ctx.info["GL_RENDERER"]:
         pytest.skip("not llvmpipe")
-    if os.cpu_count() == 1 or os.environ.get("LP_NUM_THREADS") == "0":
-        pytest.skip("llvmpipe draws on the calling thread alone")
     cores = sorted(os.sched_getaffinity(0))
+    if len(cores) == 1 or os.environ.get("LP_NUM_THREADS") == "0":
+        pytest.skip("llvmpipe draws on the calling thread alone")
     threads = rasterizer_threads()
-    assert threads, "llvmpipe's threads are found by their names"
+    named = [path for path in glob.glob("/proc/self/task/*/comm")
+             if Path(path).read_text(errors="replace").startswith("llvmpipe-")]
+    assert threads and len(threads) == len(named), "every one of llvmpipe's threads is found by its name"
+
+    def unplaced() -> None:  # as Linux leaves them
+        for thread, _ in threads:
+            os.sched_setaffinity(thread, cores)
+
     try:
         for only in ([cores[-1]], cores):  # a process kept to one core (all threads on it), then to them all
             os.sched_setaffinity(0, only)
-            for thread, _ in threads:  # as Linux leaves them
-                os.sched_setaffinity(thread, cores)
+            unplaced()
             with gl_ctx:
                 Renderer(gl_ctx).release()
             for thread, number in threads:
                 assert os.sched_getaffinity(thread) == {only[number % len(only)]}
+        unplaced()  # asked from a thread kept to one core: still the process's cores
+        asker = threading.Thread(target=lambda: os.sched_setaffinity(0, [cores[0]]) or spread_rasterizer_threads())
+        asker.start()
+        asker.join()
+        for thread, number in threads:
+            assert os.sched_getaffinity(thread) == {cores[number % len(cores)]}
     finally:
         os.sched_setaffinity(0, cores)
+        spread_rasterizer_threads()  # as the session's renderers left them, whatever failed above
 
 
 def test_the_gl_object_count_detects_a_leak(renderer, gl_names):

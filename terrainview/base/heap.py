@@ -65,7 +65,9 @@ def hold_small_pages(held: bool) -> None:
             holders.count += 1
             if holders.count == 1:
                 holders.huge_before = bool(switch[1](False))
-        elif holders.count > 0:
+        else:
+            if holders.count == 0:
+                raise RuntimeError("small pages let go of more often than held")
             holders.count -= 1
             if holders.count == 0:
                 switch[1](holders.huge_before)

@@ -120,7 +120,7 @@ def _world_kernel(windows, shifts, scales, top_scale, key, out, last, before_las
     pass that refines level into level + 1. Each pass writes one cell more on every side (the diamond centres
     the square step reads at the window's edge) into ``last`` or ``before_last``, by turns, the last pass into
     ``last``; they come from numpy, which asks Linux for huge pages (see fractal_numba) unless
-    ``base.heap.hold_small_pages`` holds (the window's worker beside a software rasterizer).
+    ``base.heap.hold_small_pages`` holds (while the window's paced world is asked for: any thread's arrays).
     """
     passes = windows.shape[0] - 1
     buffers = (last, before_last)  # level w is in buffers[(passes - w) % 2]

@@ -110,7 +110,7 @@ RASTERIZER_THREAD = "llvmpipe-"
 def rasterizer_threads() -> list[tuple[int, int]]:
     """The threads of llvmpipe in this process: each one's id and its number N ("llvmpipe-N").
 
-    None where the system has no /proc/self/task (not Linux).
+    Empty where the system has no /proc/self/task (not Linux).
     """
     try:
         threads = os.listdir("/proc/self/task")

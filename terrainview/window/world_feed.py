@@ -59,12 +59,6 @@ LIGHT_BAND_ROWS = 64
 SHARE_WINDOW_SECONDS = 0.1
 STARVED_SHARE = 0.05
 LEND_SECONDS = 0.005
-# While a world is asked for and a software rasterizer draws the frames (``paced``), numpy's large arrays (the
-# worker's maps, above all) come in small pages (``hold_small_pages``): Linux zeroes a huge page at its first touch
-# as one piece of work, and a detail-12 map touches 33 of them. Minute-long natural-look flights at iterations 12,
-# six runs each way: with huge pages 9 frames over 50 ms (in four runs) and 8 drafts whose draw took over 45 ms;
-# with small pages one frame of 54 ms and no such draft. A detail-12 map then takes the worker 88-105 ms of a core
-# instead of 75-85.
 
 
 class WorldFeed(WorkerThread):
@@ -190,6 +184,12 @@ class WorldFeed(WorkerThread):
         The list replaces what was asked before and not started. Called from the window's thread, as are ``forget``
         and ``stop``; paced, numpy's large arrays come in small pages until then (``hold_small_pages``).
         """
+        # Paced, numpy's large arrays (the worker's maps, above all) come in small pages from here: Linux zeroes a
+        # huge page at its first touch as one piece of work, and a detail-12 map touches 33 of them. Minute-long
+        # natural-look flights at iterations 12, six runs each way: with huge pages 9 frames over 50 ms (in four
+        # runs) and 8 drafts whose draw took over 45 ms; with small pages one frame of 54 ms and no such draft (and
+        # with llvmpipe's threads kept apart, four each way: the slowest 36-84 ms against 35-40). A detail-12 map
+        # then takes the worker 88-105 ms of a core instead of 75-85.
         if self._paced and not self._holds_small_pages and not self._stopping:
             hold_small_pages(True)
             self._holds_small_pages = True
