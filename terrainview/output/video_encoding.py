@@ -282,14 +282,17 @@ class _Encoder:
 
     def _answer(self, advance: Callable[[], None]) -> str:
         while True:
-            _unwind_if_signalled()  # before what the child says: after a signal, its folder may be gone
             try:
                 kind, value = self.results.get(timeout=0.5)
-                break
             except queue.Empty:
-                if not self.child.is_alive():
-                    raise OutputError(f"the encoder stopped unexpectedly (exit status {self.child.exitcode})") \
-                        from None
+                kind = value = None
+            # Before what the child says: SIGTERM's handler removes the part folder at once, while the wait goes on,
+            # and the child saving a frame there then fails, which is the signal's doing, not an error to report.
+            _unwind_if_signalled()
+            if kind is not None:
+                break
+            if not self.child.is_alive():
+                raise OutputError(f"the encoder stopped unexpectedly (exit status {self.child.exitcode})")
         if kind == "done":
             self.free.append(value)
             advance()
