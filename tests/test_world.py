@@ -296,6 +296,24 @@ def test_a_map_made_in_steps_is_the_whole_map_and_its_pyramid(band_rows):
         np.testing.assert_array_equal(getattr(pyramid, name), getattr(expected, name))
 
 
+def record_bands(monkeypatch, module, name, band_of, at_second_band=lambda: None):
+    """Patch ``module.name`` to record ``band_of(args, kwargs)`` for each call it makes (None: a call that is no
+    band, not recorded), running ``at_second_band()`` as the second band is made. Returns the list of bands and
+    the unpatched function."""
+    bands, unpatched = [], getattr(module, name)
+
+    def recorded(*args, **kwargs):
+        band = band_of(args, kwargs)
+        if band is not None:
+            bands.append(band)
+            if len(bands) == 2:
+                at_second_band()
+        return unpatched(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, recorded)
+    return bands, unpatched
+
+
 def paced_feed(monkeypatch, at_second_band):
     """A region worker that paces maps from detail 6 in bands of at most 16 rows, the bands it makes (first row,
     rows) and the unpatched region_map; ``at_second_band(feed)`` runs as the second band is made."""
@@ -304,16 +322,10 @@ def paced_feed(monkeypatch, at_second_band):
 
     monkeypatch.setattr(world_feed, "PACED_DETAIL", 6)  # small maps, in many bands: the same steps, quickly
     monkeypatch.setattr(world_feed, "BAND_ROWS", 16)
-    bands, region_map = [], world_regions.region_map
     feed = WorldFeed(paced=True)
-
-    def band(*args):
-        bands.append(args[2:4])  # (first row, rows): written into the map's own rows
-        if len(bands) == 2:
-            at_second_band(feed)
-        return region_map(*args)
-
-    monkeypatch.setattr(world_regions, "region_map", band)
+    # (first row, rows): written into the map's own rows
+    bands, region_map = record_bands(monkeypatch, world_regions, "region_map", lambda args, kwargs: args[2:4],
+                                     lambda: at_second_band(feed))
     return feed, bands, region_map
 
 
@@ -379,14 +391,9 @@ def test_a_regions_light_maps_are_its_part_of_the_window_around_it():
 def test_light_maps_traced_in_steps_are_the_whole_light_maps(band_rows, monkeypatch):
     """region_light_in_steps traces one band of rows a step, yielding between them, and returns the window's light
     maps cut to the region, bit for bit, however its rows are banded."""
-    traced, light_maps = [], lighting.light_maps
-
-    def counted(*args, **kwargs):
-        if "part" in kwargs:  # a band (window_light below traces its window whole)
-            traced.append(len(kwargs["part"][0]))
-        return light_maps(*args, **kwargs)
-
-    monkeypatch.setattr(lighting, "light_maps", counted)
+    # the rows of each band (window_light below traces its window whole: no band)
+    traced, _ = record_bands(monkeypatch, lighting, "light_maps",
+                             lambda args, kwargs: len(kwargs["part"][0]) if "part" in kwargs else None)
     world_, key = World(4, 0.8, 1.0, 2), RegionKey(-2, 3, 7)  # traced at detail 5: 33 rows
     steps, bands = world_regions.region_light_in_steps(world_, key, band_rows), -(-33 // band_rows)
     for step in range(1, bands):
@@ -407,15 +414,11 @@ def test_large_light_maps_are_traced_in_paced_steps_that_wait_while_the_window_h
     monkeypatch.setattr(world_feed, "PACED_DETAIL", 7)  # traced at detail 5 (33 rows) in bands of 8 rows at most
     monkeypatch.setattr(world_feed, "LIGHT_BAND_ROWS", 8)
     feed = WorldFeed(paced=True)
-    bands, light_maps = [], lighting.light_maps
-
-    def band(*args, **kwargs):
-        bands.append((kwargs["part"][0].start, len(kwargs["part"][0])))  # (first row, rows) of the window's
-        if len(bands) == 2:
-            feed.hold(True)  # a frame's pixels from the second band on: the third waits
-        return light_maps(*args, **kwargs)
-
-    monkeypatch.setattr(lighting, "light_maps", band)
+    # (first row, rows) of the window's; a frame's pixels from the second band on: the third waits
+    bands, light_maps = record_bands(monkeypatch, lighting, "light_maps",
+                                     lambda args, kwargs: (kwargs["part"][0].start, len(kwargs["part"][0])),
+                                     lambda: feed.hold(True))
+    recorded = lighting.light_maps
     world_ = World(5, 0.6, 1.0, 3)
     cache = RegionCache()
     cache.adopt(world_)
@@ -432,7 +435,7 @@ def test_large_light_maps_are_traced_in_paced_steps_that_wait_while_the_window_h
         assert found is not None and found[1].light is not None
         monkeypatch.setattr(lighting, "light_maps", light_maps)
         np.testing.assert_array_equal(found[1].light, world_regions.region_light(world_, key))
-        monkeypatch.setattr(lighting, "light_maps", band)
+        monkeypatch.setattr(lighting, "light_maps", recorded)
         bands.clear()
         feed.request(world_, [RegionKey(0, 0, 6)], light=True)  # coarser: traced whole
         assert feed.wait_idle(60.0) and feed.take(cache) == 1 and bands == [(8, 17)]
