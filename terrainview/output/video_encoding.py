@@ -392,7 +392,8 @@ def _signals_as_interrupt() -> Iterator[None]:
     (``_unwind_if_signalled``: before each frame it draws, and while it waits for the encoder). Raised from the
     handler, it could land in a finalizer (a GL object's, in a garbage collection), where Python prints it and goes
     on: a cancelled video was written to its end. Ctrl+C once a signal is noted raises at once, wherever the export
-    is. Signal handlers belong to the main thread: elsewhere nothing changes.
+    is. An error once a signal is noted is an interruption too: after the last check, the part folder the handler
+    removed cannot be renamed into place. Signal handlers belong to the main thread: elsewhere nothing changes.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -409,6 +410,10 @@ def _signals_as_interrupt() -> Iterator[None]:
             previous[number] = signal.signal(number, note)  # job's ignored Ctrl+C)
     try:
         yield
+    except Exception:
+        if _signalled.is_set():  # the signal's doing (its handler removed the part file or folder), however it shows
+            raise KeyboardInterrupt from None
+        raise
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
