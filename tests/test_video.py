@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import re
 import signal
@@ -192,82 +191,6 @@ def test_progress_bar_and_lines(tmp_path, run_cli):
 
 
 # --- nothing left behind -----------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGINT])
-def test_a_signal_that_comes_while_a_finalizer_runs_still_cancels_the_export(signal_number):
-    """Raised from the handler, the interrupt landed in the finalizer (a GL object's, in a garbage collection), where
-    Python prints it and goes on: the cancelled video was written to its end (seen once in a full test run). Ctrl+C
-    too: Python's own handler raised there."""
-    noted_within = []
-
-    class SignalledWhileFinalized:
-        def __del__(self) -> None:
-            signal.raise_signal(signal_number)  # (to this thread: its handler runs within the finalizer)
-            for _ in range(1000):
-                pass
-            noted_within.append(video_encoding._signalled.is_set())
-
-    with video_encoding._signals_as_interrupt():
-        finalized = SignalledWhileFinalized()
-        del finalized
-        assert noted_within == [True], "the handler ran within the finalizer"
-        with pytest.raises(KeyboardInterrupt):
-            video_encoding._unwind_if_signalled()
-        with pytest.raises(KeyboardInterrupt):
-            signal.raise_signal(signal.SIGINT)  # a second Ctrl+C: at once
-    video_encoding._unwind_if_signalled()  # a later export starts afresh: nothing noted
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler, "Ctrl+C as before"
-
-
-class _FolderGoneSink:
-    """A frames sink whose folder a signal's handler has just removed: every save fails as it would."""
-
-    def write(self, *frame) -> None:
-        raise FileNotFoundError(errno.ENOENT, "No such file or directory")
-
-    def close(self) -> None:
-        pass
-
-    def abort(self) -> None:
-        pass
-
-
-def test_what_the_encoder_says_after_a_signal_came_during_the_wait_is_no_error(tmp_path):
-    """SIGTERM's handler removes the part folder at once, while the export waits for the encoder; the encoder,
-    saving a frame there, answers "No such file or directory". The export unwinds as interrupted (exit 130) rather
-    than reporting the folder as not written (exit 2, seen once in CI)."""
-    encoder = video_encoding._Encoder(_FolderGoneSink, (4, 2), (4, 2))
-    wait_for_answer = encoder.results.get
-
-    def signalled_while_waiting(*args, **kwargs):
-        signal.raise_signal(signal.SIGTERM)  # noted by the export's handler, to this very thread
-        return wait_for_answer(*args, **kwargs)
-
-    encoder.results.get = signalled_while_waiting
-    raised = []
-    try:
-        with video_encoding._signals_as_interrupt():
-            encoder.submit(0, 0.0, SCENE, np.zeros((2, 4, 3), np.uint8), lambda: None)
-            try:
-                encoder.finish(lambda: None)
-            except BaseException as error:  # noqa: BLE001 - as the wait raised it, before the export's last resort
-                raised.append(type(error))
-    finally:
-        encoder.stop()
-    assert raised == [KeyboardInterrupt]
-
-
-@pytest.mark.parametrize("error", [FileNotFoundError(errno.ENOENT, "No such file or directory"),
-                                   OutputError("frames: not written: No such file or directory")])
-def test_an_error_once_a_signal_is_noted_is_an_interruption(error):
-    """After the export's last check, the part folder SIGTERM's handler removed cannot be renamed into place: that
-    error is the signal's doing, an interruption. Without a signal the error is the error."""
-    with pytest.raises(KeyboardInterrupt), video_encoding._signals_as_interrupt():
-        signal.raise_signal(signal.SIGTERM)  # noted: the export goes on to its next check
-        raise error
-    with pytest.raises(type(error)), video_encoding._signals_as_interrupt():
-        raise error
 
 
 @pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGHUP])

@@ -297,7 +297,7 @@ def test_a_map_made_in_steps_is_the_whole_map_and_its_pyramid(band_rows):
 
 
 def record_bands(monkeypatch, module, name, band_of, at_second_band=lambda: None):
-    """Patch ``module.name`` to record ``band_of(args, kwargs)`` for each call it makes (None: a call that is no
+    """Patch ``module.name`` to record ``band_of(args, kwargs)`` for each call to it (None: a call that is no
     band, not recorded), running ``at_second_band()`` as the second band is made. Returns the list of bands and
     the unpatched function."""
     bands, unpatched = [], getattr(module, name)

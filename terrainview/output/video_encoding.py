@@ -188,7 +188,8 @@ Progress = str | Callable[[int, int], None]  # "bar", "lines" or "none", or a ca
 def export(plan: VideoPlan, path: Path, *, force: bool, frames: bool = False, progress: Progress = "none") -> None:
     """Draw every frame of the flight and write it to ``path``: a video, or a folder of PNGs when ``frames``.
 
-    A failure or an interruption (Ctrl+C, SIGTERM, SIGHUP) leaves nothing behind.
+    A failure or an interruption (Ctrl+C, SIGTERM, SIGHUP) leaves nothing behind. Only one that comes while the
+    frames are being moved into a folder that already held files (``force``) leaves those moved so far.
     """
     size, fps = plan.size, plan.fps
     with _signals_as_interrupt(), _progress(plan.frame_count, progress) as advance:
@@ -328,6 +329,8 @@ def _encode_frames(make_sink: Callable[[], Any], memory: mmap.mmap, full: tuple[
     Runs until the drawing process sends None (the sink is closed), sets ``stopping`` or is gone (it is dropped).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the drawing process's to handle; it stops us
+    for number in CLEANUP_SIGNALS:  # forked with the drawing process's handlers, which remove its part folder
+        signal.signal(number, signal.SIG_DFL)
     parent, sink = os.getppid(), None
     try:
         sink = make_sink()
@@ -389,11 +392,12 @@ def _signals_as_interrupt() -> Iterator[None]:
     atomic_files' own handlers remove the part file or folder at once, but the encoder process may be saving a
     frame into that folder meanwhile; unwinding stops the encoder first, then removes the folder with what it
     added. The handler only notes the signal, and the export raises KeyboardInterrupt at its next check
-    (``_unwind_if_signalled``: before each frame it draws, and while it waits for the encoder). Raised from the
+    (``_unwind_if_signalled``: before each frame it draws, and after each wait for the encoder). Raised from the
     handler, it could land in a finalizer (a GL object's, in a garbage collection), where Python prints it and goes
     on: a cancelled video was written to its end. Ctrl+C once a signal is noted raises at once, wherever the export
-    is. An error once a signal is noted is an interruption too: after the last check, the part folder the handler
-    removed cannot be renamed into place. Signal handlers belong to the main thread: elsewhere nothing changes.
+    is. A write error once a signal is noted is an interruption too: after the last check, the part folder the
+    handler removed cannot be renamed into place. A signal once the output is in place changes nothing: the export
+    is done. Signal handlers belong to the main thread: elsewhere nothing changes.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -410,9 +414,9 @@ def _signals_as_interrupt() -> Iterator[None]:
             previous[number] = signal.signal(number, note)  # job's ignored Ctrl+C)
     try:
         yield
-    except Exception:
-        if _signalled.is_set():  # the signal's doing (its handler removed the part file or folder), however it shows
-            raise KeyboardInterrupt from None
+    except (OSError, OutputError) as error:
+        if _signalled.is_set():  # the signal's doing: its handler removed the part file or folder
+            raise KeyboardInterrupt from error
         raise
     finally:
         for number, handler in previous.items():
