@@ -84,10 +84,16 @@ def frames(count=6):
     panel = imgui.internal.find_window_by_name("View Options (Ctrl+O)")
     return [app.wnd.buffer_size, [panel.pos.x, panel.pos.y], app.panel.seed_text, str(app.settings.seed)]
 
+def resized(size):  # until the X server has resized the window, however busy the machine
+    app.wnd.size = size
+    deadline = time.monotonic() + 30.0
+    while tuple(app.wnd.buffer_size) != size and time.monotonic() < deadline:
+        time.sleep(0.05)
+        frames(1)
+
 report = [frames()]
 for size in ((1, 1), (1280, 720)):
-    app.wnd.size = size
-    time.sleep(0.3)
+    resized(size)
     report.append(frames())
 print(json.dumps(report))
 app.wnd.close()
@@ -125,7 +131,10 @@ def frames(count=6):
 
 frames()
 app.wnd.size = (800, 560)
-time.sleep(0.3)
+deadline = time.monotonic() + 30.0  # until the X server has resized the window, however busy the machine
+while tuple(app.wnd.buffer_size) != (800, 560) and time.monotonic() < deadline:
+    time.sleep(0.05)
+    frames(1)
 frames()
 width, height = app.wnd.buffer_size
 pixels = np.frombuffer(app.wnd.fbo.read(viewport=(0, 0, width, height)), dtype=np.uint8).reshape(height, width, 3)
