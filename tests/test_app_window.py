@@ -1039,21 +1039,23 @@ def test_viewer_end_to_end(xvfb_display, screen_grabber, tmp_path):
         key(display, window, "F12")
         shots = tmp_path / "screenshots"
         shot = wait_for(lambda: sorted(shots.glob("*.png")) or None, 30, "the F12 screenshot")
+        key(display, window, "Escape")  # at once, while the shot's "Saved ..." message shows: it goes first
+        time.sleep(0.5)
+        assert process.poll() is None, "Escape dismissed the message, not the window"
         assert len(shot) == 1
         from terrainview.scene.scene_file import load_scene
 
         settings, warnings = load_scene(shot[0])
         assert settings.mode == "lines" and settings.iterations == 5
-        assert settings.yrot == 15.0, "the shot carries the camera: five Left presses"
+        # Five Left taps, a 3 degree step each (a frame drawn between a tap's press and release over 33 ms apart, on a
+        # busy machine, steps it again as a held key)
+        assert settings.yrot % 3.0 == 0.0 and 15.0 <= settings.yrot <= 30.0, "the shot carries the camera"
         assert settings.passes == 9, "[ stepped back one half-pass"
         with Image.open(shot[0]) as image:
             assert image.size == (1280, 720) and image.text["terrainview.supersample"] == "2", "antialiased"
             pixels = np.asarray(image.convert("RGB"))
         assert (pixels[PANEL_AREA] == 255).all(axis=2).mean() > 0.95, "no panel in the shot"
 
-        key(display, window, "Escape")  # the shot's "Saved ..." message goes first
-        time.sleep(0.5)
-        assert process.poll() is None, "Escape dismissed the message, not the window"
         key(display, window, "Escape")  # the camera moved: the window asks, a second Escape quits
         time.sleep(0.5)
         assert process.poll() is None, "the window asked first"
