@@ -446,8 +446,7 @@ class WorldTerrain:
             else:
                 uniform(program, "cell_shift").value = iterations - resident.key.detail
                 drawn += _draw_patches(program, instances, index, selection, lines)
-        if programs.atlas is not None:
-            drawn += self._draw_atlases(settings, programs, programs.atlas, in_view, selections, grid_size, iterations)
+        drawn += self._draw_atlases(settings, programs, in_view, selections, grid_size, iterations)
         # Whether this frame drew all it wanted, while the window times a change (slopes made whole below: the next
         # frame's). A render times nothing, and makes all it wants before it draws.
         self._showed_all = self.streaming and self.changed_at is not None and self.shows_all_wanted()
@@ -478,10 +477,12 @@ class WorldTerrain:
             resident.atlas_layer = atlas, layer
             budget.slope_points -= side * side
 
-    def _draw_atlases(self, settings: SceneSettings, programs: SurfacePrograms, atlas_program: str,
+    def _draw_atlases(self, settings: SceneSettings, programs: SurfacePrograms,
                       in_view: list[tuple[RegionKey, _Resident]], selections: list[lod.Selection | None],
                       grid_size: int, iterations: int) -> int:
         """Draw the regions with an atlas layer: one selection of them all for each atlas (``draw_selection``)."""
+        if programs.atlas is None:  # (a look without one: every region is drawn alone)
+            return 0
         by_atlas: dict[RegionAtlas, list[tuple[int, _Resident, lod.Selection]]] = {}
         for (_, resident), selection in zip(in_view, selections, strict=True):
             if resident.atlas_layer is not None and selection is not None:
@@ -489,7 +490,7 @@ class WorldTerrain:
                 by_atlas.setdefault(atlas, []).append((layer, resident, selection))
         if not by_atlas:
             return 0
-        program = self.gpu.programs[atlas_program]
+        program = self.gpu.programs[programs.atlas]
         _set_up_regions(program, programs)
         uniform(program, "grid_size").value = grid_size
         uniform(program, "atlas_heights").value = ATLAS_HEIGHTS_UNIT
@@ -509,7 +510,7 @@ class WorldTerrain:
                                      _with_regions(selected, "quarters", regions), first.patch, first.ranges,
                                      first.eye)
             # Buffers of each atlas's own: rewriting one between draws would make the driver wait.
-            drawn += draw_selection(self.gpu, together, False, atlas_program,
+            drawn += draw_selection(self.gpu, together, False, programs.atlas,
                                     buffer_prefix=f"atlas{atlas.side}x{atlas.light_side}-")
         return drawn
 
