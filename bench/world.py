@@ -23,9 +23,8 @@ from terrainview.render.renderer import Frame, Renderer
 from terrainview.scene import world_regions
 from terrainview.scene.settings import CameraMode, Look, SceneSettings
 from terrainview.scene.world_regions import RegionKey, World
-from terrainview.window import world_feed
 from terrainview.window.arrow_keys import MOVE_STEP, STEPS_PER_SECOND
-from terrainview.window.world_feed import WorldFeed
+from terrainview.window.world_feed import BAND_ROWS, WorldFeed
 
 REGION_TARGET_MS = 20.0
 FRAME_TARGET_MS = 50.0
@@ -51,7 +50,7 @@ def _regions() -> None:
 
     def in_steps() -> None:  # as the window's worker makes it beside a software rasterizer (window/world_feed.py)
         world_regions.run_steps(world_regions.region_map_in_steps(world_, RegionKey(next(places), 5, 12),
-                                                                  world_feed.BAND_ROWS))
+                                                                  BAND_ROWS))
 
     numpy_default = "huge pages" if numpy_huge_pages() else "numpy's own pages (it asks for no huge ones here)"
     in_default_pages = median_ms(in_steps, 5, warmups=1)

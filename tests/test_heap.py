@@ -47,11 +47,11 @@ def test_freed_heap_pages_go_back_to_the_system(call, least_returned_mib):
         assert before - after > least_returned_mib
 
 
-@pytest.mark.skipif(heap._numpy_switches() is None, reason="numpy has no switch for its huge-page advice")
+@pytest.mark.skipif(heap._set_huge_pages is None, reason="numpy has no switch for its huge-page advice")
 @pytest.mark.parametrize("numpy_before", [True, False])
 def test_small_pages_are_held_by_count_and_numpys_setting_comes_back(numpy_before):
     """Holders nest in any order; the last to let go puts back what numpy had, whatever that was."""
-    set_advice = heap._numpy_switches()[1]
+    set_advice = heap._set_huge_pages
     was = set_advice(numpy_before)
     try:
         heap.hold_small_pages(True)

@@ -31,7 +31,7 @@ def test_a_signal_that_comes_while_a_finalizer_runs_still_cancels_the_export(sig
             signal.raise_signal(signal_number)  # (to this thread: its handler runs within the finalizer)
             for _ in range(1000):
                 pass
-            noted_within.append(video_encoding._signalled.is_set())
+            noted_within.append(video_encoding._signalled)
 
     with video_encoding._signals_as_interrupt():
         finalized = SignalledWhileFinalized()
@@ -41,7 +41,7 @@ def test_a_signal_that_comes_while_a_finalizer_runs_still_cancels_the_export(sig
             video_encoding._unwind_if_signalled()
         with pytest.raises(KeyboardInterrupt):
             signal.raise_signal(signal.SIGINT)  # a second Ctrl+C: at once
-    video_encoding._unwind_if_signalled()  # a later export starts afresh: nothing noted
+    assert not video_encoding._signalled, "a later export starts afresh: nothing noted"
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler, "Ctrl+C as before"
 
 

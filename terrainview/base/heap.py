@@ -36,16 +36,13 @@ def give_back_freed_memory() -> None:
         trim(0)
 
 
-class _SmallPageHolders:
-    """How many want small pages (``hold_small_pages``), and numpy's setting before the first did."""
+# numpy's huge-page advice: its read and its set (None where numpy has none)
+_read_huge_pages: Callable[[], bool] | None = getattr(multiarray, "_get_madvise_hugepage", None)
+_set_huge_pages: Callable[[bool], bool] | None = getattr(multiarray, "_set_madvise_hugepage", None)
 
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.count = 0
-        self.huge_before = True
-
-
-_small_page_holders = _SmallPageHolders()
+_small_pages_lock = threading.Lock()
+_small_page_holders = 0  # how many want small pages (hold_small_pages)
+_huge_pages_before = False  # numpy's setting as the first of them came
 
 
 def hold_small_pages(held: bool) -> None:
@@ -56,35 +53,25 @@ def hold_small_pages(held: bool) -> None:
     work. Where Linux gives huge pages only to memory that asks for them (transparent_hugepage "madvise"), new arrays
     then come in small pages (memory asked before keeps its advice). Where numpy has no such switch, nothing changes.
     """
-    switch = _numpy_switches()
-    if switch is None:
+    global _small_page_holders, _huge_pages_before
+    if _set_huge_pages is None:
         return
-    holders = _small_page_holders
-    with holders.lock:
+    with _small_pages_lock:
         if held:
-            holders.count += 1
-            if holders.count == 1:
-                holders.huge_before = bool(switch[1](False))
+            _small_page_holders += 1
+            if _small_page_holders == 1:
+                _huge_pages_before = bool(_set_huge_pages(False))
         else:
-            if holders.count == 0:
+            if _small_page_holders == 0:
                 raise RuntimeError("small pages let go of more often than held")
-            holders.count -= 1
-            if holders.count == 0:
-                switch[1](holders.huge_before)
+            _small_page_holders -= 1
+            if _small_page_holders == 0:
+                _set_huge_pages(_huge_pages_before)
 
 
 def numpy_huge_pages() -> bool:
     """Whether numpy asks Linux for huge pages for the large arrays it allocates now (False where it cannot)."""
-    switch = _numpy_switches()
-    return switch is not None and bool(switch[0]())
-
-
-@functools.cache
-def _numpy_switches() -> tuple[Callable[[], bool], Callable[[bool], bool]] | None:
-    """The read and the set of numpy's huge-page advice, or None where it has none."""
-    read = getattr(multiarray, "_get_madvise_hugepage", None)
-    write = getattr(multiarray, "_set_madvise_hugepage", None)
-    return None if read is None or write is None else (read, write)
+    return _read_huge_pages is not None and bool(_read_huge_pages())
 
 
 def freeze_what_starting_made() -> None:

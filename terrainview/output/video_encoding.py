@@ -381,8 +381,9 @@ def _progress(count: int, style: Progress) -> Iterator[Callable[[], None]]:
         yield advance
 
 
-# Set by ``_signals_as_interrupt``'s handler; the export acts on it at its next check.
-_signalled = threading.Event()
+# Set by ``_signals_as_interrupt``'s handler; the export acts on it at its next check. A plain flag: the handler
+# and the checks all run on the main thread, and a lock taken within a handler could wait on its own thread.
+_signalled = False
 
 
 @contextlib.contextmanager
@@ -399,14 +400,16 @@ def _signals_as_interrupt() -> Iterator[None]:
     handler removed cannot be renamed into place. A signal once the output is in place changes nothing: the export
     is done. Signal handlers belong to the main thread: elsewhere nothing changes.
     """
+    global _signalled
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def note(signum: int, frame: Any) -> None:
-        if signum == signal.SIGINT and _signalled.is_set():
+        global _signalled
+        if signum == signal.SIGINT and _signalled:
             raise KeyboardInterrupt  # pressed again: whatever the export is doing
-        _signalled.set()
+        _signalled = True
 
     previous = {}
     for number in (signal.SIGINT, *CLEANUP_SIGNALS):
@@ -415,18 +418,18 @@ def _signals_as_interrupt() -> Iterator[None]:
     try:
         yield
     except (OSError, OutputError) as error:
-        if _signalled.is_set():  # the signal's doing: its handler removed the part file or folder
+        if _signalled:  # the signal's doing: its handler removed the part file or folder
             raise KeyboardInterrupt from error
         raise
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-        _signalled.clear()
+        _signalled = False
 
 
 def _unwind_if_signalled() -> None:
     """Raise KeyboardInterrupt if Ctrl+C, SIGTERM or SIGHUP came during the export (``_signals_as_interrupt``)."""
-    if _signalled.is_set():
+    if _signalled:
         raise KeyboardInterrupt
 
 
