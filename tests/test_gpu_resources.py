@@ -109,13 +109,16 @@ def test_a_software_rasterizer_is_told_from_a_gpu(renderer):
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="Linux's thread affinity")
-def test_a_renderer_on_llvmpipe_keeps_each_of_its_threads_to_a_core_of_its_own(gl_ctx):
-    """Left to Linux, both of llvmpipe's threads sometimes woke on one core (the flights' slow frames: gpu.py):
-    thread N is kept to the Nth core the process may run on, round again past the last, whichever thread asks."""
+def test_a_paced_world_feed_keeps_each_of_llvmpipes_threads_to_a_core_of_its_own(gl_ctx):
+    """Left to Linux, both of llvmpipe's threads sometimes woke on one core while the world's worker ran on the
+    other (the flights' slow frames: gpu.py): beside a paced worker, thread N is kept to the Nth core the process
+    may run on, round again past the last, whichever thread asks. A renderer alone, or beside an unpaced worker
+    (a GPU draws the pixels), leaves them to Linux."""
     import glob
     import threading
 
     from terrainview.render.gpu import rasterizer_threads, spread_rasterizer_threads
+    from terrainview.window.world_feed import WorldFeed
 
     if "llvmpipe" not in gl_ctx.info["GL_RENDERER"]:
         pytest.skip("not llvmpipe")
@@ -132,11 +135,17 @@ def test_a_renderer_on_llvmpipe_keeps_each_of_its_threads_to_a_core_of_its_own(g
             os.sched_setaffinity(thread, cores)
 
     try:
+        unplaced()  # (as an earlier test's paced feed may have left them)
+        with gl_ctx:
+            Renderer(gl_ctx).release()
+        WorldFeed(paced=False).stop()
+        for thread, _ in threads:
+            assert os.sched_getaffinity(thread) == set(cores), "no paced worker: placed by Linux"
         for only in ([cores[-1]], cores):  # a process kept to one core (all threads on it), then to them all
             os.sched_setaffinity(0, only)
             unplaced()
-            with gl_ctx:
-                Renderer(gl_ctx).release()
+            WorldFeed(paced=True).stop()
+            os.sched_setaffinity(0, cores)
             for thread, number in threads:
                 assert os.sched_getaffinity(thread) == {only[number % len(only)]}
         unplaced()  # asked from a thread kept to one core: still the process's cores
@@ -147,7 +156,7 @@ def test_a_renderer_on_llvmpipe_keeps_each_of_its_threads_to_a_core_of_its_own(g
             assert os.sched_getaffinity(thread) == {cores[number % len(cores)]}
     finally:
         os.sched_setaffinity(0, cores)
-        spread_rasterizer_threads()  # as the session's renderers left them, whatever failed above
+        unplaced()  # as Linux places them, whatever failed above
 
 
 def test_the_gl_object_count_detects_a_leak(renderer, gl_names):

@@ -539,8 +539,6 @@ class GpuResources:
         self._surface_map: np.ndarray | None = None  # the 2D surface uploaded last (upload_surface)
         self.max_texture_size = ctx.info["GL_MAX_TEXTURE_SIZE"]
         self.software_rasterizer = software_rasterizer(ctx)
-        if self.software_rasterizer:
-            spread_rasterizer_threads()
         fog = {"FOG_COLOR": FOG_COLOR}
         bands = {"HEIGHT_BAND_ROWS": HEIGHT_BAND_ROWS, "BANDS_PER_ARRAY": BANDS_PER_ARRAY,  # grid.glsl's
                  "HEIGHT_ARRAYS": HEIGHT_ARRAYS}

@@ -17,6 +17,7 @@ import numpy as np
 
 from terrainview.base.heap import hold_small_pages
 from terrainview.kernels.lod import LodSurface
+from terrainview.render.gpu import spread_rasterizer_threads
 from terrainview.scene.world_regions import (
     Made,
     RegionCache,
@@ -67,6 +68,8 @@ class WorldFeed(WorkerThread):
     def __init__(self, paced: bool = False) -> None:
         super().__init__("world-regions")
         self._paced = paced  # large maps in paced steps: where the frames' pixels are drawn on the same cores
+        if paced:  # and the rasterizer's threads kept apart, so the worker never leaves two of them one core
+            spread_rasterizer_threads()
         self._asked: tuple[World | None, list[RegionKey], bool] = (None, [], False)
         self._made: list[tuple[World, RegionKey, np.ndarray, np.ndarray | None, LodSurface | None]] = []
         self._making: RegionKey | None = None
