@@ -1,5 +1,6 @@
 """A video export's signals, without GL: Ctrl+C, SIGTERM (the window cancelling) and SIGHUP unwind it as
-interrupted wherever they come, and the encoder process leaves them to the drawing process.
+interrupted at its next check; SIGTERM and SIGHUP, whose handler removes the part folder at once, wherever they
+come before the output is in place. The encoder process leaves them to the drawing process.
 
 The whole export cancelled from outside, leaving nothing behind, is tested in test_video.py.
 """
@@ -25,6 +26,9 @@ def test_a_signal_that_comes_while_a_finalizer_runs_still_cancels_the_export(sig
     Python prints it and goes on: the cancelled video was written to its end (seen once in a full test run). Ctrl+C
     too: Python's own handler raised there."""
     noted_within = []
+    # Python's own Ctrl+C handler, as an interactive run has it (a background job starts with Ctrl+C ignored,
+    # which the export leaves ignored)
+    int_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
 
     class SignalledWhileFinalized:
         def __del__(self) -> None:
@@ -33,16 +37,19 @@ def test_a_signal_that_comes_while_a_finalizer_runs_still_cancels_the_export(sig
                 pass
             noted_within.append(video_encoding._signalled)
 
-    with video_encoding._signals_as_interrupt():
-        finalized = SignalledWhileFinalized()
-        del finalized
-        assert noted_within == [True], "the handler ran within the finalizer"
-        with pytest.raises(KeyboardInterrupt):
-            video_encoding._unwind_if_signalled()
-        with pytest.raises(KeyboardInterrupt):
-            signal.raise_signal(signal.SIGINT)  # a second Ctrl+C: at once
-    assert not video_encoding._signalled, "a later export starts afresh: nothing noted"
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler, "Ctrl+C as before"
+    try:
+        with video_encoding._signals_as_interrupt():
+            finalized = SignalledWhileFinalized()
+            del finalized
+            assert noted_within == [True], "the handler ran within the finalizer"
+            with pytest.raises(KeyboardInterrupt):
+                video_encoding._unwind_if_signalled()
+            with pytest.raises(KeyboardInterrupt):
+                signal.raise_signal(signal.SIGINT)  # a second Ctrl+C: at once
+        assert not video_encoding._signalled, "a later export starts afresh: nothing noted"
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler, "Ctrl+C as before"
+    finally:
+        signal.signal(signal.SIGINT, int_handler)
 
 
 class _FolderGoneSink:
@@ -63,11 +70,13 @@ def test_what_the_encoder_says_after_a_signal_came_during_the_wait_is_no_error()
     saving a frame there, answers "No such file or directory". The wait itself unwinds as interrupted rather than
     raising that answer (the export then said "not written" and exited 2, seen once in CI)."""
     encoder = video_encoding._Encoder(_FolderGoneSink, (4, 2), (4, 2))
-    wait_for_answer = encoder.results.get
+    wait_for_answer, answers = encoder.results.get, []
 
     def signalled_while_waiting(*args, **kwargs):
         signal.raise_signal(signal.SIGTERM)  # noted by the export's handler, to this very thread
-        return wait_for_answer(True, 60)  # until the encoder answers, however slowly
+        answer = wait_for_answer(True, 60)  # until the encoder answers, however slowly
+        answers.append(answer[0])
+        return answer
 
     encoder.results.get = signalled_while_waiting
     raised = []
@@ -80,7 +89,7 @@ def test_what_the_encoder_says_after_a_signal_came_during_the_wait_is_no_error()
                 raised.append(type(error))
     finally:
         encoder.stop()
-    assert raised == [KeyboardInterrupt]
+    assert answers == ["oserror"] and raised == [KeyboardInterrupt], "the folder gone, as the encoder said"
 
 
 def raised_in_an_export(error: Exception, signalled: bool) -> type[BaseException] | None:
@@ -116,18 +125,25 @@ def _signal_handlers_here():
                                 for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)))
 
 
-def test_the_encoder_leaves_signals_to_the_drawing_process(tmp_path):
+@pytest.mark.parametrize(("hangup", "handlers"), [(signal.SIG_DFL, "ignored default default"),
+                                                  (signal.SIG_IGN, "ignored default ignored")])  # under nohup
+def test_the_encoder_leaves_signals_to_the_drawing_process(tmp_path, hangup, handlers):
     """Forked while the export's part folder is being written, the encoder would inherit the handler that removes
     that folder, and SIGTERM sent to the encoder alone would take the drawing process's frames away. It ignores
-    Ctrl+C (the drawing process stops it) and ends on SIGTERM and SIGHUP as any process does."""
+    Ctrl+C (the drawing process stops it) and ends on SIGTERM and SIGHUP as any process does, but for a hangup
+    ignored (nohup), which stays ignored."""
     from terrainview.base.atomic_files import atomic_folder
 
-    with video_encoding._signals_as_interrupt(), atomic_folder(tmp_path / "frames", force=False):
-        assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None), "the part folder's handler, here"
-        encoder = video_encoding._Encoder(_signal_handlers_here, (4, 2), (4, 2))
-        try:
-            with pytest.raises(OutputError) as answer:
-                encoder.finish(lambda: None)
-        finally:
-            encoder.stop()
-    assert str(answer.value).endswith("ignored default default"), answer.value
+    previous = signal.signal(signal.SIGHUP, hangup)
+    try:
+        with video_encoding._signals_as_interrupt(), atomic_folder(tmp_path / "frames", force=False):
+            assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None), "the part folder's handler, here"
+            encoder = video_encoding._Encoder(_signal_handlers_here, (4, 2), (4, 2))
+            try:
+                with pytest.raises(OutputError) as answer:
+                    encoder.finish(lambda: None)
+            finally:
+                encoder.stop()
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    assert str(answer.value).endswith(handlers), answer.value

@@ -68,6 +68,16 @@ def test_a_display_with_no_x_server_is_named_in_one_line(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+# The scripts' own frames() draws frames; this waits, drawing, until the X server has resized the window.
+RESIZED = """
+def resized(size):  # however busy the machine
+    app.wnd.size = size
+    deadline = time.monotonic() + 30.0
+    while tuple(app.wnd.buffer_size) != size and time.monotonic() < deadline:
+        time.sleep(0.05)
+        frames(1)
+"""
+
 RESIZE_SCRIPT = """
 import json, time
 import moderngl_window
@@ -83,14 +93,7 @@ def frames(count=6):
         app.on_render(0.0, 1 / 60)
     panel = imgui.internal.find_window_by_name("View Options (Ctrl+O)")
     return [app.wnd.buffer_size, [panel.pos.x, panel.pos.y], app.panel.seed_text, str(app.settings.seed)]
-
-def resized(size):  # until the X server has resized the window, however busy the machine
-    app.wnd.size = size
-    deadline = time.monotonic() + 30.0
-    while tuple(app.wnd.buffer_size) != size and time.monotonic() < deadline:
-        time.sleep(0.05)
-        frames(1)
-
+""" + RESIZED + """
 report = [frames()]
 for size in ((1, 1), (1280, 720)):
     resized(size)
@@ -128,13 +131,9 @@ def frames(count=6):
     for _ in range(count):
         app.wnd.swap_buffers()  # also delivers pyglet's events, resizes included
         app.on_render(0.0, 1 / 60)
-
+""" + RESIZED + """
 frames()
-app.wnd.size = (800, 560)
-deadline = time.monotonic() + 30.0  # until the X server has resized the window, however busy the machine
-while tuple(app.wnd.buffer_size) != (800, 560) and time.monotonic() < deadline:
-    time.sleep(0.05)
-    frames(1)
+resized((800, 560))
 frames()
 width, height = app.wnd.buffer_size
 pixels = np.frombuffer(app.wnd.fbo.read(viewport=(0, 0, width, height)), dtype=np.uint8).reshape(height, width, 3)

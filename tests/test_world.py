@@ -297,17 +297,14 @@ def test_a_map_made_in_steps_is_the_whole_map_and_its_pyramid(band_rows):
 
 
 def record_bands(monkeypatch, module, name, band_of, at_second_band=lambda: None):
-    """Patch ``module.name`` to record ``band_of(args, kwargs)`` for each call to it (None: a call that is no
-    band, not recorded), running ``at_second_band()`` as the second band is made. Returns the list of bands and
-    the unpatched function."""
+    """Patch ``module.name`` to record ``band_of(args, kwargs)`` for each call to it, running ``at_second_band()``
+    as the second band is made. Returns the list of bands and the unpatched function."""
     bands, unpatched = [], getattr(module, name)
 
     def recorded(*args, **kwargs):
-        band = band_of(args, kwargs)
-        if band is not None:
-            bands.append(band)
-            if len(bands) == 2:
-                at_second_band()
+        bands.append(band_of(args, kwargs))
+        if len(bands) == 2:
+            at_second_band()
         return unpatched(*args, **kwargs)
 
     monkeypatch.setattr(module, name, recorded)
@@ -392,17 +389,16 @@ def test_a_regions_light_maps_are_its_part_of_the_window_around_it():
 def test_light_maps_traced_in_steps_are_the_whole_light_maps(band_rows, monkeypatch):
     """region_light_in_steps traces one band of rows a step, yielding between them, and returns the window's light
     maps cut to the region, bit for bit, however its rows are banded."""
-    # the rows of each band (window_light below traces its window whole: no band)
-    traced, _ = record_bands(monkeypatch, lighting, "light_maps",
-                             lambda args, kwargs: len(kwargs["part"][0]) if "part" in kwargs else None)
     world_, key = World(4, 0.8, 1.0, 2), RegionKey(-2, 3, 7)  # traced at detail 5: 33 rows
+    whole = window_light(world_, key, 5)
+    traced, _ = record_bands(monkeypatch, lighting, "light_maps", lambda args, kwargs: len(kwargs["part"][0]))
     steps, bands = world_regions.region_light_in_steps(world_, key, band_rows), -(-33 // band_rows)
     for step in range(1, bands):
         next(steps)
         assert len(traced) == step, "one band a step"
     yields, maps = world_regions.run_steps(steps)
     assert yields == 0 and len(traced) == bands and sum(traced) == 33 and max(traced) <= band_rows
-    np.testing.assert_array_equal(maps, window_light(world_, key, 5))
+    np.testing.assert_array_equal(maps, whole)
 
 
 def test_large_light_maps_are_traced_in_paced_steps_that_wait_while_the_window_holds_the_worker(monkeypatch):
@@ -414,16 +410,16 @@ def test_large_light_maps_are_traced_in_paced_steps_that_wait_while_the_window_h
     monkeypatch.setattr(world_feed, "HOLD_SECONDS", 30.0)
     monkeypatch.setattr(world_feed, "PACED_DETAIL", 7)  # traced at detail 5 (33 rows) in bands of 8 rows at most
     monkeypatch.setattr(world_feed, "LIGHT_BAND_ROWS", 8)
-    feed = WorldFeed(paced=True)
-    # (first row, rows) of the window's; a frame's pixels from the second band on: the third waits
-    bands, light_maps = record_bands(monkeypatch, lighting, "light_maps",
-                                     lambda args, kwargs: (kwargs["part"][0].start, len(kwargs["part"][0])),
-                                     lambda: feed.hold(True))
-    recorded = lighting.light_maps
     world_ = World(5, 0.6, 1.0, 3)
     cache = RegionCache()
     cache.adopt(world_)
     key = RegionKey(1, -2, 7)
+    whole = world_regions.region_light(world_, key)
+    feed = WorldFeed(paced=True)
+    # (first row, rows) of the window's; a frame's pixels from the second band on: the third waits
+    bands, _ = record_bands(monkeypatch, lighting, "light_maps",
+                            lambda args, kwargs: (kwargs["part"][0].start, len(kwargs["part"][0])),
+                            lambda: feed.hold(True))
     try:
         feed.request(world_, [key], light=True)
         wait_for(lambda: len(bands) == 2, 60.0, "the first two bands")
@@ -434,9 +430,7 @@ def test_large_light_maps_are_traced_in_paced_steps_that_wait_while_the_window_h
         assert bands == [(16, 7), (23, 7), (30, 7), (37, 7), (44, 5)]
         found = cache.best(1, -2, 7)
         assert found is not None and found[1].light is not None
-        monkeypatch.setattr(lighting, "light_maps", light_maps)
-        np.testing.assert_array_equal(found[1].light, world_regions.region_light(world_, key))
-        monkeypatch.setattr(lighting, "light_maps", recorded)
+        np.testing.assert_array_equal(found[1].light, whole)
         bands.clear()
         feed.request(world_, [RegionKey(0, 0, 6)], light=True)  # coarser: traced whole
         assert feed.wait_idle(60.0) and feed.take(cache) == 1 and bands == [(8, 17)]

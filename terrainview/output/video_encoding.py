@@ -330,7 +330,8 @@ def _encode_frames(make_sink: Callable[[], Any], memory: mmap.mmap, full: tuple[
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the drawing process's to handle; it stops us
     for number in CLEANUP_SIGNALS:  # forked with the drawing process's handlers, which remove its part folder
-        signal.signal(number, signal.SIG_DFL)
+        if signal.getsignal(number) != signal.SIG_IGN:  # (nohup's ignored hangup stays ignored)
+            signal.signal(number, signal.SIG_DFL)
     parent, sink = os.getppid(), None
     try:
         sink = make_sink()
@@ -398,7 +399,8 @@ def _signals_as_interrupt() -> Iterator[None]:
     on: a cancelled video was written to its end. Ctrl+C once a signal is noted raises at once, wherever the export
     is. A write error once a signal is noted is an interruption too: after the last check, the part folder the
     handler removed cannot be renamed into place. A signal once the output is in place changes nothing: the export
-    is done. Signal handlers belong to the main thread: elsewhere nothing changes.
+    is done (as a Ctrl+C once the last frame is encoded: it removes nothing, and the output is kept). Signal
+    handlers belong to the main thread: elsewhere nothing changes.
     """
     global _signalled
     if threading.current_thread() is not threading.main_thread():
